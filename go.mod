@@ -1,0 +1,3 @@
+module github.com/apikit-dev/apikit
+
+go 1.24

@@ -1,0 +1,471 @@
+package scheme
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Scheme is the registry of a server's kinds: which Go type (or schema only) backs each
+// group/version/kind, the resources that serve them, their scope and names, and the
+// version order of each group. Register everything before serving; after that a Scheme
+// is safe for concurrent reads.
+type Scheme struct {
+	kindToType        map[GroupVersionKind]reflect.Type
+	typeToKinds       map[reflect.Type][]GroupVersionKind
+	unstructuredKinds map[GroupVersionKind]bool
+	versionPriority   map[string][]string
+	resources         map[GroupResource]*Resource
+	kindToResource    map[GroupKind]GroupResource
+	extensions        sync.Map
+}
+
+// New returns an empty Scheme.
+func New() *Scheme {
+	return &Scheme{
+		kindToType:        map[GroupVersionKind]reflect.Type{},
+		typeToKinds:       map[reflect.Type][]GroupVersionKind{},
+		unstructuredKinds: map[GroupVersionKind]bool{},
+		versionPriority:   map[string][]string{},
+		resources:         map[GroupResource]*Resource{},
+		kindToResource:    map[GroupKind]GroupResource{},
+	}
+}
+
+// Resource describes how a kind is served: its names, scope, subresources, the fields a
+// field selector may name and the columns of its table output.
+type Resource struct {
+	Group string
+	// Kind is the kind the resource serves; ListKind defaults to Kind+"List".
+	Kind     string
+	ListKind string
+	// Plural is the resource name in URLs ("widgets"); Singular defaults to lower(Kind).
+	Plural     string
+	Singular   string
+	ShortNames []string
+	Categories []string
+	Namespaced bool
+	// Subresources served besides the main resource: "status", "scale".
+	Subresources []string
+	// SelectableFields are field paths (for example "spec.color") a field selector may use,
+	// besides metadata.name and metadata.namespace, which every kind has.
+	SelectableFields []string
+	// PrinterColumns are the columns of table output besides Name and Age.
+	PrinterColumns []PrinterColumn
+	// StorageVersion is the version objects are stored at; defaults to the group's preferred.
+	StorageVersion string
+	// AllowCreateOnUpdate lets a PUT to a missing object create it.
+	AllowCreateOnUpdate bool
+}
+
+// GroupResource returns the resource's group and plural name.
+func (r *Resource) GroupResource() GroupResource {
+	return GroupResource{Group: r.Group, Resource: r.Plural}
+}
+
+// GroupKind returns the resource's group and kind.
+func (r *Resource) GroupKind() GroupKind { return GroupKind{Group: r.Group, Kind: r.Kind} }
+
+// HasSubresource reports whether the named subresource is served.
+func (r *Resource) HasSubresource(name string) bool { return slices.Contains(r.Subresources, name) }
+
+// PrinterColumn is one column of table output, read from the object by a JSONPath
+// expression like CRDs' additionalPrinterColumns.
+type PrinterColumn struct {
+	Name        string
+	Type        string // integer, number, string, boolean or date
+	Format      string
+	Description string
+	JSONPath    string // for example ".spec.color"
+	Priority    int32
+}
+
+// NotRegisteredError says a kind or Go type is unknown to the scheme.
+type NotRegisteredError struct {
+	GVK  GroupVersionKind
+	Type reflect.Type
+}
+
+func (e *NotRegisteredError) Error() string {
+	if e.Type != nil {
+		return fmt.Sprintf("no kind is registered for the type %v", e.Type)
+	}
+	if e.GVK.Kind == "" {
+		return fmt.Sprintf("no kind is registered for version %q", e.GVK.GroupVersion().String())
+	}
+	return fmt.Sprintf("no kind %q is registered for version %q", e.GVK.Kind, e.GVK.GroupVersion().String())
+}
+
+// AddKnownTypes registers Go types as kinds of a group version; each kind is named after
+// its Go type. Pass pointers to zero values: s.AddKnownTypes(gv, &Widget{}, &WidgetList{}).
+func (s *Scheme) AddKnownTypes(gv GroupVersion, objs ...Kinded) {
+	for _, obj := range objs {
+		t := structType(obj)
+		s.AddKnownTypeWithName(gv.WithKind(t.Name()), obj)
+	}
+}
+
+// AddKnownTypeWithName registers a Go type under an explicit kind name. Registering the
+// same kind with a different type panics: that is a programming error.
+func (s *Scheme) AddKnownTypeWithName(gvk GroupVersionKind, obj Kinded) {
+	if gvk.Version == "" || gvk.Kind == "" {
+		panic(fmt.Sprintf("scheme: version and kind are required, got %v", gvk))
+	}
+	t := structType(obj)
+	if old, ok := s.kindToType[gvk]; ok && old != t {
+		panic(fmt.Sprintf("scheme: kind %v is already registered as %v, not %v", gvk, old, t))
+	}
+	if _, ok := s.kindToType[gvk]; ok {
+		return
+	}
+	s.kindToType[gvk] = t
+	s.typeToKinds[t] = append(s.typeToKinds[t], gvk)
+}
+
+// AddUnstructuredKind registers a kind that has no Go type: it is created, decoded and
+// stored as Unstructured (a list kind as UnstructuredList).
+func (s *Scheme) AddUnstructuredKind(gvk GroupVersionKind) {
+	if gvk.Version == "" || gvk.Kind == "" {
+		panic(fmt.Sprintf("scheme: version and kind are required, got %v", gvk))
+	}
+	s.unstructuredKinds[gvk] = true
+}
+
+func structType(obj any) reflect.Type {
+	t := reflect.TypeOf(obj)
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		panic(fmt.Sprintf("scheme: a kind must be registered as a pointer to a struct, got %v", t))
+	}
+	return t.Elem()
+}
+
+// SetVersionPriority sets the order of a group's versions, most preferred first. Without
+// it, versions are ordered like Kubernetes does (GA over beta over alpha, higher first).
+func (s *Scheme) SetVersionPriority(group string, versions ...string) {
+	s.versionPriority[group] = slices.Clone(versions)
+}
+
+// AddResource registers how a kind is served. The kind must be registered in at least one
+// version of the group first.
+func (s *Scheme) AddResource(r Resource) error {
+	if r.Kind == "" || r.Plural == "" {
+		return fmt.Errorf("scheme: a resource needs a kind and a plural name, got %+v", r)
+	}
+	if len(s.KindVersions(GroupKind{Group: r.Group, Kind: r.Kind})) == 0 {
+		return fmt.Errorf("scheme: kind %s is not registered in any version", GroupKind{Group: r.Group, Kind: r.Kind})
+	}
+	if r.ListKind == "" {
+		r.ListKind = r.Kind + "List"
+	}
+	if r.Singular == "" {
+		r.Singular = strings.ToLower(r.Kind)
+	}
+	gr := r.GroupResource()
+	if _, ok := s.resources[gr]; ok {
+		return fmt.Errorf("scheme: resource %s is already registered", gr)
+	}
+	rc := r
+	s.resources[gr] = &rc
+	s.kindToResource[r.GroupKind()] = gr
+	return nil
+}
+
+// New creates a zero object of the kind: a pointer to its Go type with apiVersion and kind
+// set, or an Unstructured (UnstructuredList) for schema-only kinds.
+func (s *Scheme) New(gvk GroupVersionKind) (Kinded, error) {
+	if t, ok := s.kindToType[gvk]; ok {
+		obj := reflect.New(t).Interface().(Kinded)
+		if gvk.Version != InternalVersion {
+			obj.GetObjectKind().SetGroupVersionKind(gvk)
+		}
+		return obj, nil
+	}
+	if s.unstructuredKinds[gvk] {
+		if s.isListKind(gvk) {
+			l := &UnstructuredList{}
+			l.SetGroupVersionKind(gvk)
+			return l, nil
+		}
+		u := &Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		return u, nil
+	}
+	return nil, &NotRegisteredError{GVK: gvk}
+}
+
+func (s *Scheme) isListKind(gvk GroupVersionKind) bool {
+	for _, r := range s.resources {
+		if r.Group == gvk.Group && r.ListKind == gvk.Kind {
+			return true
+		}
+	}
+	return strings.HasSuffix(gvk.Kind, "List")
+}
+
+// Recognizes reports whether the kind is registered, with a Go type or as unstructured.
+func (s *Scheme) Recognizes(gvk GroupVersionKind) bool {
+	_, ok := s.kindToType[gvk]
+	return ok || s.unstructuredKinds[gvk]
+}
+
+// IsUnstructured reports whether the kind is registered without a Go type.
+func (s *Scheme) IsUnstructured(gvk GroupVersionKind) bool { return s.unstructuredKinds[gvk] }
+
+// TypeFor returns the Go struct type registered for the kind.
+func (s *Scheme) TypeFor(gvk GroupVersionKind) (reflect.Type, bool) {
+	t, ok := s.kindToType[gvk]
+	return t, ok
+}
+
+// ObjectKinds returns every kind the value's Go type is registered as. For Unstructured
+// values it returns the kind their apiVersion and kind fields name, if registered.
+func (s *Scheme) ObjectKinds(obj any) ([]GroupVersionKind, error) {
+	switch o := obj.(type) {
+	case *Unstructured:
+		gvk := o.GroupVersionKind()
+		if !s.Recognizes(gvk) {
+			return nil, &NotRegisteredError{GVK: gvk}
+		}
+		return []GroupVersionKind{gvk}, nil
+	case *UnstructuredList:
+		gvk := o.GroupVersionKind()
+		if !s.Recognizes(gvk) {
+			return nil, &NotRegisteredError{GVK: gvk}
+		}
+		return []GroupVersionKind{gvk}, nil
+	}
+	t := reflect.TypeOf(obj)
+	if t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	kinds, ok := s.typeToKinds[t]
+	if !ok {
+		return nil, &NotRegisteredError{Type: t}
+	}
+	return kinds, nil
+}
+
+// KindFor returns the kind of the value in the given group version: the one registered
+// for its Go type there. For Unstructured values gv is ignored.
+func (s *Scheme) KindFor(obj any, gv GroupVersion) (GroupVersionKind, error) {
+	kinds, err := s.ObjectKinds(obj)
+	if err != nil {
+		return GroupVersionKind{}, err
+	}
+	switch obj.(type) {
+	case *Unstructured, *UnstructuredList:
+		return kinds[0], nil
+	}
+	for _, k := range kinds {
+		if k.GroupVersion() == gv {
+			return k, nil
+		}
+	}
+	if len(kinds) == 1 && gv.Empty() {
+		return kinds[0], nil
+	}
+	return GroupVersionKind{}, &NotRegisteredError{GVK: gv.WithKind(kinds[0].Kind)}
+}
+
+// KindVersions returns the versions (external ones first in priority order, then the
+// internal version if registered) in which the kind is registered.
+func (s *Scheme) KindVersions(gk GroupKind) []string {
+	var out []string
+	hasInternal := false
+	for _, v := range s.Versions(gk.Group) {
+		if s.Recognizes(gk.WithVersion(v)) {
+			out = append(out, v)
+		}
+	}
+	if s.Recognizes(gk.WithVersion(InternalVersion)) {
+		hasInternal = true
+	}
+	if hasInternal {
+		out = append(out, InternalVersion)
+	}
+	return out
+}
+
+// Groups returns every group with a registered kind, sorted by name.
+func (s *Scheme) Groups() []string {
+	seen := map[string]bool{}
+	for gvk := range s.kindToType {
+		seen[gvk.Group] = true
+	}
+	for gvk := range s.unstructuredKinds {
+		seen[gvk.Group] = true
+	}
+	out := make([]string, 0, len(seen))
+	for g := range seen {
+		out = append(out, g)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Versions returns the external versions of a group, most preferred first.
+func (s *Scheme) Versions(group string) []string {
+	seen := map[string]bool{}
+	add := func(gvk GroupVersionKind) {
+		if gvk.Group == group && gvk.Version != InternalVersion {
+			seen[gvk.Version] = true
+		}
+	}
+	for gvk := range s.kindToType {
+		add(gvk)
+	}
+	for gvk := range s.unstructuredKinds {
+		add(gvk)
+	}
+	var out []string
+	for _, v := range s.versionPriority[group] {
+		if seen[v] {
+			out = append(out, v)
+			delete(seen, v)
+		}
+	}
+	rest := make([]string, 0, len(seen))
+	for v := range seen {
+		rest = append(rest, v)
+	}
+	sort.Slice(rest, func(i, j int) bool { return CompareVersions(rest[i], rest[j]) > 0 })
+	return append(out, rest...)
+}
+
+// PreferredVersion returns the group's most preferred external version, or "".
+func (s *Scheme) PreferredVersion(group string) string {
+	if vs := s.Versions(group); len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
+// Resource returns the registration of a resource by group and plural name.
+func (s *Scheme) Resource(gr GroupResource) (*Resource, bool) {
+	r, ok := s.resources[gr]
+	return r, ok
+}
+
+// ResourceFor returns the resource that serves a kind.
+func (s *Scheme) ResourceFor(gk GroupKind) (*Resource, bool) {
+	gr, ok := s.kindToResource[gk]
+	if !ok {
+		return nil, false
+	}
+	return s.resources[gr], true
+}
+
+// LookupResource finds a resource of a group by plural, singular or short name, the way
+// kubectl resolves what a user typed. Names compare case-insensitively.
+func (s *Scheme) LookupResource(group, name string) (*Resource, bool) {
+	name = strings.ToLower(name)
+	if r, ok := s.resources[GroupResource{Group: group, Resource: name}]; ok {
+		return r, true
+	}
+	for _, r := range s.Resources() {
+		if r.Group != group {
+			continue
+		}
+		if strings.ToLower(r.Singular) == name || slices.Contains(r.ShortNames, name) || strings.ToLower(r.Kind) == name {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// Resources returns every registered resource, sorted by group then plural name.
+func (s *Scheme) Resources() []*Resource {
+	out := make([]*Resource, 0, len(s.resources))
+	for _, r := range s.resources {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Group != out[j].Group {
+			return out[i].Group < out[j].Group
+		}
+		return out[i].Plural < out[j].Plural
+	})
+	return out
+}
+
+// ServedVersions returns the external versions at which a resource is served: those in
+// which its kind is registered, most preferred first.
+func (s *Scheme) ServedVersions(r *Resource) []string {
+	var out []string
+	for _, v := range s.Versions(r.Group) {
+		if s.Recognizes(GroupVersionKind{Group: r.Group, Version: v, Kind: r.Kind}) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// StorageVersion returns the version a resource's objects are stored at.
+func (s *Scheme) StorageVersion(r *Resource) string {
+	if r.StorageVersion != "" {
+		return r.StorageVersion
+	}
+	if vs := s.ServedVersions(r); len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
+// Extension returns the value kept under key for this scheme, creating it with init on
+// first use. Packages above scheme keep their per-scheme registries and caches here
+// (conversion functions, compiled plans) without scheme knowing about them. Use an
+// unexported key type, as with context values.
+func (s *Scheme) Extension(key any, init func() any) any {
+	if v, ok := s.extensions.Load(key); ok {
+		return v
+	}
+	v, _ := s.extensions.LoadOrStore(key, init())
+	return v
+}
+
+var kubeVersionRE = regexp.MustCompile(`^v([1-9][0-9]*)(?:(alpha|beta)([1-9][0-9]*))?$`)
+
+// CompareVersions orders version strings like Kubernetes: GA above beta above alpha,
+// higher numbers above lower, and versions not of the form vN[alpha|betaM] below all
+// of those, alphabetically. It returns >0 if a ranks above b, <0 if below, 0 if equal.
+func CompareVersions(a, b string) int {
+	rank := func(v string) (ok bool, major, level, minor int) {
+		m := kubeVersionRE.FindStringSubmatch(v)
+		if m == nil {
+			return false, 0, 0, 0
+		}
+		major, _ = strconv.Atoi(m[1])
+		switch m[2] {
+		case "":
+			level = 3
+		case "beta":
+			level = 2
+		case "alpha":
+			level = 1
+		}
+		if m[3] != "" {
+			minor, _ = strconv.Atoi(m[3])
+		}
+		return true, major, level, minor
+	}
+	aok, amaj, alev, amin := rank(a)
+	bok, bmaj, blev, bmin := rank(b)
+	switch {
+	case aok && !bok:
+		return 1
+	case !aok && bok:
+		return -1
+	case !aok && !bok:
+		return strings.Compare(b, a)
+	case alev != blev:
+		return alev - blev
+	case amaj != bmaj:
+		return amaj - bmaj
+	}
+	return amin - bmin
+}

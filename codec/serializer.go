@@ -1,0 +1,303 @@
+package codec
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+
+	"github.com/apikit-dev/apikit/scheme"
+)
+
+// Serializer decodes and encodes scheme objects in one media type. JSON and YAML
+// implement it here; Protobuf and CBOR will implement it alongside without changing
+// callers, which pick a Serializer through [Codecs].
+type Serializer interface {
+	// MediaType is the essence this serializer reads and writes ("application/json").
+	MediaType() string
+	// Decode reads one object. apiVersion and kind come from the document; missing
+	// parts are filled from defaults (may be nil) and from into's registered kind.
+	// The object is into when given and of that kind (an *Unstructured or
+	// *UnstructuredList into accepts any kind), otherwise a new object the scheme
+	// creates. Unknown and duplicate fields are returned in Result.Issues and do not
+	// fail the decode.
+	Decode(data []byte, defaults *scheme.GroupVersionKind, into scheme.Kinded) (Result, error)
+	// Encode writes obj, with apiVersion and kind as set on it, followed by a newline
+	// for JSON like apimachinery.
+	Encode(w io.Writer, obj scheme.Kinded) error
+}
+
+// Result is what a decode produced: the object (with apiVersion and kind set), its
+// kind, and any unknown or duplicate fields found on the way.
+type Result struct {
+	Object scheme.Kinded
+	GVK    scheme.GroupVersionKind
+	Issues FieldIssues
+}
+
+// JSONSerializer is the application/json Serializer of a scheme.
+type JSONSerializer struct {
+	scheme *scheme.Scheme
+}
+
+// NewJSON returns the JSON serializer of a scheme.
+func NewJSON(s *scheme.Scheme) *JSONSerializer { return &JSONSerializer{scheme: s} }
+
+// MediaType returns application/json.
+func (s *JSONSerializer) MediaType() string { return MediaTypeJSON }
+
+// Decode reads a JSON object; see [Serializer].
+func (s *JSONSerializer) Decode(data []byte, defaults *scheme.GroupVersionKind, into scheme.Kinded) (Result, error) {
+	apiVersion, kind, err := peekTypeMeta(data)
+	if err != nil {
+		return Result{}, err
+	}
+	gv, err := scheme.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return Result{}, err
+	}
+	actual := gv.WithKind(kind)
+	if defaults != nil {
+		actual = withDefaults(actual, *defaults)
+	}
+
+	var obj scheme.Kinded
+	switch into.(type) {
+	case nil:
+	case *scheme.Unstructured, *scheme.UnstructuredList:
+		if actual.Kind == "" {
+			return Result{GVK: actual}, &MissingKindError{Data: excerpt(data)}
+		}
+		obj = into
+	default:
+		kinds, err := s.scheme.ObjectKinds(into)
+		var nre *scheme.NotRegisteredError
+		switch {
+		case errors.As(err, &nre):
+			// An unregistered Go type is decoded into as is, like apimachinery does.
+			issues, err := Unmarshal(data, into)
+			if err == nil && !actual.Empty() {
+				into.GetObjectKind().SetGroupVersionKind(actual)
+			}
+			return Result{Object: into, GVK: actual, Issues: issues}, err
+		case err != nil:
+			return Result{}, err
+		}
+		actual = withDefaults(actual, preferredKind(kinds, actual))
+		for _, k := range kinds {
+			if k == actual {
+				obj = into
+			}
+		}
+	}
+	if actual.Kind == "" {
+		return Result{GVK: actual}, &MissingKindError{Data: excerpt(data)}
+	}
+	if actual.Version == "" {
+		return Result{GVK: actual}, &MissingVersionError{Data: excerpt(data)}
+	}
+	if obj == nil {
+		if obj, err = s.scheme.New(actual); err != nil {
+			return Result{GVK: actual}, err
+		}
+	}
+	issues, err := Unmarshal(data, obj)
+	if err != nil {
+		return Result{GVK: actual, Issues: issues}, fmt.Errorf("decoding %s: %w", actual.Kind, err)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(actual)
+	return Result{Object: obj, GVK: actual, Issues: issues}, nil
+}
+
+// preferredKind picks, among the kinds of a Go type, the one in the document's group
+// version, else the first.
+func preferredKind(kinds []scheme.GroupVersionKind, actual scheme.GroupVersionKind) scheme.GroupVersionKind {
+	for _, k := range kinds {
+		if k.Group == actual.Group && k.Version == actual.Version {
+			return k
+		}
+	}
+	return kinds[0]
+}
+
+// withDefaults fills what the document left out, as apimachinery does: the kind, and
+// group and version together when both are missing (or the version alone when the
+// group matches).
+func withDefaults(actual, def scheme.GroupVersionKind) scheme.GroupVersionKind {
+	if actual.Kind == "" {
+		actual.Kind = def.Kind
+	}
+	if actual.Version == "" && actual.Group == "" {
+		actual.Group, actual.Version = def.Group, def.Version
+	}
+	if actual.Version == "" && actual.Group == def.Group {
+		actual.Version = def.Version
+	}
+	return actual
+}
+
+// peekTypeMeta reads the top-level apiVersion and kind strings of a JSON object,
+// skipping over everything else without building it.
+func peekTypeMeta(data []byte) (apiVersion, kind string, err error) {
+	d := decodeState{data: data}
+	switch d.peek() {
+	case '{':
+	case 0:
+		if d.pos >= len(d.data) {
+			return "", "", d.syntaxError("unexpected end of JSON input")
+		}
+		fallthrough
+	default:
+		return "", "", d.mismatch(reflect.TypeFor[scheme.TypeMeta]())
+	}
+	empty, err := d.objectStart()
+	haveVersion, haveKind := false, false
+	for err == nil && !empty && !(haveVersion && haveKind) {
+		var kb []byte
+		if kb, err = d.objectKey(); err != nil {
+			break
+		}
+		var target *string
+		switch string(kb) {
+		case "apiVersion":
+			target, haveVersion = &apiVersion, true
+		case "kind":
+			target, haveKind = &kind, true
+		}
+		if target == nil {
+			err = d.skipValue()
+		} else {
+			d.pushKey(string(kb))
+			err = decodeString(&d, reflect.ValueOf(target).Elem())
+			d.pop()
+		}
+		if err == nil {
+			empty, err = d.objectNext()
+		}
+	}
+	return apiVersion, kind, err
+}
+
+// Encode writes obj as JSON and a newline. Unstructured objects take the fast encoder;
+// typed ones go through encoding/json, byte-identical to apimachinery's output.
+func (s *JSONSerializer) Encode(w io.Writer, obj scheme.Kinded) error {
+	b, err := marshalObject(obj, make([]byte, 0, 1024))
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// marshalObject appends the compact JSON of obj to b.
+func marshalObject(obj scheme.Kinded, b []byte) ([]byte, error) {
+	switch o := obj.(type) {
+	case *scheme.Unstructured:
+		return AppendJSON(b, o.Object)
+	case *scheme.UnstructuredList:
+		m := make(map[string]any, len(o.Object)+1)
+		for k, v := range o.Object {
+			m[k] = v
+		}
+		items := make([]any, len(o.Items))
+		for i := range o.Items {
+			items[i] = o.Items[i].Object
+		}
+		m["items"] = items
+		return AppendJSON(b, m)
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return b, err
+	}
+	return append(b, out...), nil
+}
+
+// YAMLSerializer is the application/yaml Serializer of a scheme: YAML is converted to
+// JSON and handled by the JSON serializer, so defaults, strictness and field paths
+// are the same; duplicate YAML keys are reported too.
+type YAMLSerializer struct {
+	json *JSONSerializer
+}
+
+// NewYAML returns the YAML serializer of a scheme.
+func NewYAML(s *scheme.Scheme) *YAMLSerializer { return &YAMLSerializer{json: NewJSON(s)} }
+
+// MediaType returns application/yaml.
+func (s *YAMLSerializer) MediaType() string { return MediaTypeYAML }
+
+// Decode reads one YAML document; see [Serializer].
+func (s *YAMLSerializer) Decode(data []byte, defaults *scheme.GroupVersionKind, into scheme.Kinded) (Result, error) {
+	j, issues, err := YAMLToJSON(data)
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := s.json.Decode(j, defaults, into)
+	if len(issues) > 0 {
+		res.Issues = append(issues, res.Issues...)
+	}
+	return res, err
+}
+
+// Encode writes obj as YAML (JSON converted to YAML, like kube-apiserver).
+func (s *YAMLSerializer) Encode(w io.Writer, obj scheme.Kinded) error {
+	j, err := marshalObject(obj, nil)
+	if err != nil {
+		return err
+	}
+	y, err := JSONToYAML(j)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(y)
+	return err
+}
+
+// Codecs holds the serializers of a scheme by media type, in order of preference.
+type Codecs struct {
+	list []Serializer
+}
+
+// NewCodecs returns JSON and YAML serializers for s, followed by any extra ones
+// (Protobuf, CBOR, ...). A later serializer for an existing media type replaces it.
+func NewCodecs(s *scheme.Scheme, extra ...Serializer) *Codecs {
+	c := &Codecs{}
+	for _, sr := range append([]Serializer{NewJSON(s), NewYAML(s)}, extra...) {
+		replaced := false
+		for i, have := range c.list {
+			if have.MediaType() == sr.MediaType() {
+				c.list[i], replaced = sr, true
+			}
+		}
+		if !replaced {
+			c.list = append(c.list, sr)
+		}
+	}
+	return c
+}
+
+// MediaTypes lists the supported media types in order of preference, ready to be the
+// offered list of [Negotiate].
+func (c *Codecs) MediaTypes() []string {
+	out := make([]string, len(c.list))
+	for i, s := range c.list {
+		out[i] = s.MediaType()
+	}
+	return out
+}
+
+// ForMediaType returns the serializer of a Content-Type value such as
+// "application/json; charset=utf-8"; parameters are ignored.
+func (c *Codecs) ForMediaType(contentType string) (Serializer, bool) {
+	m, err := ParseMediaType(contentType)
+	if err != nil {
+		return nil, false
+	}
+	for _, s := range c.list {
+		if s.MediaType() == m.Essence() {
+			return s, true
+		}
+	}
+	return nil, false
+}

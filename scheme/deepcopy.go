@@ -1,7 +1,6 @@
 package scheme
 
 import (
-	"maps"
 	"reflect"
 	"sync"
 	"time"
@@ -24,6 +23,15 @@ func DeepCopy[T any](v T) T {
 		if out, ok := c.DeepCopyObject().(T); ok {
 			return out
 		}
+	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.Type() == reflect.TypeFor[T]() {
+		// The common case, a pointer to a struct: copy into a new value without boxing v.
+		if rv.IsNil() {
+			return v
+		}
+		out := reflect.New(rv.Type().Elem())
+		copierFor(rv.Type().Elem())(out.Elem(), rv.Elem())
+		return out.Interface().(T)
 	}
 	var out T
 	src := reflect.ValueOf(&v).Elem()
@@ -161,9 +169,15 @@ func sliceCopier(t reflect.Type) copier {
 				dst.SetZero()
 				return
 			}
-			n := reflect.MakeSlice(t, src.Len(), src.Len())
-			reflect.Copy(n, src)
-			dst.Set(n)
+			if src.Len() == 0 {
+				dst.Set(reflect.MakeSlice(t, 0, 0)) // empty, not nil
+				return
+			}
+			// Grow and SetLen fill dst in place: MakeSlice would allocate a header too.
+			dst.SetZero()
+			dst.Grow(src.Len())
+			dst.SetLen(src.Len())
+			reflect.Copy(dst, src)
 		}
 	}
 	elem := buildCopierLocked(t.Elem())
@@ -173,11 +187,16 @@ func sliceCopier(t reflect.Type) copier {
 			return
 		}
 		l := src.Len()
-		n := reflect.MakeSlice(t, l, l)
-		for i := 0; i < l; i++ {
-			elem(n.Index(i), src.Index(i))
+		if l == 0 {
+			dst.Set(reflect.MakeSlice(t, 0, 0)) // empty, not nil
+			return
 		}
-		dst.Set(n)
+		dst.SetZero()
+		dst.Grow(l)
+		dst.SetLen(l)
+		for i := 0; i < l; i++ {
+			elem(dst.Index(i), src.Index(i))
+		}
 	}
 }
 
@@ -188,7 +207,12 @@ func mapCopier(t reflect.Type) copier {
 				dst.SetZero()
 				return
 			}
-			dst.Set(reflect.ValueOf(maps.Clone(src.Interface().(map[string]string))))
+			in := src.Interface().(map[string]string)
+			out := make(map[string]string, len(in))
+			for k, v := range in {
+				out[k] = v
+			}
+			dst.Set(reflect.ValueOf(out))
 		}
 	}
 	kt, vt := t.Key(), t.Elem()

@@ -1,0 +1,79 @@
+package hub
+
+import "github.com/apikit-dev/apikit/scheme"
+
+// Widget is a namespaced toy with a color, a replica count and a list of parts.
+type Widget struct {
+	scheme.TypeMeta   `json:",inline"`
+	scheme.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is the desired state.
+	Spec WidgetSpec `json:"spec"`
+	// Status is the observed state.
+	Status WidgetStatus `json:"status,omitempty"`
+}
+
+// WidgetSpec is the desired state of a Widget.
+type WidgetSpec struct {
+	// Color is one of "red", "green" or "blue".
+	Color string `json:"color"`
+	// Replicas is the desired number of copies; nil until defaulted to 1.
+	Replicas *int32 `json:"replicas,omitempty"`
+	// Parts are the widget's components, keyed by name.
+	Parts []WidgetPart `json:"parts,omitempty" patchStrategy:"merge" patchMergeKey:"name" listType:"map" listMapKeys:"name"`
+}
+
+// WidgetPart is one named component of a Widget and how many of it the widget has.
+type WidgetPart struct {
+	// Name identifies the part within its widget.
+	Name string `json:"name"`
+	// Count is how many of the part the widget has.
+	Count int32 `json:"count,omitempty"`
+}
+
+// WidgetStatus is the observed state of a Widget.
+type WidgetStatus struct {
+	// Phase is a one-word summary of the widget's state.
+	Phase string `json:"phase,omitempty"`
+	// Replicas is the number of copies observed.
+	Replicas int32 `json:"replicas,omitempty"`
+	// ObservedGeneration is the metadata.generation the status was computed from.
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Conditions are the latest observations, keyed by type.
+	Conditions []scheme.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" listType:"map" listMapKeys:"type"`
+}
+
+// WidgetList is a list of Widgets.
+type WidgetList struct {
+	scheme.TypeMeta `json:",inline"`
+	scheme.ListMeta `json:"metadata,omitempty"`
+
+	// Items are the widgets.
+	Items []Widget `json:"items"`
+}
+
+// Warehouse is a cluster-scoped place where widgets are kept.
+type Warehouse struct {
+	scheme.TypeMeta   `json:",inline"`
+	scheme.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is the desired state.
+	Spec WarehouseSpec `json:"spec"`
+}
+
+// WarehouseSpec is the desired state of a Warehouse.
+type WarehouseSpec struct {
+	// Location says where the warehouse is.
+	Location string `json:"location"`
+	// Capacity is how many widgets the warehouse holds.
+	Capacity int64 `json:"capacity,omitempty"`
+}
+
+// WarehouseList is a list of Warehouses.
+type WarehouseList struct {
+	scheme.TypeMeta `json:",inline"`
+	scheme.ListMeta `json:"metadata,omitempty"`
+
+	// Items are the warehouses.
+	Items []Warehouse `json:"items"`
+}

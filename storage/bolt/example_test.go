@@ -1,0 +1,60 @@
+package bolt_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/apikit-dev/apikit/storage/bolt"
+)
+
+// A store commits every write to the log before it acknowledges it, and on restart
+// reloads the current state and continues its resource version counter.
+func Example() {
+	dir, err := os.MkdirTemp("", "apikit-bolt-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "state.db")
+	ctx := context.Background()
+
+	l, err := bolt.Open(path, bolt.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	err = l.Commit(ctx,
+		bolt.Record{Key: "/apps/deployments/default/web", Value: []byte(`{"replicas":1}`), ResourceVersion: 1},
+		bolt.Record{Key: "/core/configmaps/default/settings", Value: []byte(`{"mode":"a"}`), ResourceVersion: 2},
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// A delete is a record without a value.
+	if err := l.Commit(ctx, bolt.Record{Key: "/core/configmaps/default/settings", ResourceVersion: 3}); err != nil {
+		log.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		log.Fatal(err)
+	}
+
+	// After a restart (or a crash), Load restores what was acknowledged.
+	l, err = bolt.Open(path, bolt.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer l.Close()
+	last, err := l.Load(func(key string, value []byte, rv uint64) error {
+		fmt.Printf("%s = %s (version %d)\n", key, value, rv)
+		return nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("next version:", last+1)
+	// Output:
+	// /apps/deployments/default/web = {"replicas":1} (version 1)
+	// next version: 4
+}

@@ -1,0 +1,338 @@
+package bolt
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+	bbolterrors "go.etcd.io/bbolt/errors"
+)
+
+// FormatVersion is the version of the file format this package writes (see the package
+// documentation). Open refuses files of a higher version.
+const FormatVersion = 1
+
+// DefaultMaxBatch is the number of records per transaction when Options.MaxBatch is 0.
+const DefaultMaxBatch = 1000
+
+// DefaultLockTimeout is how long Open waits for another process's lock on the file when
+// Options.LockTimeout is 0.
+const DefaultLockTimeout = time.Second
+
+var (
+	// ErrNotLog reports a file that is not an apikit storage log: not a bbolt database at
+	// all, or a bbolt database that holds someone else's buckets.
+	ErrNotLog = errors.New("not an apikit storage log")
+	// ErrUnsupportedVersion reports a log written in a newer format than this package knows.
+	ErrUnsupportedVersion = errors.New("unsupported storage log format version")
+	// ErrClosed reports a call on a closed (or closing) Log.
+	ErrClosed = errors.New("storage log is closed")
+	// ErrOutOfOrder reports records whose resource versions do not increase strictly, from
+	// record to record and from call to call, above the last committed version.
+	ErrOutOfOrder = errors.New("resource versions out of order")
+	// ErrInvalidRecord reports a record that cannot be stored: an empty or too long key, or
+	// a too large value.
+	ErrInvalidRecord = errors.New("invalid record")
+	// ErrFailed reports a call on a Log whose earlier commit failed: the Log accepts nothing
+	// more and must be closed and opened again.
+	ErrFailed = errors.New("storage log failed")
+)
+
+var (
+	metaBucket  = []byte("meta")
+	stateBucket = []byte("state")
+	magicKey    = []byte("magic")
+	versionKey  = []byte("version")
+	rvKey       = []byte("rv")
+	magic       = []byte("apikit-storage-bolt-log")
+)
+
+// rvSize is the length of an encoded resource version.
+const rvSize = 8
+
+// Options configure a Log. The zero value is ready to use.
+type Options struct {
+	// NoSync skips fsync on commit: a commit survives a crash of the process but not of
+	// the machine. For tests only.
+	NoSync bool
+	// MaxBatch bounds the number of records written in one transaction; 0 means
+	// DefaultMaxBatch. A single call with more records is still written whole, alone.
+	MaxBatch int
+	// MaxBatchDelay is how long the committer waits for more records once the first one is
+	// queued, unless MaxBatch records are already waiting. 0 (the default) does not wait:
+	// records that arrive while a transaction is being written form the next batch, which
+	// already groups commits under load without delaying a lone writer.
+	MaxBatchDelay time.Duration
+	// LockTimeout is how long Open waits for a lock on the file held by another Log or
+	// process; 0 means DefaultLockTimeout.
+	LockTimeout time.Duration
+	// Logger receives open, close and failure messages; nil discards them.
+	Logger *slog.Logger
+}
+
+// Log is a durable, ordered log of key/value records on a bbolt file, keeping the current
+// value of every key and the highest resource version committed. It is safe for
+// concurrent use. Create one with Open and end it with Close.
+type Log struct {
+	db       *bbolt.DB
+	path     string
+	logger   *slog.Logger
+	maxBatch int
+	maxDelay time.Duration
+
+	// durableRV is the highest resource version known to be durable.
+	durableRV atomic.Uint64
+
+	mu         sync.Mutex
+	queue      []*Pending // FIFO of calls waiting for the committer
+	queuedRecs int        // records in queue
+	queuedRV   uint64     // resource version of the last record accepted
+	closing    bool       // Close has begun; nothing more is accepted
+	failed     error      // set when a commit failed; nothing more is accepted
+
+	wake    chan struct{} // capacity 1: something was queued or Close began
+	stopped chan struct{} // closed when the committer goroutine has returned
+
+	closeOnce sync.Once
+	closeErr  error
+
+	// testHook, when set, runs inside every write transaction just before it commits,
+	// with the number of records and their resource version range; an error aborts the
+	// transaction. Tests use it to block the committer and to inject failures.
+	testHook func(records int, firstRV, lastRV uint64) error
+}
+
+// Open opens the log at path, creating the file (and a new, empty log) if it does not
+// exist. It refuses, without writing to it, a file that is not an apikit storage log
+// (ErrNotLog) or has a newer format (ErrUnsupportedVersion). A file locked by another Log
+// fails after Options.LockTimeout. Open starts the committer goroutine; Close stops it.
+func Open(path string, opts Options) (*Log, error) {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	lockTimeout := opts.LockTimeout
+	if lockTimeout <= 0 {
+		lockTimeout = DefaultLockTimeout
+	}
+	maxBatch := opts.MaxBatch
+	if maxBatch <= 0 {
+		maxBatch = DefaultMaxBatch
+	}
+
+	info, statErr := os.Stat(path)
+	existed := statErr == nil && info.Size() > 0
+	if statErr == nil && info.IsDir() {
+		return nil, fmt.Errorf("bolt: open %s: is a directory", path)
+	}
+
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{
+		Timeout:      lockTimeout,
+		NoSync:       opts.NoSync,
+		FreelistType: bbolt.FreelistMapType,
+	})
+	if err != nil {
+		var pathErr *fs.PathError
+		switch {
+		case errors.Is(err, bbolterrors.ErrTimeout):
+			return nil, fmt.Errorf("bolt: open %s: file is locked by another process or Log: %w", path, err)
+		case errors.As(err, &pathErr):
+			return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+		case existed:
+			return nil, fmt.Errorf("bolt: open %s: %w: %w", path, ErrNotLog, err)
+		default:
+			return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+		}
+	}
+
+	lastRV, fresh, err := checkFormat(db)
+	if err == nil && fresh {
+		err = initFormat(db)
+		if err == nil && !existed && !opts.NoSync {
+			err = syncDir(filepath.Dir(path))
+		}
+	}
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+	}
+
+	l := &Log{
+		db:       db,
+		path:     path,
+		logger:   logger,
+		maxBatch: maxBatch,
+		maxDelay: opts.MaxBatchDelay,
+		queuedRV: lastRV,
+		wake:     make(chan struct{}, 1),
+		stopped:  make(chan struct{}),
+	}
+	l.durableRV.Store(lastRV)
+	go l.run()
+	logger.Info("storage log opened", "path", path, "created", fresh, "resourceVersion", lastRV)
+	return l, nil
+}
+
+// checkFormat reads the meta bucket. fresh reports a database without any bucket, which
+// Open initializes; a database with other buckets is not ours.
+func checkFormat(db *bbolt.DB) (lastRV uint64, fresh bool, err error) {
+	err = db.View(func(tx *bbolt.Tx) error {
+		meta := tx.Bucket(metaBucket)
+		if meta == nil {
+			var names [][]byte
+			_ = tx.ForEach(func(name []byte, _ *bbolt.Bucket) error {
+				names = append(names, bytes.Clone(name))
+				return nil
+			})
+			if len(names) == 0 {
+				fresh = true
+				return nil
+			}
+			return fmt.Errorf("%w: bbolt database with buckets %q and no %q bucket", ErrNotLog, names, metaBucket)
+		}
+		if m := meta.Get(magicKey); !bytes.Equal(m, magic) {
+			return fmt.Errorf("%w: bucket %q has magic %q, want %q", ErrNotLog, metaBucket, m, magic)
+		}
+		version, ok := decodeRV(meta.Get(versionKey))
+		if !ok {
+			return fmt.Errorf("%w: malformed format version %x", ErrNotLog, meta.Get(versionKey))
+		}
+		if version > FormatVersion {
+			return fmt.Errorf("%w: file has version %d, this build reads up to %d", ErrUnsupportedVersion, version, FormatVersion)
+		}
+		if lastRV, ok = decodeRV(meta.Get(rvKey)); !ok {
+			return fmt.Errorf("%w: malformed resource version %x", ErrNotLog, meta.Get(rvKey))
+		}
+		if tx.Bucket(stateBucket) == nil {
+			return fmt.Errorf("%w: no %q bucket", ErrNotLog, stateBucket)
+		}
+		return nil
+	})
+	return lastRV, fresh, err
+}
+
+// initFormat writes the buckets and meta data of an empty log.
+func initFormat(db *bbolt.DB) error {
+	err := db.Update(func(tx *bbolt.Tx) error {
+		meta, err := tx.CreateBucket(metaBucket)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.CreateBucket(stateBucket); err != nil {
+			return err
+		}
+		if err := meta.Put(magicKey, magic); err != nil {
+			return err
+		}
+		if err := meta.Put(versionKey, encodeRV(FormatVersion)); err != nil {
+			return err
+		}
+		return meta.Put(rvKey, encodeRV(0))
+	})
+	if err != nil {
+		return fmt.Errorf("initialize new log: %w", err)
+	}
+	return nil
+}
+
+// syncDir makes a newly created file's directory entry durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync directory: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+func encodeRV(rv uint64) []byte {
+	return binary.BigEndian.AppendUint64(make([]byte, 0, rvSize), rv)
+}
+
+func decodeRV(b []byte) (uint64, bool) {
+	if len(b) != rvSize {
+		return 0, false
+	}
+	return binary.BigEndian.Uint64(b), true
+}
+
+// Load calls fn for every key of the current state in key order, with the value and the
+// resource version of the key's last write, and returns the highest resource version ever
+// committed (deletes included): the counter a restarted store continues from. It reads
+// one consistent snapshot, at the returned version, and may run while commits go on.
+//
+// value is valid only until fn returns: copy it to keep it. fn must not wait for a
+// commit of this Log (a long read can hold up the file's growth). An error from fn stops
+// the iteration and is returned, wrapped.
+func (l *Log) Load(fn func(key string, value []byte, rv uint64) error) (lastRV uint64, err error) {
+	l.mu.Lock()
+	closing := l.closing
+	l.mu.Unlock()
+	if closing {
+		return 0, fmt.Errorf("bolt: load %s: %w", l.path, ErrClosed)
+	}
+	err = l.db.View(func(tx *bbolt.Tx) error {
+		var ok bool
+		if lastRV, ok = decodeRV(tx.Bucket(metaBucket).Get(rvKey)); !ok {
+			return fmt.Errorf("%w: malformed resource version", ErrNotLog)
+		}
+		c := tx.Bucket(stateBucket).Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			rv, ok := decodeRV(v[:min(len(v), rvSize)])
+			if !ok {
+				return fmt.Errorf("%w: key %q: malformed value of %d bytes", ErrNotLog, k, len(v))
+			}
+			if err := fn(string(k), v[rvSize:], rv); err != nil {
+				return fmt.Errorf("key %q: %w", k, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("bolt: load %s: %w", l.path, err)
+	}
+	return lastRV, nil
+}
+
+// LastResourceVersion returns the highest resource version known to be durable: the
+// last record of the latest successful commit, or the counter read at Open.
+func (l *Log) LastResourceVersion() uint64 {
+	return l.durableRV.Load()
+}
+
+// Path returns the file the Log was opened on.
+func (l *Log) Path() string {
+	return l.path
+}
+
+// Close stops accepting records (later calls fail with ErrClosed), lets the committer
+// write everything already queued, without waiting for Options.MaxBatchDelay (or fail
+// it, if the Log has failed), releases every waiting caller and closes the file. It
+// waits for no caller's context, only for those writes and for running Loads; later
+// calls return the first one's result.
+func (l *Log) Close() error {
+	l.closeOnce.Do(func() {
+		l.mu.Lock()
+		l.closing = true
+		l.mu.Unlock()
+		l.signal()
+		<-l.stopped
+		if err := l.db.Close(); err != nil {
+			l.closeErr = fmt.Errorf("bolt: close %s: %w", l.path, err)
+		}
+		l.logger.Info("storage log closed", "path", l.path, "resourceVersion", l.durableRV.Load())
+	})
+	return l.closeErr
+}

@@ -1,0 +1,22 @@
+package storage_test
+
+import (
+	"fmt"
+
+	"github.com/apikit-dev/apikit/storage"
+)
+
+func ExampleParseLabelSelector() {
+	sel, err := storage.ParseLabelSelector("env in (prod,staging),!canary")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(sel.Matches(map[string]string{"env": "prod"}))
+	fmt.Println(sel.Matches(map[string]string{"env": "prod", "canary": "true"}))
+	_, err = storage.ParseLabelSelector("env in prod")
+	fmt.Println(err)
+	// Output:
+	// true
+	// false
+	// invalid selector: unable to parse requirement: found 'prod' expected: '('
+}

@@ -1,0 +1,652 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/btree"
+
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/watch"
+)
+
+// Options configure a Store. The zero value gives the defaults.
+type Options struct {
+	// HistoryCount is how many writes the history window keeps (default 10000).
+	HistoryCount int
+	// HistoryAge is how long a write stays in the history window (default 5 minutes,
+	// like etcd's default compaction). Older writes leave the window on the next write.
+	HistoryAge time.Duration
+	// FutureWait is how long a read or watch at a resourceVersion newer than the store's
+	// waits for it before failing with storage.ErrTooLargeResourceVersion (default 3s).
+	FutureWait time.Duration
+	// BookmarkInterval is how often a watch that allows bookmarks gets one
+	// (default 1 minute; negative disables periodic bookmarks).
+	BookmarkInterval time.Duration
+	// WatchBuffer is how many events each watch may have queued (default 100).
+	WatchBuffer int
+	// Now is the clock of the snapshot history's age bound (default time.Now).
+	Now func() time.Time
+	// Journal, when set, makes every write durable before it is shown: see [Journal].
+	// storage/bolt sets it; nil keeps the store purely in memory.
+	Journal Journal
+}
+
+func (o Options) withDefaults() Options {
+	if o.HistoryCount <= 0 {
+		o.HistoryCount = 10000
+	}
+	if o.HistoryAge <= 0 {
+		o.HistoryAge = 5 * time.Minute
+	}
+	if o.FutureWait <= 0 {
+		o.FutureWait = 3 * time.Second
+	}
+	if o.BookmarkInterval == 0 {
+		o.BookmarkInterval = time.Minute
+	}
+	if o.WatchBuffer <= 0 {
+		o.WatchBuffer = 100
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// entry is one stored object. Entries are immutable once in a tree: the object is never
+// handed out, only copies of it.
+type entry struct {
+	key string
+	obj scheme.Object
+	rv  uint64 // the resourceVersion of obj's last write
+}
+
+func lessEntry(a, b *entry) bool { return a.key < b.key }
+
+type tree = btree.BTreeG[*entry]
+
+// record is one write of the history window: its version, time and the state right
+// after it.
+type record struct {
+	rv   uint64
+	at   time.Time
+	snap *tree // never modified
+}
+
+// Store is the in-memory backend. It is safe for concurrent use. Create one with New.
+//
+// Writes are computed and applied under one lock against the latest state (the live
+// tree), each at the next resourceVersion. Without a Journal a write is visible at once;
+// with one it is visible (to reads, counts and watches) only once the journal reports it
+// durable, in resourceVersion order: visible is that watermark.
+type Store struct {
+	opts Options
+
+	mu       sync.RWMutex
+	live     *tree
+	rv       uint64   // the latest write, visible or not
+	visible  uint64   // the latest write readers and watches see; <= rv
+	history  []record // one record per version, ascending and contiguous, up to rv
+	oldest   uint64   // smallest resourceVersion still servable exactly
+	inflight []inflightWrite
+	failed   error // set when a journal write failed: the store takes no more writes
+	notify   chan struct{}
+	closed   bool
+
+	broadcaster *watch.Broadcaster
+}
+
+var (
+	_ storage.Interface = (*Store)(nil)
+	_ storage.Compactor = (*Store)(nil)
+	_ storage.Versioned = (*Store)(nil)
+)
+
+// New returns an empty store at resourceVersion 0.
+func New(opts Options) *Store {
+	s, _ := Restore(opts, 0, nil)
+	return s
+}
+
+// Restore returns a store holding the objects that fill passes to add, at resourceVersion
+// rv: what a durable backend does on start. Each object must carry the resourceVersion of
+// its last write (at most rv); the store keeps it without copying. The history window
+// starts at rv, so reads and watches at older versions fail with storage.ErrGone. An error
+// from fill or add (a duplicate key, a bad resourceVersion) is returned and no store is
+// made. A nil fill gives an empty store.
+func Restore(opts Options, rv uint64, fill func(add func(key string, obj scheme.Object) error) error) (*Store, error) {
+	s := &Store{
+		opts:    opts.withDefaults(),
+		live:    btree.NewG(32, lessEntry),
+		notify:  make(chan struct{}),
+		rv:      rv,
+		visible: rv,
+		oldest:  rv,
+	}
+	if fill != nil {
+		err := fill(func(key string, obj scheme.Object) error {
+			if obj == nil {
+				return storage.NewErrorf(storage.ErrInvalidObject, key, "object is nil")
+			}
+			orv, err := storage.ParseResourceVersion(obj.GetResourceVersion())
+			if err != nil || orv == 0 || orv > rv {
+				return storage.NewErrorf(storage.ErrInvalidObject, key, "resourceVersion %q is not in 1..%d", obj.GetResourceVersion(), rv)
+			}
+			if _, dup := s.live.ReplaceOrInsert(&entry{key: key, obj: obj, rv: orv}); dup {
+				return storage.NewErrorf(storage.ErrInvalidObject, key, "restored twice")
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	s.history = []record{{rv: rv, at: s.opts.Now(), snap: s.live.Clone()}}
+	s.broadcaster = watch.NewBroadcaster(watch.Options{
+		HistorySize:      s.opts.HistoryCount,
+		HistoryAge:       s.opts.HistoryAge,
+		WatcherBuffer:    s.opts.WatchBuffer,
+		BookmarkInterval: s.opts.BookmarkInterval,
+		ResourceVersion:  rv,
+	})
+	return s, nil
+}
+
+// Close ends every watch and stops the store's background work. The store must not be
+// used afterwards.
+func (s *Store) Close() {
+	s.mu.Lock()
+	if !s.closed {
+		s.closed = true
+		close(s.notify)
+	}
+	s.mu.Unlock()
+	s.broadcaster.Stop()
+}
+
+// CurrentResourceVersion returns the version of the latest visible write.
+func (s *Store) CurrentResourceVersion(context.Context) (uint64, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.visible, nil
+}
+
+// commitLocked applies one change to the live tree at the next resourceVersion, records
+// it with a snapshot and, with a journal, queues value (nil for a delete) to it. It
+// returns the write's version and the journal's handle (nil without a journal: the write
+// is already visible). The caller holds s.mu for writing and waits for the handle, if
+// any, after unlocking (see settle). A failed store or a journal that refuses the write
+// fails it before anything changes.
+func (s *Store) commitLocked(typ watch.EventType, key string, obj, prev scheme.Object, value []byte) (uint64, Durability, error) {
+	if s.failed != nil {
+		return 0, nil, fmt.Errorf("%w: %s", s.failed, key)
+	}
+	rv := s.rv + 1
+	var d Durability
+	if s.opts.Journal != nil {
+		var err error
+		if d, err = s.opts.Journal.Append(key, value, rv); err != nil {
+			return 0, nil, fmt.Errorf("%w: %s", err, key)
+		}
+	}
+	s.rv = rv
+	if obj != nil {
+		obj.SetResourceVersion(storage.FormatResourceVersion(rv))
+		s.live.ReplaceOrInsert(&entry{key: key, obj: obj, rv: rv})
+	} else {
+		s.live.Delete(&entry{key: key})
+	}
+	now := s.opts.Now()
+	s.history = append(s.history, record{rv: rv, at: now, snap: s.live.Clone()})
+	change := watch.Change{Type: typ, Object: obj, PrevObject: prev, ResourceVersion: rv, Key: key}
+	if typ == watch.Deleted {
+		// The last state, carrying the deletion's resourceVersion.
+		last := copyObject(prev)
+		last.SetResourceVersion(storage.FormatResourceVersion(rv))
+		change.Object = last
+	}
+	if d == nil {
+		s.showLocked(change)
+	} else {
+		s.inflight = append(s.inflight, inflightWrite{change: change, durable: d})
+	}
+	s.trimLocked(now)
+	return rv, d, nil
+}
+
+// showLocked makes a write visible: it publishes it to the watches, advances the
+// watermark and wakes the readers waiting for a version. Writes are shown in version order.
+func (s *Store) showLocked(c watch.Change) {
+	// Publish only fails for out-of-order versions, which the lock rules out.
+	_ = s.broadcaster.Publish(c)
+	s.visible = c.ResourceVersion
+	s.wakeLocked()
+}
+
+func (s *Store) wakeLocked() {
+	if !s.closed {
+		close(s.notify)
+		s.notify = make(chan struct{})
+	}
+}
+
+// trimLocked drops the records that left the window, by count and then by age. The
+// record of the visible version, and all after it, always stay.
+func (s *Store) trimLocked(now time.Time) {
+	drop := 0
+	for s.history[drop].rv < s.visible &&
+		(len(s.history)-drop > s.opts.HistoryCount+1 || now.Sub(s.history[drop].at) > s.opts.HistoryAge) {
+		drop++
+	}
+	if drop > 0 {
+		clear(s.history[:drop])
+		s.history = s.history[drop:]
+		if first := s.history[0].rv; first > s.oldest {
+			s.oldest = first
+		}
+	}
+}
+
+// visibleSnapLocked returns the snapshot at the visible version.
+func (s *Store) visibleSnapLocked() *tree {
+	return s.history[len(s.history)-1-int(s.rv-s.visible)].snap
+}
+
+// Compact discards the history older than rv: reads at and watches from a version below
+// rv then fail with storage.ErrGone.
+func (s *Store) Compact(_ context.Context, rv uint64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rv > s.visible {
+		rv = s.visible
+	}
+	if rv <= s.oldest {
+		return nil
+	}
+	s.oldest = rv
+	// Keep the newest record at or below rv: it holds the state at rv.
+	i := sort.Search(len(s.history), func(i int) bool { return s.history[i].rv > rv }) - 1
+	if i > 0 {
+		clear(s.history[:i])
+		s.history = s.history[i:]
+	}
+	return nil
+}
+
+// current returns the latest visible snapshot and its version.
+func (s *Store) current() (*tree, uint64) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.visibleSnapLocked(), s.visible
+}
+
+// waitFor blocks until the store's visible version reaches rv, then returns the latest
+// visible snapshot. It fails with ErrTooLargeResourceVersion after FutureWait.
+func (s *Store) waitFor(ctx context.Context, key string, rv uint64) (*tree, uint64, error) {
+	var timer *time.Timer
+	for {
+		s.mu.RLock()
+		snap, cur, notify, closed := s.visibleSnapLocked(), s.visible, s.notify, s.closed
+		s.mu.RUnlock()
+		if cur >= rv {
+			return snap, cur, nil
+		}
+		if closed {
+			return nil, 0, storage.NewErrorf(storage.ErrTooLargeResourceVersion, key, "store is closed")
+		}
+		if timer == nil {
+			timer = time.NewTimer(s.opts.FutureWait)
+			defer timer.Stop()
+		}
+		select {
+		case <-notify:
+		case <-timer.C:
+			return nil, 0, storage.NewErrorf(storage.ErrTooLargeResourceVersion, key,
+				"Too large resource version: %d, current: %d", rv, cur)
+		case <-ctx.Done():
+			return nil, 0, fmt.Errorf("%w: %s", ctx.Err(), key)
+		}
+	}
+}
+
+// at returns the snapshot holding the state at exactly rv.
+func (s *Store) at(ctx context.Context, key string, rv uint64) (*tree, error) {
+	s.mu.RLock()
+	cur, oldest := s.visible, s.oldest
+	if rv <= cur {
+		defer s.mu.RUnlock()
+		if rv < oldest {
+			return nil, storage.NewErrorf(storage.ErrGone, key, "resourceVersion %d is older than the oldest kept, %d", rv, oldest)
+		}
+		i := sort.Search(len(s.history), func(i int) bool { return s.history[i].rv > rv }) - 1
+		if i < 0 {
+			return nil, storage.NewErrorf(storage.ErrGone, key, "resourceVersion %d is older than the oldest kept, %d", rv, s.history[0].rv)
+		}
+		return s.history[i].snap, nil
+	}
+	s.mu.RUnlock()
+	if _, _, err := s.waitFor(ctx, key, rv); err != nil {
+		return nil, err
+	}
+	return s.at(ctx, key, rv)
+}
+
+func copyObject(obj scheme.Object) scheme.Object { return scheme.DeepCopy(obj) }
+
+// Create stores a copy of obj at key.
+func (s *Store) Create(ctx context.Context, key string, obj scheme.Object) (scheme.Object, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if obj == nil {
+		return nil, storage.NewErrorf(storage.ErrInvalidObject, key, "object is nil")
+	}
+	if rv := obj.GetResourceVersion(); rv != "" {
+		return nil, storage.NewErrorf(storage.ErrInvalidObject, key, "resourceVersion should not be set on objects to be created")
+	}
+	stored := copyObject(obj)
+	value, err := s.encode(key, stored)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if e, ok := s.live.Get(&entry{key: key}); ok {
+		s.mu.Unlock()
+		if err := s.settle(ctx, key, e.rv, nil); err != nil {
+			return nil, err
+		}
+		return nil, storage.NewError(storage.ErrAlreadyExists, key)
+	}
+	rv, d, err := s.commitLocked(watch.Added, key, stored, nil, value)
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	out := copyObject(stored)
+	if err := s.settle(ctx, key, rv, d); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// encode gives the journal's bytes for obj, or nil without a journal.
+func (s *Store) encode(key string, obj scheme.Object) ([]byte, error) {
+	if s.opts.Journal == nil {
+		return nil, nil
+	}
+	b, err := s.opts.Journal.Encode(key, obj)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: encode: %w", storage.ErrInvalidObject, key, err)
+	}
+	return b, nil
+}
+
+// Get returns a copy of the object at key.
+func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions) (scheme.Object, error) {
+	spec, err := storage.ResolveGet(opts)
+	if err != nil {
+		return nil, fmt.Errorf("%w (key %s)", err, key)
+	}
+	snap, _ := s.current()
+	if spec.Mode == storage.ReadNotOlderThan {
+		if snap, _, err = s.waitFor(ctx, key, spec.ResourceVersion); err != nil {
+			return nil, err
+		}
+	}
+	e, ok := snap.Get(&entry{key: key})
+	if !ok {
+		return nil, storage.NewError(storage.ErrNotFound, key)
+	}
+	return copyObject(e.obj), nil
+}
+
+// List returns one page of the objects under prefix.
+func (s *Store) List(ctx context.Context, prefix string, opts storage.ListOptions) (*storage.ListResult, error) {
+	prefix = storage.EnsurePrefix(prefix)
+	spec, err := storage.ResolveList(opts)
+	if err != nil {
+		return nil, fmt.Errorf("%w (key %s)", err, prefix)
+	}
+	var snap *tree
+	var rv uint64
+	switch spec.Mode {
+	case storage.ReadExact:
+		rv = spec.ResourceVersion
+		snap, err = s.at(ctx, prefix, rv)
+	case storage.ReadNotOlderThan:
+		snap, rv, err = s.waitFor(ctx, prefix, spec.ResourceVersion)
+	default:
+		snap, rv = s.current()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if spec.StartAfter != "" && !strings.HasPrefix(spec.StartAfter, prefix) {
+		return nil, fmt.Errorf("%w: continue token is for another collection than %s", storage.ErrInvalidContinue, prefix)
+	}
+	from := prefix
+	if spec.StartAfter != "" {
+		from = spec.StartAfter + "\x00"
+	}
+	res := &storage.ListResult{ResourceVersion: storage.FormatResourceVersion(rv)}
+	if limit := opts.Limit; limit > 0 && limit < 1<<16 {
+		res.Items = make([]scheme.Object, 0, limit)
+	}
+	var matchErr error
+	var more bool
+	var remaining int64
+	var lastKey string
+	full := false
+	pred := opts.Predicate
+	countRest := pred.Empty()
+	iterate(snap, from, prefix, func(e *entry) bool {
+		if full {
+			more = true
+			if !countRest {
+				return false
+			}
+			remaining++
+			return true
+		}
+		ok, err := pred.Matches(e.obj)
+		if err != nil {
+			matchErr = fmt.Errorf("%w: %s: %w", storage.ErrInvalidObject, e.key, err)
+			return false
+		}
+		if ok {
+			res.Items = append(res.Items, copyObject(e.obj))
+			lastKey = e.key
+			if opts.Limit > 0 && int64(len(res.Items)) >= opts.Limit {
+				full = true
+			}
+		}
+		return true
+	})
+	if matchErr != nil {
+		return nil, matchErr
+	}
+	if more {
+		res.Continue = storage.EncodeContinue(rv, lastKey)
+		if countRest {
+			res.RemainingItemCount = &remaining
+		}
+	}
+	return res, nil
+}
+
+// iterate calls fn for each entry of t with from <= key and key under prefix, in order,
+// until fn returns false.
+func iterate(t *tree, from, prefix string, fn func(*entry) bool) {
+	t.AscendGreaterOrEqual(&entry{key: from}, func(e *entry) bool {
+		if !strings.HasPrefix(e.key, prefix) {
+			return false
+		}
+		return fn(e)
+	})
+}
+
+// Count returns the number of objects under prefix.
+func (s *Store) Count(ctx context.Context, prefix string) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	snap, _ := s.current()
+	var n int64
+	iterate(snap, storage.EnsurePrefix(prefix), storage.EnsurePrefix(prefix), func(*entry) bool { n++; return true })
+	return n, nil
+}
+
+func checkPreconditions(key string, p *storage.Preconditions, obj scheme.Object) error {
+	if p == nil {
+		return nil
+	}
+	if p.UID != nil && *p.UID != obj.GetUID() {
+		return storage.NewErrorf(storage.ErrConflict, key,
+			"Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, obj.GetUID())
+	}
+	if p.ResourceVersion != nil && *p.ResourceVersion != obj.GetResourceVersion() {
+		return storage.NewErrorf(storage.ErrConflict, key,
+			"Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v",
+			*p.ResourceVersion, obj.GetResourceVersion())
+	}
+	return nil
+}
+
+// unchanged reports whether next equals cur apart from resourceVersion. It sets next's
+// resourceVersion to cur's.
+func unchanged(cur, next scheme.Object) bool {
+	next.SetResourceVersion(cur.GetResourceVersion())
+	return reflect.DeepEqual(cur, next)
+}
+
+// readLive returns the live entry at key and the version of the state it was read from:
+// the entry's own version, or the latest version when key does not exist.
+func (s *Store) readLive(key string) (e *entry, found bool, seen uint64) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e, found = s.live.Get(&entry{key: key})
+	if found {
+		return e, true, e.rv
+	}
+	return nil, false, s.rv
+}
+
+// answer returns err once the state seen (at version seen) is visible, so that no answer
+// reveals a write that is not durable yet; a store failure takes precedence.
+func (s *Store) answer(ctx context.Context, key string, seen uint64, err error) error {
+	if serr := s.settle(ctx, key, seen, nil); serr != nil {
+		return serr
+	}
+	return err
+}
+
+// GuaranteedUpdate runs tryUpdate on the current object until its result is written.
+func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.UpdateOptions, tryUpdate storage.UpdateFunc) (scheme.Object, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("%w: %s", err, key)
+		}
+		e, found, seen := s.readLive(key)
+		var cur scheme.Object
+		if found {
+			if err := checkPreconditions(key, opts.Preconditions, e.obj); err != nil {
+				return nil, s.answer(ctx, key, seen, err)
+			}
+			cur = copyObject(e.obj)
+		} else if !opts.IgnoreNotFound {
+			return nil, s.answer(ctx, key, seen, storage.NewError(storage.ErrNotFound, key))
+		}
+		next, err := tryUpdate(cur)
+		if err != nil {
+			return nil, s.answer(ctx, key, seen, err)
+		}
+		if next == nil {
+			return nil, storage.NewErrorf(storage.ErrInvalidObject, key, "update function returned no object")
+		}
+		newRV := next.GetResourceVersion()
+		if found && newRV != "" && newRV != e.obj.GetResourceVersion() {
+			return nil, s.answer(ctx, key, seen, storage.NewErrorf(storage.ErrConflict, key,
+				"the object has been modified; please apply your changes to the latest version and try again"))
+		}
+		if !found && newRV != "" {
+			return nil, s.answer(ctx, key, seen, storage.NewErrorf(storage.ErrNotFound, key,
+				"cannot update an object at resourceVersion %s that does not exist", newRV))
+		}
+		stored := copyObject(next)
+		if found && unchanged(e.obj, stored) {
+			if err := s.settle(ctx, key, seen, nil); err != nil {
+				return nil, err
+			}
+			return copyObject(e.obj), nil
+		}
+		value, err := s.encode(key, stored)
+		if err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		now, ok := s.live.Get(&entry{key: key})
+		if ok != found || (found && now != e) {
+			s.mu.Unlock()
+			continue // somebody else wrote in between: read again
+		}
+		var rv uint64
+		var d Durability
+		if found {
+			rv, d, err = s.commitLocked(watch.Modified, key, stored, e.obj, value)
+		} else {
+			rv, d, err = s.commitLocked(watch.Added, key, stored, nil, value)
+		}
+		s.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		out := copyObject(stored)
+		if err := s.settle(ctx, key, rv, d); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+}
+
+// Delete removes the object at key after checking preconditions and the validation hook.
+func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptions) (scheme.Object, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("%w: %s", err, key)
+		}
+		e, found, seen := s.readLive(key)
+		if !found {
+			return nil, s.answer(ctx, key, seen, storage.NewError(storage.ErrNotFound, key))
+		}
+		if err := checkPreconditions(key, opts.Preconditions, e.obj); err != nil {
+			return nil, s.answer(ctx, key, seen, err)
+		}
+		if opts.Validate != nil {
+			if err := opts.Validate(ctx, copyObject(e.obj)); err != nil {
+				return nil, s.answer(ctx, key, seen, err)
+			}
+		}
+		s.mu.Lock()
+		if now, ok := s.live.Get(&entry{key: key}); !ok || now != e {
+			s.mu.Unlock()
+			continue
+		}
+		rv, d, err := s.commitLocked(watch.Deleted, key, nil, e.obj, nil)
+		s.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		out := copyObject(e.obj)
+		if err := s.settle(ctx, key, rv, d); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+}

@@ -1,0 +1,104 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/watch"
+)
+
+// Watch streams the changes to key, or under the prefix key with opts.Recursive, from the
+// store's watch.Broadcaster. Event objects are shared, read-only, between watches.
+func (s *Store) Watch(ctx context.Context, key string, opts storage.WatchOptions) (watch.Interface, error) {
+	if opts.Recursive {
+		key = storage.EnsurePrefix(key)
+	}
+	wo := watch.WatchOptions{
+		Key:               key,
+		Recursive:         opts.Recursive,
+		Bookmarks:         opts.Bookmarks,
+		NewBookmarkObject: bookmarkFactory(opts.NewBookmarkObject),
+	}
+	if !opts.Predicate.Empty() {
+		pred := opts.Predicate
+		wo.Predicate = func(obj scheme.Object) bool {
+			ok, err := pred.Matches(obj)
+			return err == nil && ok
+		}
+	}
+	var rv uint64
+	if opts.ResourceVersion != "" {
+		var err error
+		if rv, err = storage.ParseResourceVersion(opts.ResourceVersion); err != nil {
+			return nil, fmt.Errorf("%w (key %s)", err, key)
+		}
+	}
+	// The table for watch: "" and "0" get the state first, N starts right after N;
+	// sendInitialEvents overrides the first part.
+	initial := rv == 0
+	if opts.SendInitialEvents != nil {
+		initial = *opts.SendInitialEvents
+	}
+	if !initial {
+		if rv == 0 {
+			_, rv = s.current()
+		}
+		if err := s.checkWatchable(ctx, key, rv); err != nil {
+			return nil, err
+		}
+		w, err := s.broadcaster.Watch(ctx, rv, wo)
+		return w, s.watchError(key, err)
+	}
+	// Initial events: the state at a snapshot not older than rv, then changes after it.
+	snap, at, err := s.waitFor(ctx, key, rv)
+	if err != nil {
+		return nil, err
+	}
+	var objs []scheme.Object
+	if opts.Recursive {
+		iterate(snap, key, key, func(e *entry) bool { objs = append(objs, e.obj); return true })
+	} else if e, ok := snap.Get(&entry{key: key}); ok {
+		objs = append(objs, e.obj)
+	}
+	wo.SendInitialEvents, wo.InitialObjects, wo.InitialRV = true, objs, at
+	// The legacy "state first" watch has no initial-events-end bookmark.
+	wo.OmitInitialEventsEnd = opts.SendInitialEvents == nil
+	w, err := s.broadcaster.Watch(ctx, at, wo)
+	return w, s.watchError(key, err)
+}
+
+// checkWatchable fails with ErrGone below the history window and, after FutureWait, with
+// ErrTooLargeResourceVersion above the current version.
+func (s *Store) checkWatchable(ctx context.Context, key string, rv uint64) error {
+	s.mu.RLock()
+	cur, oldest := s.visible, s.oldest
+	s.mu.RUnlock()
+	if rv < oldest {
+		return storage.NewErrorf(storage.ErrGone, key, "too old resource version: %d (%d)", rv, oldest)
+	}
+	if rv > cur {
+		_, _, err := s.waitFor(ctx, key, rv)
+		return err
+	}
+	return nil
+}
+
+func (s *Store) watchError(key string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, watch.ErrTooOld):
+		return storage.NewErrorf(storage.ErrGone, key, "%s", err.Error())
+	}
+	return fmt.Errorf("%w: %s", err, key)
+}
+
+func bookmarkFactory(newObj func() scheme.Object) func(uint64) scheme.Object {
+	if newObj == nil {
+		return func(uint64) scheme.Object { return &scheme.Unstructured{Object: map[string]any{}} }
+	}
+	return func(uint64) scheme.Object { return newObj() }
+}

@@ -1,0 +1,148 @@
+package storage
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// ParseResourceVersion parses a resourceVersion string into the store's counter. The
+// empty string parses as 0 (unset). Anything else that is not a decimal uint64 fails
+// with ErrInvalidResourceVersion.
+func ParseResourceVersion(s string) (uint64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %q is not a valid resourceVersion", ErrInvalidResourceVersion, s)
+	}
+	return v, nil
+}
+
+// FormatResourceVersion renders a counter value as a resourceVersion string; 0 renders
+// as "" (an object never written).
+func FormatResourceVersion(v uint64) string {
+	if v == 0 {
+		return ""
+	}
+	return strconv.FormatUint(v, 10)
+}
+
+// ReadMode is how a read picks the version of the store it sees.
+type ReadMode int
+
+// The read semantics of the spec's resourceVersion tables.
+const (
+	// ReadMostRecent reads the latest state (resourceVersion unset).
+	ReadMostRecent ReadMode = iota
+	// ReadAny reads any state; backends serve the latest (resourceVersion "0").
+	ReadAny
+	// ReadNotOlderThan reads a state at least as new as the version, waiting briefly for a
+	// future one.
+	ReadNotOlderThan
+	// ReadExact reads the state exactly at the version; it fails with ErrGone when that
+	// version has left the history window.
+	ReadExact
+)
+
+// String names the mode as the spec's tables do.
+func (m ReadMode) String() string {
+	switch m {
+	case ReadMostRecent:
+		return "Most Recent"
+	case ReadAny:
+		return "Any"
+	case ReadNotOlderThan:
+		return "Not older than"
+	case ReadExact:
+		return "Exact"
+	}
+	return fmt.Sprintf("ReadMode(%d)", int(m))
+}
+
+// ReadSpec is a list or get request resolved against the spec's tables: the mode, the
+// version it names, and for a continued list the key to start after.
+type ReadSpec struct {
+	// Mode is the read semantics.
+	Mode ReadMode
+	// ResourceVersion is the version for ReadNotOlderThan and ReadExact, else 0.
+	ResourceVersion uint64
+	// StartAfter is the last key of the previous page for a continued list, else "".
+	StartAfter string
+}
+
+// ResolveGet resolves a get's resourceVersion: "" is Most Recent, "0" Any, N Not older than N.
+func ResolveGet(opts GetOptions) (ReadSpec, error) {
+	switch opts.ResourceVersion {
+	case "":
+		return ReadSpec{Mode: ReadMostRecent}, nil
+	case "0":
+		return ReadSpec{Mode: ReadAny}, nil
+	}
+	rv, err := ParseResourceVersion(opts.ResourceVersion)
+	if err != nil {
+		return ReadSpec{}, err
+	}
+	return ReadSpec{Mode: ReadNotOlderThan, ResourceVersion: rv}, nil
+}
+
+// ResolveList resolves a list's resourceVersion, resourceVersionMatch, limit and continue
+// exactly as the spec's "resourceVersionMatch and paging parameters for list" table does.
+// Invalid combinations fail with ErrInvalidOptions, a malformed version with
+// ErrInvalidResourceVersion and a malformed token with ErrInvalidContinue.
+func ResolveList(opts ListOptions) (ReadSpec, error) {
+	if opts.Limit < 0 {
+		return ReadSpec{}, fmt.Errorf("%w: limit must not be negative, got %d", ErrInvalidOptions, opts.Limit)
+	}
+	rvSet := opts.ResourceVersion != ""
+	var rv uint64
+	if rvSet {
+		var err error
+		if rv, err = ParseResourceVersion(opts.ResourceVersion); err != nil {
+			return ReadSpec{}, err
+		}
+	}
+	switch opts.ResourceVersionMatch {
+	case "", ResourceVersionMatchExact, ResourceVersionMatchNotOlderThan:
+	default:
+		return ReadSpec{}, fmt.Errorf("%w: unknown resourceVersionMatch %q", ErrInvalidOptions, opts.ResourceVersionMatch)
+	}
+	if opts.ResourceVersionMatch != "" && !rvSet {
+		return ReadSpec{}, fmt.Errorf("%w: resourceVersionMatch is forbidden unless resourceVersion is provided", ErrInvalidOptions)
+	}
+	if opts.Continue != "" {
+		if opts.ResourceVersionMatch != "" {
+			return ReadSpec{}, fmt.Errorf("%w: resourceVersionMatch is forbidden when continue is provided", ErrInvalidOptions)
+		}
+		if rvSet && rv != 0 {
+			return ReadSpec{}, fmt.Errorf("%w: specifying resource version is not allowed when using continue", ErrInvalidOptions)
+		}
+		tokRV, startAfter, err := DecodeContinue(opts.Continue)
+		if err != nil {
+			return ReadSpec{}, err
+		}
+		return ReadSpec{Mode: ReadExact, ResourceVersion: tokRV, StartAfter: startAfter}, nil
+	}
+	switch opts.ResourceVersionMatch {
+	case ResourceVersionMatchExact:
+		if rv == 0 {
+			return ReadSpec{}, fmt.Errorf("%w: resourceVersionMatch \"Exact\" is forbidden for resourceVersion \"0\"", ErrInvalidOptions)
+		}
+		return ReadSpec{Mode: ReadExact, ResourceVersion: rv}, nil
+	case ResourceVersionMatchNotOlderThan:
+		if rv == 0 {
+			return ReadSpec{Mode: ReadAny}, nil
+		}
+		return ReadSpec{Mode: ReadNotOlderThan, ResourceVersion: rv}, nil
+	}
+	switch {
+	case !rvSet:
+		return ReadSpec{Mode: ReadMostRecent}, nil
+	case rv == 0:
+		return ReadSpec{Mode: ReadAny}, nil
+	case opts.Limit > 0:
+		return ReadSpec{Mode: ReadExact, ResourceVersion: rv}, nil
+	default:
+		return ReadSpec{Mode: ReadNotOlderThan, ResourceVersion: rv}, nil
+	}
+}

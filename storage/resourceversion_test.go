@@ -1,0 +1,167 @@
+package storage
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/apikit-dev/apikit/scheme"
+)
+
+func TestParseResourceVersion_RejectsNonNumbersWithAClearError(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want uint64
+		err  bool
+	}{
+		{"", 0, false}, {"0", 0, false}, {"42", 42, false}, {"18446744073709551615", 1<<64 - 1, false},
+		{"abc", 0, true}, {"-1", 0, true}, {"1.5", 0, true}, {"18446744073709551616", 0, true},
+	} {
+		got, err := ParseResourceVersion(tc.in)
+		if tc.err {
+			if !errors.Is(err, ErrInvalidResourceVersion) || !strings.Contains(err.Error(), tc.in) {
+				t.Errorf("%q: error = %v, want ErrInvalidResourceVersion naming the input", tc.in, err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%q = %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+	if FormatResourceVersion(7) != "7" || FormatResourceVersion(0) != "" {
+		t.Error("FormatResourceVersion")
+	}
+}
+
+func TestResolveGet_FollowsTheSpecTable(t *testing.T) {
+	for rv, want := range map[string]ReadSpec{
+		"":   {Mode: ReadMostRecent},
+		"0":  {Mode: ReadAny},
+		"10": {Mode: ReadNotOlderThan, ResourceVersion: 10},
+	} {
+		got, err := ResolveGet(GetOptions{ResourceVersion: rv})
+		if err != nil || got != want {
+			t.Errorf("%q: %+v, %v; want %+v", rv, got, err, want)
+		}
+	}
+	if _, err := ResolveGet(GetOptions{ResourceVersion: "x"}); !errors.Is(err, ErrInvalidResourceVersion) {
+		t.Errorf("error = %v", err)
+	}
+}
+
+func TestResolveList_FollowsTheSpecTable(t *testing.T) {
+	token := EncodeContinue(7, "/g/r/ns/b")
+	const (
+		exact = ResourceVersionMatchExact
+		newer = ResourceVersionMatchNotOlderThan
+	)
+	for _, tc := range []struct {
+		name string
+		opts ListOptions
+		want ReadSpec
+		err  error
+	}{
+		{"unset, no limit: most recent", ListOptions{}, ReadSpec{Mode: ReadMostRecent}, nil},
+		{"zero, no limit: any", ListOptions{ResourceVersion: "0"}, ReadSpec{Mode: ReadAny}, nil},
+		{"N, no limit: not older than", ListOptions{ResourceVersion: "5"}, ReadSpec{Mode: ReadNotOlderThan, ResourceVersion: 5}, nil},
+		{"unset, limit: most recent", ListOptions{Limit: 1}, ReadSpec{Mode: ReadMostRecent}, nil},
+		{"zero, limit: any", ListOptions{Limit: 1, ResourceVersion: "0"}, ReadSpec{Mode: ReadAny}, nil},
+		{"N, limit: exact", ListOptions{Limit: 1, ResourceVersion: "5"}, ReadSpec{Mode: ReadExact, ResourceVersion: 5}, nil},
+		{"unset, continue: token exact", ListOptions{Limit: 1, Continue: token}, ReadSpec{Mode: ReadExact, ResourceVersion: 7, StartAfter: "/g/r/ns/b"}, nil},
+		{"zero, continue: token exact", ListOptions{Limit: 1, Continue: token, ResourceVersion: "0"}, ReadSpec{Mode: ReadExact, ResourceVersion: 7, StartAfter: "/g/r/ns/b"}, nil},
+		{"N, continue: invalid", ListOptions{Limit: 1, Continue: token, ResourceVersion: "5"}, ReadSpec{}, ErrInvalidOptions},
+		{"Exact, unset: invalid", ListOptions{ResourceVersionMatch: exact}, ReadSpec{}, ErrInvalidOptions},
+		{"Exact, zero: invalid", ListOptions{ResourceVersionMatch: exact, ResourceVersion: "0"}, ReadSpec{}, ErrInvalidOptions},
+		{"Exact, N: exact", ListOptions{ResourceVersionMatch: exact, ResourceVersion: "5"}, ReadSpec{Mode: ReadExact, ResourceVersion: 5}, nil},
+		{"Exact, N, limit: exact", ListOptions{ResourceVersionMatch: exact, ResourceVersion: "5", Limit: 2}, ReadSpec{Mode: ReadExact, ResourceVersion: 5}, nil},
+		{"NotOlderThan, unset: invalid", ListOptions{ResourceVersionMatch: newer}, ReadSpec{}, ErrInvalidOptions},
+		{"NotOlderThan, zero: any", ListOptions{ResourceVersionMatch: newer, ResourceVersion: "0"}, ReadSpec{Mode: ReadAny}, nil},
+		{"NotOlderThan, N: not older than", ListOptions{ResourceVersionMatch: newer, ResourceVersion: "5"}, ReadSpec{Mode: ReadNotOlderThan, ResourceVersion: 5}, nil},
+		{"NotOlderThan, N, limit: not older than", ListOptions{ResourceVersionMatch: newer, ResourceVersion: "5", Limit: 3}, ReadSpec{Mode: ReadNotOlderThan, ResourceVersion: 5}, nil},
+		{"match with continue: invalid", ListOptions{ResourceVersionMatch: newer, ResourceVersion: "0", Continue: token}, ReadSpec{}, ErrInvalidOptions},
+		{"unknown match: invalid", ListOptions{ResourceVersionMatch: "Latest", ResourceVersion: "5"}, ReadSpec{}, ErrInvalidOptions},
+		{"bad version", ListOptions{ResourceVersion: "v5"}, ReadSpec{}, ErrInvalidResourceVersion},
+		{"bad token", ListOptions{Limit: 1, Continue: "!!"}, ReadSpec{}, ErrInvalidContinue},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ResolveList(tc.opts)
+			if tc.err != nil {
+				if !errors.Is(err, tc.err) {
+					t.Fatalf("error = %v, want %v", err, tc.err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("got %+v, %v; want %+v", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestContinueToken_RoundTripsAndRejectsGarbage(t *testing.T) {
+	tok := EncodeContinue(42, "/apps/deployments/ns/x")
+	rv, key, err := DecodeContinue(tok)
+	if err != nil || rv != 42 || key != "/apps/deployments/ns/x" {
+		t.Fatalf("DecodeContinue = %d, %q, %v", rv, key, err)
+	}
+	for _, bad := range []string{"", "not base64!", "e30", EncodeContinue(0, "/a"), EncodeContinue(1, "")} {
+		if _, _, err := DecodeContinue(bad); !errors.Is(err, ErrInvalidContinue) {
+			t.Errorf("%q: error = %v, want ErrInvalidContinue", bad, err)
+		}
+	}
+}
+
+func TestKey_FollowsThePathConvention(t *testing.T) {
+	deploy := scheme.GroupResource{Group: "apps", Resource: "deployments"}
+	nodes := scheme.GroupResource{Resource: "nodes"}
+	for got, want := range map[string]string{
+		Key(deploy, "ns", "x"): "/apps/deployments/ns/x",
+		Key(nodes, "", "n1"):   "/core/nodes/n1",
+		Prefix(deploy, ""):     "/apps/deployments/",
+		Prefix(deploy, "ns"):   "/apps/deployments/ns/",
+		EnsurePrefix("/a/b"):   "/a/b/",
+		EnsurePrefix("/a/b/"):  "/a/b/",
+	} {
+		if got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	}
+}
+
+func TestErrors_WrapSentinelsWithTheKey(t *testing.T) {
+	err := NewErrorf(ErrConflict, "/g/r/ns/x", "uid %s", "u1")
+	if !errors.Is(err, ErrConflict) || err.Error() != "conflict: /g/r/ns/x: uid u1" {
+		t.Errorf("got %v", err)
+	}
+	if err := NewError(ErrNotFound, "/k"); !errors.Is(err, ErrNotFound) || err.Error() != "not found: /k" {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestPredicate_UsesDefaultOrCustomAttributes(t *testing.T) {
+	obj := &scheme.Unstructured{}
+	obj.SetName("a")
+	obj.SetNamespace("ns")
+	obj.SetLabels(map[string]string{"app": "x"})
+	lsel, _ := ParseLabelSelector("app=x")
+	fsel, _ := ParseFieldSelector("metadata.namespace=ns,metadata.name=a")
+	custom, _ := ParseFieldSelector("spec.color=red")
+	for _, tc := range []struct {
+		name string
+		p    Predicate
+		want bool
+	}{
+		{"zero predicate", Predicate{}, true},
+		{"labels", Predicate{Label: lsel}, true},
+		{"default fields", Predicate{Label: lsel, Field: fsel}, true},
+		{"custom field absent", Predicate{Field: custom}, false},
+		{"custom field given", Predicate{Field: custom, GetAttrs: func(o scheme.Object) (map[string]string, map[string]string, error) {
+			return o.GetLabels(), map[string]string{"spec.color": "red"}, nil
+		}}, true},
+	} {
+		got, err := tc.p.Matches(obj)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: %v, %v; want %v", tc.name, got, err, tc.want)
+		}
+	}
+}

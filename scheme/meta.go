@@ -248,3 +248,17 @@ type Condition struct {
 	Reason             string          `json:"reason"`
 	Message            string          `json:"message"`
 }
+
+// PartialObjectMetadata is an object's metadata alone, the form metadata-only clients
+// (client-go's metadata client) ask for with as=PartialObjectMetadata.
+type PartialObjectMetadata struct {
+	TypeMeta   `json:",inline"`
+	ObjectMeta `json:"metadata,omitempty"`
+}
+
+// PartialObjectMetadataList is a list of PartialObjectMetadata.
+type PartialObjectMetadataList struct {
+	TypeMeta `json:",inline"`
+	ListMeta `json:"metadata,omitempty"`
+	Items    []PartialObjectMetadata `json:"items"`
+}

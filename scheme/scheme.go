@@ -50,8 +50,12 @@ type Resource struct {
 	ShortNames []string
 	Categories []string
 	Namespaced bool
-	// Subresources served besides the main resource: "status", "scale".
-	Subresources []string
+	// StatusSubresource serves /status: PUT and PATCH there change only .status, and
+	// writes to the main resource leave .status as it was.
+	StatusSubresource bool
+	// Scale, when set, serves /scale as an autoscaling/v1 Scale read from and written to
+	// the given paths.
+	Scale *ScaleSubresource
 	// SelectableFields are field paths (for example "spec.color") a field selector may use,
 	// besides metadata.name and metadata.namespace, which every kind has.
 	SelectableFields []string
@@ -71,8 +75,37 @@ func (r *Resource) GroupResource() GroupResource {
 // GroupKind returns the resource's group and kind.
 func (r *Resource) GroupKind() GroupKind { return GroupKind{Group: r.Group, Kind: r.Kind} }
 
-// HasSubresource reports whether the named subresource is served.
-func (r *Resource) HasSubresource(name string) bool { return slices.Contains(r.Subresources, name) }
+// HasSubresource reports whether the named subresource ("status", "scale") is served.
+func (r *Resource) HasSubresource(name string) bool {
+	switch name {
+	case "status":
+		return r.StatusSubresource
+	case "scale":
+		return r.Scale != nil
+	}
+	return false
+}
+
+// Subresources lists the served subresources, in the order discovery shows them.
+func (r *Resource) Subresources() []string {
+	var out []string
+	if r.StatusSubresource {
+		out = append(out, "status")
+	}
+	if r.Scale != nil {
+		out = append(out, "scale")
+	}
+	return out
+}
+
+// ScaleSubresource says where a kind keeps what autoscaling/v1 Scale exposes, as
+// dotted JSON paths like CRDs' scale subresource (".spec.replicas").
+type ScaleSubresource struct {
+	SpecReplicasPath   string
+	StatusReplicasPath string
+	// LabelSelectorPath, optional, points at a string holding the serialized label selector.
+	LabelSelectorPath string
+}
 
 // PrinterColumn is one column of table output, read from the object by a JSONPath
 // expression like CRDs' additionalPrinterColumns.

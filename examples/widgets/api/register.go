@@ -18,16 +18,17 @@ const Group = "toys.example.com"
 // returns a fresh value.
 func WidgetResource() scheme.Resource {
 	return scheme.Resource{
-		Group:            Group,
-		Kind:             "Widget",
-		ListKind:         "WidgetList",
-		Plural:           "widgets",
-		Singular:         "widget",
-		ShortNames:       []string{"wg"},
-		Categories:       []string{"all"},
-		Namespaced:       true,
-		Subresources:     []string{"status", "scale"},
-		SelectableFields: []string{"spec.color", "status.phase"},
+		Group:             Group,
+		Kind:              "Widget",
+		ListKind:          "WidgetList",
+		Plural:            "widgets",
+		Singular:          "widget",
+		ShortNames:        []string{"wg"},
+		Categories:        []string{"all"},
+		Namespaced:        true,
+		StatusSubresource: true,
+		Scale:             &scheme.ScaleSubresource{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas"},
+		SelectableFields:  []string{"spec.color", "status.phase"},
 		PrinterColumns: []scheme.PrinterColumn{
 			{Name: "Color", Type: "string", Description: "The color of the widget.", JSONPath: ".spec.color"},
 			{Name: "Replicas", Type: "integer", Description: "The desired number of copies.", JSONPath: ".spec.replicas"},

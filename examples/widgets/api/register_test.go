@@ -96,8 +96,8 @@ func TestAddToScheme_Resources(t *testing.T) {
 			if r.Namespaced != tt.namespaced {
 				t.Errorf("Namespaced = %v, want %v", r.Namespaced, tt.namespaced)
 			}
-			if !slices.Equal(r.Subresources, tt.subresources) {
-				t.Errorf("Subresources = %v, want %v", r.Subresources, tt.subresources)
+			if !slices.Equal(r.Subresources(), tt.subresources) {
+				t.Errorf("Subresources = %v, want %v", r.Subresources(), tt.subresources)
 			}
 			if got := s.ServedVersions(r); !slices.Equal(got, tt.served) {
 				t.Errorf("ServedVersions = %v, want %v", got, tt.served)

@@ -116,9 +116,9 @@ type ObjectMeta struct {
 	DeletionGracePeriodSeconds *int64               `json:"deletionGracePeriodSeconds,omitempty"`
 	Labels                     map[string]string    `json:"labels,omitempty"`
 	Annotations                map[string]string    `json:"annotations,omitempty"`
-	OwnerReferences            []OwnerReference     `json:"ownerReferences,omitempty" patchStrategy:"merge" patchMergeKey:"uid"`
-	Finalizers                 []string             `json:"finalizers,omitempty" patchStrategy:"merge"`
-	ManagedFields              []ManagedFieldsEntry `json:"managedFields,omitempty"`
+	OwnerReferences            []OwnerReference     `json:"ownerReferences,omitempty" patchStrategy:"merge" patchMergeKey:"uid" listType:"map" listMapKeys:"uid"`
+	Finalizers                 []string             `json:"finalizers,omitempty" patchStrategy:"merge" listType:"set"`
+	ManagedFields              []ManagedFieldsEntry `json:"managedFields,omitempty" listType:"atomic"`
 }
 
 // GetObjectMeta returns the metadata itself; typed kinds reach it without reflection.

@@ -39,7 +39,7 @@ type StatusDetails struct {
 	Group             string        `json:"group,omitempty"`
 	Kind              string        `json:"kind,omitempty"`
 	UID               UID           `json:"uid,omitempty"`
-	Causes            []StatusCause `json:"causes,omitempty"`
+	Causes            []StatusCause `json:"causes,omitempty" listType:"atomic"`
 	RetryAfterSeconds int32         `json:"retryAfterSeconds,omitempty"`
 }
 

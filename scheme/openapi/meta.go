@@ -145,19 +145,6 @@ var metaDocs = map[reflect.Type]map[string]string{
 	},
 }
 
-// metaFieldTags are the list and map semantics kube-apiserver publishes for meta fields
-// whose Go struct tags in package scheme do not (yet) say them.
-var metaFieldTags = map[reflect.Type]map[string]func(*Schema){
-	reflect.TypeFor[scheme.ObjectMeta](): {
-		"finalizers":      func(s *Schema) { s.ListType = "set" },
-		"managedFields":   func(s *Schema) { s.ListType = "atomic" },
-		"ownerReferences": func(s *Schema) { s.ListType, s.ListMapKeys = "map", []string{"uid"} },
-	},
-	reflect.TypeFor[scheme.StatusDetails](): {
-		"causes": func(s *Schema) { s.ListType = "atomic" },
-	},
-}
-
 // metaTypeTags are type-level extensions of meta definitions.
 var metaTypeTags = map[reflect.Type]func(*Schema){
 	reflect.TypeFor[scheme.OwnerReference](): func(s *Schema) { s.MapType = "atomic" },

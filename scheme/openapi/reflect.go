@@ -506,11 +506,6 @@ func (b *builder) fieldSchema(f field) *Schema {
 			s.Enum = append(s.Enum, e)
 		}
 	}
-	if fns, ok := metaFieldTags[f.owner]; ok {
-		if fn, ok := fns[f.name]; ok {
-			fn(s)
-		}
-	}
 	if s.ListType == "map" && len(s.ListMapKeys) == 0 && s.PatchMergeKey != "" {
 		s.ListMapKeys = []string{s.PatchMergeKey}
 	}

@@ -43,9 +43,9 @@ type WidgetSpec struct {
 	Inline   struct {
 		Note string `json:"note"`
 	} `json:"inline"`
-	Quoted int64 `json:"quoted,string"`
-	Skipped string `json:"-"`
-	hidden  string
+	Quoted   int64  `json:"quoted,string"`
+	Skipped  string `json:"-"`
+	hidden   string
 	Embedded `json:",inline"`
 }
 

@@ -1,0 +1,299 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/storage/memory"
+	apikitwatch "github.com/apikit-dev/apikit/watch"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	k8swatch "k8s.io/apimachinery/pkg/watch"
+	clienttesting "k8s.io/client-go/testing"
+)
+
+// Storage and watch side by side with client-go's fake ObjectTracker and apimachinery's
+// watch.Broadcaster:
+//
+//	go test ./e2e -run '^$' -bench 'Tracker|FanOut' -count 6 > out.txt; benchstat -col /impl out.txt
+//
+// The ObjectTracker keeps no resourceVersion history, continue tokens or watch window;
+// apikit's memory store does all of that in the same work.
+
+var widgetsGR = scheme.GroupResource{Group: "toys.example.com", Resource: "widgets"}
+var k8sWidgetsGVR = k8sschema.GroupVersionResource{Group: "toys.example.com", Version: "v1", Resource: "widgets"}
+
+
+func smallWidgetPair(tb testing.TB, parts int, ns, name string) (*k8sWidget, scheme.Object) {
+	w := widgetFixture(parts)
+	w.Namespace, w.Name, w.ResourceVersion, w.UID = ns, name, "", ""
+	var kw k8sWidget
+	b, _ := json.Marshal(w)
+	if err := json.Unmarshal(b, &kw); err != nil {
+		tb.Fatal(err)
+	}
+	return &kw, w
+}
+
+func newTracker() clienttesting.ObjectTracker {
+	s := newK8sScheme()
+	return clienttesting.NewObjectTracker(s, serializer.NewCodecFactory(s).UniversalDecoder())
+}
+
+func BenchmarkTrackerCRUD(b *testing.B) {
+	ctx := context.Background()
+	const parts = 13 // about 1 KB of JSON
+	b.Run("op=create/impl=apikit", func(b *testing.B) {
+		st := memory.New(memory.Options{})
+		defer st.Close()
+		_, obj := smallWidgetPair(b, parts, "ns", "w")
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			o := scheme.DeepCopy(obj)
+			name := fmt.Sprintf("w-%d", i)
+			o.SetName(name)
+			if _, err := st.Create(ctx, storage.Key(widgetsGR, "ns", name), o); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("op=create/impl=client-go", func(b *testing.B) {
+		tr := newTracker()
+		kw, _ := smallWidgetPair(b, parts, "ns", "w")
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			o := kw.DeepCopy()
+			o.Name = fmt.Sprintf("w-%d", i)
+			if err := tr.Create(k8sWidgetsGVR, o, "ns"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("op=get/impl=apikit", func(b *testing.B) {
+		st := memory.New(memory.Options{})
+		defer st.Close()
+		_, obj := smallWidgetPair(b, parts, "ns", "w")
+		key := storage.Key(widgetsGR, "ns", "w")
+		if _, err := st.Create(ctx, key, obj); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if _, err := st.Get(ctx, key, storage.GetOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("op=get/impl=client-go", func(b *testing.B) {
+		tr := newTracker()
+		kw, _ := smallWidgetPair(b, parts, "ns", "w")
+		if err := tr.Create(k8sWidgetsGVR, kw, "ns"); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if _, err := tr.Get(k8sWidgetsGVR, "ns", "w"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("op=update/impl=apikit", func(b *testing.B) {
+		st := memory.New(memory.Options{})
+		defer st.Close()
+		_, obj := smallWidgetPair(b, parts, "ns", "w")
+		key := storage.Key(widgetsGR, "ns", "w")
+		if _, err := st.Create(ctx, key, obj); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			_, err := st.GuaranteedUpdate(ctx, key, storage.UpdateOptions{}, func(cur scheme.Object) (scheme.Object, error) {
+				cur.SetGeneration(int64(i + 2))
+				return cur, nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("op=update/impl=client-go", func(b *testing.B) {
+		tr := newTracker()
+		kw, _ := smallWidgetPair(b, parts, "ns", "w")
+		if err := tr.Create(k8sWidgetsGVR, kw, "ns"); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			// The same read-modify-write a client does against the tracker.
+			cur, err := tr.Get(k8sWidgetsGVR, "ns", "w")
+			if err != nil {
+				b.Fatal(err)
+			}
+			o := cur.(*k8sWidget)
+			o.Generation = int64(i + 2)
+			if err := tr.Update(k8sWidgetsGVR, o, "ns"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkTrackerList: a list of all 10k objects, and one namespace of 3,000 among 30k.
+func BenchmarkTrackerList(b *testing.B) {
+	ctx := context.Background()
+	const parts = 13
+	cases := []struct {
+		name          string
+		namespaces    int
+		perNamespace  int
+		listNamespace string
+	}{
+		{"all-of-10k", 1, 10000, ""},
+		{"ns-3k-of-30k", 10, 3000, "ns-3"},
+	}
+	for _, c := range cases {
+		st := memory.New(memory.Options{})
+		tr := newTracker()
+		for n := 0; n < c.namespaces; n++ {
+			ns := fmt.Sprintf("ns-%d", n)
+			for i := 0; i < c.perNamespace; i++ {
+				name := fmt.Sprintf("w-%05d", i)
+				kw, obj := smallWidgetPair(b, parts, ns, name)
+				if _, err := st.Create(ctx, storage.Key(widgetsGR, ns, name), obj); err != nil {
+					b.Fatal(err)
+				}
+				if err := tr.Create(k8sWidgetsGVR, kw, ns); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		want := c.perNamespace
+		if c.listNamespace == "" {
+			want = c.namespaces * c.perNamespace
+		}
+		b.Run(c.name+"/impl=apikit", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				res, err := st.List(ctx, storage.Prefix(widgetsGR, c.listNamespace), storage.ListOptions{})
+				if err != nil || len(res.Items) != want {
+					b.Fatalf("list: %v, %d items", err, len(res.Items))
+				}
+			}
+		})
+		b.Run(c.name+"/impl=client-go", func(b *testing.B) {
+			b.ReportAllocs()
+			gvk := k8sWidgetGV.WithKind("Widget")
+			for i := 0; i < b.N; i++ {
+				l, err := tr.List(k8sWidgetsGVR, gvk, c.listNamespace)
+				if err != nil || len(l.(*k8sWidgetList).Items) != want {
+					b.Fatalf("list: %v", err)
+				}
+			}
+		})
+		st.Close()
+	}
+}
+
+// BenchmarkFanOut publishes one ~2 KB Widget change per iteration to N watchers and
+// waits until every watcher has it. "encode=each" has every watcher JSON-encode the
+// object, as a server without a serializer cache does; "encode=shared" encodes once per
+// change (apikit's Event.Encoded). ns/op is per published event.
+func BenchmarkFanOut(b *testing.B) {
+	const parts = 30 // about 2 KB of JSON
+	for _, watchers := range []int{1, 100, 1000} {
+		for _, enc := range []string{"none", "each", "shared"} {
+			b.Run(fmt.Sprintf("watchers=%d/encode=%s/impl=apikit", watchers, enc), func(b *testing.B) {
+				_, obj := smallWidgetPair(b, parts, "ns", "w")
+				br := apikitwatch.NewBroadcaster(apikitwatch.Options{HistorySize: b.N + 16, WatcherBuffer: 1000})
+				defer br.Stop()
+				var wg sync.WaitGroup
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				for w := 0; w < watchers; w++ {
+					wi, err := br.Watch(ctx, 0, apikitwatch.WatchOptions{Key: "/", Recursive: true})
+					if err != nil {
+						b.Fatal(err)
+					}
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for got := 0; got < b.N; got++ {
+							ev, ok := <-wi.ResultChan()
+							if !ok {
+								b.Error("watch closed early")
+								return
+							}
+							switch enc {
+							case "each":
+								_, _ = json.Marshal(ev.Object)
+							case "shared":
+								_, _ = ev.Encoded("json", func(o scheme.Kinded) ([]byte, error) { return json.Marshal(o) })
+							}
+						}
+					}()
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					o := obj
+					if err := br.Publish(apikitwatch.Change{Type: apikitwatch.Modified, Object: o, PrevObject: o, ResourceVersion: uint64(i + 1), Key: "/toys.example.com/widgets/ns/w"}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				wg.Wait()
+			})
+			if enc == "shared" {
+				continue // apimachinery's Broadcaster has no shared encoding
+			}
+			b.Run(fmt.Sprintf("watchers=%d/encode=%s/impl=apimachinery", watchers, enc), func(b *testing.B) {
+				kw, _ := smallWidgetPair(b, parts, "ns", "w")
+				br := k8swatch.NewBroadcaster(1000, k8swatch.WaitIfChannelFull)
+				defer br.Shutdown()
+				var wg sync.WaitGroup
+				for w := 0; w < watchers; w++ {
+					wi, err := br.Watch()
+					if err != nil {
+						b.Fatal(err)
+					}
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						defer wi.Stop()
+						for got := 0; got < b.N; got++ {
+							ev, ok := <-wi.ResultChan()
+							if !ok {
+								b.Error("watch closed early")
+								return
+							}
+							if enc == "each" {
+								_, _ = json.Marshal(ev.Object)
+							}
+						}
+					}()
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if err := br.Action(k8swatch.Modified, kw); err != nil {
+						b.Fatal(err)
+					}
+				}
+				wg.Wait()
+			})
+		}
+	}
+}
+
+var _ = metav1.Now

@@ -11,7 +11,6 @@ import (
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/storage/memory"
 	apikitwatch "github.com/apikit-dev/apikit/watch"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	k8swatch "k8s.io/apimachinery/pkg/watch"
@@ -28,7 +27,6 @@ import (
 
 var widgetsGR = scheme.GroupResource{Group: "toys.example.com", Resource: "widgets"}
 var k8sWidgetsGVR = k8sschema.GroupVersionResource{Group: "toys.example.com", Version: "v1", Resource: "widgets"}
-
 
 func smallWidgetPair(tb testing.TB, parts int, ns, name string) (*k8sWidget, scheme.Object) {
 	w := widgetFixture(parts)
@@ -296,4 +294,3 @@ func BenchmarkFanOut(b *testing.B) {
 	}
 }
 
-var _ = metav1.Now

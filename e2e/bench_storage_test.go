@@ -293,4 +293,3 @@ func BenchmarkFanOut(b *testing.B) {
 		}
 	}
 }
-

@@ -24,8 +24,9 @@ func DeepCopy[T any](v T) T {
 			return out
 		}
 	}
-	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.Type() == reflect.TypeFor[T]() {
-		// The common case, a pointer to a struct: copy into a new value without boxing v.
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
+		// The common case, a pointer (possibly held in an interface such as Object): copy
+		// into a new value without boxing v.
 		if rv.IsNil() {
 			return v
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"testing"
 
 	"github.com/apikit-dev/apikit/scheme"
@@ -89,8 +88,30 @@ func BenchmarkEncodeTyped(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("parts=%d/codec", n), func(b *testing.B) {
 			b.ReportAllocs()
+			var buf bytes.Buffer
 			for b.Loop() {
-				if err := s.Encode(io.Discard, &w); err != nil {
+				buf.Reset()
+				if err := s.Encode(&buf, &w); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("parts=%d/codec-append", n), func(b *testing.B) {
+			b.ReportAllocs()
+			out := make([]byte, 0, 16<<10)
+			for b.Loop() {
+				var err error
+				if out, err = AppendJSON(out[:0], &w); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("parts=%d/encoding-json", n), func(b *testing.B) {
+			b.ReportAllocs()
+			var buf bytes.Buffer
+			for b.Loop() {
+				buf.Reset()
+				if err := json.NewEncoder(&buf).Encode(&w); err != nil {
 					b.Fatal(err)
 				}
 			}

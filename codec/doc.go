@@ -20,10 +20,18 @@
 //
 // # JSON encoding
 //
-// Typed objects are encoded with encoding/json, exactly like k8s.io/apimachinery.
-// Unstructured trees (map[string]any, []any and scalars) take a fast path,
-// [AppendJSON], whose output is byte-identical to encoding/json (sorted keys, the same
-// HTML-safe escaping).
+// [Marshal] and [AppendJSON] encode any value byte-identically to encoding/json's
+// Marshal, which is what k8s.io/apimachinery writes: json tags with omitempty,
+// omitzero and ",string", Go's embedding and shadowing rules (resolved by the same
+// code as the decoder's, so both agree on names), sorted map keys, HTML-safe
+// escaping, json.Marshaler and encoding.TextMarshaler called exactly where
+// encoding/json calls them (pointer-receiver methods only on addressable values) with
+// their output validated and compacted, and encoding/json's own error types. Typed
+// values are encoded by a plan compiled once per Go type that reads fields in place
+// (scheme.Time, json.RawMessage and labels are written without calling methods or
+// allocating); unstructured trees (map[string]any, []any and scalars) take a direct
+// path. [JSONSerializer] encodes into pooled buffers and writes each object with one
+// Write.
 //
 // # Objects, YAML and media types
 //

@@ -60,3 +60,36 @@ func FuzzDecodeYAML(f *testing.F) {
 		_, _ = s.Decode(data, &scheme.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, nil)
 	})
 }
+
+// FuzzMarshal decodes the input into typed and untyped values and checks that
+// encoding them gives encoding/json's bytes.
+func FuzzMarshal(f *testing.F) {
+	for _, seed := range []string{
+		string(widgetJSON(2)),
+		`{"metadata":{"labels":{"<a>":"\u2028"},"managedFields":[{"fieldsV1":{"f:a": {}}}]},"spec":{"parts":[{"name":"\ud800"}]}}`,
+		`{"Plain":"x","oi":3,"of":-0,"zval":{"N":-1},"qi":"12","qs":"\"x\"","Raw":{"a" : 1},"Num":1e5}`,
+		`[1, "a", null, {"b": [true, 1.5e300]}]`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var w Widget
+		var tg tagged
+		var m marshalers
+		var top randTop
+		var u any
+		for _, v := range []any{&w, &tg, &m, &top, &u} {
+			if json.Unmarshal(data, v) != nil {
+				continue
+			}
+			want, werr := json.Marshal(v)
+			got, gerr := Marshal(v)
+			if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+				t.Fatalf("%T: errors differ: ours %v, theirs %v", v, gerr, werr)
+			}
+			if string(got) != string(want) {
+				t.Fatalf("%T differs:\nours:   %s\ntheirs: %s", v, got, want)
+			}
+		}
+	})
+}

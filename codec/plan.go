@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -616,6 +617,11 @@ type structField struct {
 	index  []int
 	typ    reflect.Type
 	dec    decoderFunc
+
+	// Options of the json tag that only the encoder uses.
+	omitEmpty bool // ",omitempty"
+	omitZero  bool // ",omitzero"
+	quoted    bool // ",string" on a bool, number or string field (or a pointer to one)
 }
 
 type structDecoder struct {
@@ -747,7 +753,7 @@ func typeFields(t reflect.Type) []structField {
 				if tag == "-" {
 					continue
 				}
-				name, _, _ := strings.Cut(tag, ",")
+				name, opts, _ := strings.Cut(tag, ",")
 				if !validTagName(name) {
 					name = ""
 				}
@@ -757,7 +763,16 @@ func typeFields(t reflect.Type) []structField {
 					ft = ft.Elem()
 				}
 				if name != "" || !sf.Anonymous || ft.Kind() != reflect.Struct {
-					f := structField{name: name, tagged: name != "", index: index, typ: sf.Type}
+					f := structField{name: name, tagged: name != "", index: index, typ: sf.Type,
+						omitEmpty: hasTagOption(opts, "omitempty"), omitZero: hasTagOption(opts, "omitzero")}
+					if hasTagOption(opts, "string") {
+						switch ft.Kind() {
+						case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+							reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+							reflect.Float32, reflect.Float64, reflect.String:
+							f.quoted = true
+						}
+					}
 					if f.name == "" {
 						f.name = sf.Name
 					}
@@ -807,6 +822,8 @@ func typeFields(t reflect.Type) []structField {
 	return kept
 }
 
+// validTagName reports whether a json tag name is usable, by encoding/json's rule:
+// letters, digits and the punctuation below; anything else makes the Go name count.
 func validTagName(s string) bool {
 	if s == "" {
 		return false
@@ -814,9 +831,21 @@ func validTagName(s string) bool {
 	for _, c := range s {
 		switch {
 		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
-		case !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c > 127):
+		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
 			return false
 		}
 	}
 	return true
+}
+
+// hasTagOption reports whether the comma-separated options of a json tag hold opt.
+func hasTagOption(opts, opt string) bool {
+	for opts != "" {
+		var o string
+		o, opts, _ = strings.Cut(opts, ",")
+		if o == opt {
+			return true
+		}
+	}
+	return false
 }

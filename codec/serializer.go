@@ -1,11 +1,11 @@
 package codec
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"reflect"
+	"sync"
 
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -179,16 +179,29 @@ func peekTypeMeta(data []byte) (apiVersion, kind string, err error) {
 	return apiVersion, kind, err
 }
 
-// Encode writes obj as JSON and a newline. Unstructured objects take the fast encoder;
-// typed ones go through encoding/json, byte-identical to apimachinery's output.
+// Encode writes obj as JSON and a newline, in one Write, byte-identical to
+// apimachinery's output. The bytes are built in a pooled buffer that w must not keep.
 func (s *JSONSerializer) Encode(w io.Writer, obj scheme.Kinded) error {
-	b, err := marshalObject(obj, make([]byte, 0, 1024))
-	if err != nil {
-		return err
+	bp := encodeBufferPool.Get().(*[]byte)
+	b, err := marshalObject(obj, (*bp)[:0])
+	if err == nil {
+		_, err = w.Write(append(b, '\n'))
 	}
-	_, err = w.Write(append(b, '\n'))
+	if cap(b) <= maxPooledEncodeBuffer {
+		*bp = b[:0]
+		encodeBufferPool.Put(bp)
+	}
 	return err
 }
+
+// maxPooledEncodeBuffer bounds the buffers kept for reuse, so that one huge list does
+// not pin its memory.
+const maxPooledEncodeBuffer = 256 << 10
+
+var encodeBufferPool = sync.Pool{New: func() any {
+	b := make([]byte, 0, 4096)
+	return &b
+}}
 
 // marshalObject appends the compact JSON of obj to b.
 func marshalObject(obj scheme.Kinded, b []byte) ([]byte, error) {
@@ -196,22 +209,9 @@ func marshalObject(obj scheme.Kinded, b []byte) ([]byte, error) {
 	case *scheme.Unstructured:
 		return AppendJSON(b, o.Object)
 	case *scheme.UnstructuredList:
-		m := make(map[string]any, len(o.Object)+1)
-		for k, v := range o.Object {
-			m[k] = v
-		}
-		items := make([]any, len(o.Items))
-		for i := range o.Items {
-			items[i] = o.Items[i].Object
-		}
-		m["items"] = items
-		return AppendJSON(b, m)
+		return AppendJSON(b, unstructuredListMap(o))
 	}
-	out, err := json.Marshal(obj)
-	if err != nil {
-		return b, err
-	}
-	return append(b, out...), nil
+	return AppendJSON(b, obj)
 }
 
 // YAMLSerializer is the application/yaml Serializer of a scheme: YAML is converted to

@@ -25,6 +25,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv(crashChildEnv); path != "" {
 		os.Exit(runCrashChild(path))
 	}
+	if path := os.Getenv(storeCrashChildEnv); path != "" {
+		os.Exit(runStoreCrashChild(path))
+	}
 	os.Exit(m.Run())
 }
 
@@ -184,8 +187,18 @@ func TestCrash_KillDuringWriteBurstLosesNoAcknowledgedWrite(t *testing.T) {
 // version it started from and its stderr.
 func runAndKill(t *testing.T, exe, path string, killAfter int) (acks []uint64, start uint64, stderr string) {
 	t.Helper()
+	var lines []string
+	acks, start, stderr = runAndKillEnv(t, exe, crashChildEnv+"="+path, killAfter, &lines)
+	return acks, start, stderr
+}
+
+// runAndKillEnv runs the test binary as a crash child with env set, SIGKILLs it once it
+// has printed killAfter "ack" lines and returns the version of each acknowledgement, the
+// start version, its stderr and (in lines) the text after "ack " of each.
+func runAndKillEnv(t *testing.T, exe, env string, killAfter int, lines *[]string) (acks []uint64, start uint64, stderr string) {
+	t.Helper()
 	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
+	cmd.Env = append(os.Environ(), env)
 	var errBuf bytes.Buffer
 	cmd.Stderr = &errBuf
 	out, err := cmd.StdoutPipe()
@@ -201,7 +214,8 @@ func runAndKill(t *testing.T, exe, path string, killAfter int) (acks []uint64, s
 	killed := false
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
-		verb, arg, _ := strings.Cut(sc.Text(), " ")
+		verb, rest, _ := strings.Cut(sc.Text(), " ")
+		arg, extra, _ := strings.Cut(rest, " ")
 		n, err := strconv.ParseUint(arg, 10, 64)
 		if err != nil {
 			t.Errorf("child printed %q", sc.Text())
@@ -212,6 +226,7 @@ func runAndKill(t *testing.T, exe, path string, killAfter int) (acks []uint64, s
 			start = n
 		case "ack":
 			acks = append(acks, n)
+			*lines = append(*lines, extra)
 		}
 		if len(acks) == killAfter && !killed {
 			// Reading goes on to the end: acknowledgements printed before the kill count.

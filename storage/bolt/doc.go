@@ -1,12 +1,39 @@
-// Package bolt is the durable layer of apikit's embedded single-node storage backend: a
-// write-ahead store on go.etcd.io/bbolt that every write passes through, and is fsync'ed
-// by, before it is acknowledged.
+// Package bolt is apikit's durable embedded single-node storage backend, on
+// go.etcd.io/bbolt.
 //
-// The full backend pairs a [Log] with the in-memory engine of storage/memory, which serves
-// reads, history and watches: on start the engine is filled from [Log.Load], and every
-// write is committed to the log before the engine applies it and the caller is answered.
-// This package holds only the durable part; it knows nothing about objects, only keys,
-// opaque values and resource versions.
+// [New] returns a [Store]: a storage.Interface whose reads, history, snapshots and watches
+// are served by the in-memory engine of storage/memory, and whose every write passes
+// through a [Log], and is fsync'ed by it, before it is acknowledged. Objects are kept in
+// the file encoded by [Options.Codec] (hosts pass SerializerCodec(codec.NewJSON(s))). On
+// start the Store loads the file's state and continues its resourceVersion counter.
+//
+// # Writes, group commit and visibility
+//
+// Under the engine's lock a write is computed against the latest state, given the next
+// resourceVersion, applied to the engine and queued to the Log ([Log.Enqueue]), so the
+// Log receives writes in version order; the writer then waits for its commit outside
+// the lock, so that concurrent writers share one transaction and one fsync. Reads,
+// counts and watch events are served at a watermark that advances over durable writes
+// only, in version order: nothing is seen before it is durable, and everything
+// acknowledged is seen (read-your-writes). Read-modify-write calls (GuaranteedUpdate,
+// Delete) compute on the latest state, durable or not, so concurrent writers to one key
+// queue behind each other instead of retrying; their answers wait until the state they
+// were based on is durable. When a commit fails, the write and every write queued
+// behind it fail, the Store takes no more writes, and none of them is ever seen; reads
+// go on at the last durable state. Close and open the Store again to recover.
+//
+// # Restart
+//
+// The history window starts empty after a restart: reads and watches at versions older
+// than the loaded one fail with storage.ErrGone (clients list again), as they would
+// after an etcd compaction. No version is shown to anyone before it is durable, so a
+// crash can lose only versions that nobody has seen, and a version lost in a crash may
+// be given to another write after the restart without confusing any client.
+//
+// # The Log
+//
+// The Log is the durable part alone and knows nothing about objects, only keys, opaque
+// values and resource versions.
 //
 // # Group commit
 //

@@ -7,7 +7,11 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/apikit-dev/apikit/codec"
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/storage/bolt"
+	"github.com/apikit-dev/apikit/storage/storagetest"
 )
 
 // A store commits every write to the log before it acknowledges it, and on restart
@@ -57,4 +61,50 @@ func Example() {
 	// Output:
 	// /apps/deployments/default/web = {"replicas":1} (version 1)
 	// next version: 4
+}
+
+// A Store is a storage.Interface that keeps its objects across restarts.
+func ExampleNew() {
+	dir, err := os.MkdirTemp("", "apikit-bolt-store-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "state.db")
+	ctx := context.Background()
+
+	s := scheme.New()
+	if err := storagetest.AddToScheme(s); err != nil {
+		log.Fatal(err)
+	}
+	opts := bolt.Options{Codec: bolt.SerializerCodec(codec.NewJSON(s))}
+
+	store, err := bolt.New(path, opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	key := storage.Key(storagetest.Widgets, "default", "web")
+	created, err := store.Create(ctx, key, storagetest.NewWidget("default", "web", nil, 3))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("created at", created.GetResourceVersion())
+	if err := store.Close(); err != nil {
+		log.Fatal(err)
+	}
+
+	// After a restart (or a crash), every acknowledged object is back.
+	store, err = bolt.New(path, opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+	got, err := store.Get(ctx, key, storage.GetOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(got.GetName(), "at", got.GetResourceVersion(), "size", got.(*storagetest.Widget).Spec.Size)
+	// Output:
+	// created at 1
+	// web at 1 size 3
 }

@@ -15,6 +15,8 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 	bbolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/apikit-dev/apikit/storage/memory"
 )
 
 // FormatVersion is the version of the file format this package writes (see the package
@@ -59,8 +61,15 @@ var (
 // rvSize is the length of an encoded resource version.
 const rvSize = 8
 
-// Options configure a Log. The zero value is ready to use.
+// Options configure a Store (New) or a bare Log (Open, which ignores Codec and Memory).
+// The zero value is ready for a Log; a Store needs a Codec.
 type Options struct {
+	// Codec encodes the objects a Store writes to the file and decodes them on start;
+	// required by New. Hosts pass SerializerCodec(codec.NewJSON(theirScheme)).
+	Codec Codec
+	// Memory configures the in-memory engine of a Store: history window, future-version
+	// wait, bookmarks and watch buffers. Its Journal field is set by New.
+	Memory memory.Options
 	// NoSync skips fsync on commit: a commit survives a crash of the process but not of
 	// the machine. For tests only.
 	NoSync bool

@@ -6,4 +6,9 @@
 // records of a bounded window (by count and age, see [Options]) serve three things at
 // once: consistent pages of a paginated list, Exact reads at older resourceVersions and
 // watches that start in the past. Readers never hold the lock while they iterate.
+//
+// The store is also the engine of durable backends: with [Options.Journal] set, every
+// write is handed to the journal in resourceVersion order and becomes visible to reads
+// and watches only once the journal reports it durable ([Journal]); [Restore] starts a
+// store from a saved state. storage/bolt is built this way.
 package memory

@@ -579,10 +579,18 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 			return nil, s.answer(ctx, key, seen, storage.NewErrorf(storage.ErrNotFound, key,
 				"cannot update an object at resourceVersion %s that does not exist", newRV))
 		}
+		// next is the caller's: the store keeps a copy. When next is cur, the copy this
+		// call made for tryUpdate, it is already the caller's own object and is returned
+		// as the result, saving a deep copy.
+		own := cur != nil && next == cur
 		stored := copyObject(next)
 		if found && unchanged(e.obj, stored) {
 			if err := s.settle(ctx, key, seen, nil); err != nil {
 				return nil, err
+			}
+			if own {
+				next.SetResourceVersion(e.obj.GetResourceVersion())
+				return next, nil
 			}
 			return copyObject(e.obj), nil
 		}
@@ -607,7 +615,12 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 		if err != nil {
 			return nil, err
 		}
-		out := copyObject(stored)
+		out := next
+		if own {
+			out.SetResourceVersion(storage.FormatResourceVersion(rv))
+		} else {
+			out = copyObject(stored)
+		}
 		if err := s.settle(ctx, key, rv, d); err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ module github.com/apikit-dev/apikit
 go 1.24
 
 require (
+	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/google/btree v1.1.3
 	github.com/google/go-cmp v0.7.0
 	go.etcd.io/bbolt v1.4.3

@@ -1,0 +1,355 @@
+package rest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/validation"
+)
+
+// DeletionPropagation is the propagationPolicy of a delete.
+type DeletionPropagation string
+
+// The propagation policies. apikit has no garbage collector: Orphan is honoured by the
+// server itself (it removes ownerReferences to the deleted object from the objects of
+// the same namespace, then the object goes); Background and Foreground leave dependents
+// alone, Foreground behaving like Background.
+const (
+	DeletePropagationOrphan     DeletionPropagation = "Orphan"
+	DeletePropagationBackground DeletionPropagation = "Background"
+	DeletePropagationForeground DeletionPropagation = "Foreground"
+)
+
+// The finalizers of the garbage collector's protocol.
+const (
+	FinalizerOrphanDependents = "orphan"
+	FinalizerDeleteDependents = "foregroundDeletion"
+)
+
+// DeleteOptions is meta/v1 DeleteOptions, read from a delete's body or query.
+type DeleteOptions struct {
+	scheme.TypeMeta    `json:",inline"`
+	GracePeriodSeconds *int64               `json:"gracePeriodSeconds,omitempty"`
+	Preconditions      *DeletePreconditions `json:"preconditions,omitempty"`
+	OrphanDependents   *bool                `json:"orphanDependents,omitempty"`
+	PropagationPolicy  *DeletionPropagation `json:"propagationPolicy,omitempty"`
+	DryRun             []string             `json:"dryRun,omitempty"`
+}
+
+// DeletePreconditions must hold on the stored object for a delete to proceed.
+type DeletePreconditions struct {
+	UID             *scheme.UID `json:"uid,omitempty"`
+	ResourceVersion *string     `json:"resourceVersion,omitempty"`
+}
+
+// deleteOptions reads DeleteOptions from the body (if any) and the query.
+func (rq *request) deleteOptions() (*DeleteOptions, bool, error) {
+	opts := &DeleteOptions{}
+	data, err := rq.readBody()
+	if err != nil {
+		return nil, false, err
+	}
+	if len(data) > 0 {
+		ser, err := rq.serializerFor(rq.r.Header.Get("Content-Type"))
+		if err != nil {
+			return nil, false, err
+		}
+		def := scheme.GroupVersionKind{Version: "v1", Kind: "DeleteOptions"}
+		if _, _, err := rq.decodeInto(ser, data, opts, def, "Ignore"); err != nil {
+			return nil, false, err
+		}
+	}
+	q := rq.query
+	if v := q.Get("gracePeriodSeconds"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, false, NewBadRequest(fmt.Sprintf("invalid gracePeriodSeconds %q", v))
+		}
+		opts.GracePeriodSeconds = &n
+	}
+	if v := q.Get("propagationPolicy"); v != "" {
+		p := DeletionPropagation(v)
+		opts.PropagationPolicy = &p
+	}
+	if v := q.Get("orphanDependents"); v != "" {
+		b := isTrue(v)
+		opts.OrphanDependents = &b
+	}
+	if d, ok := q["dryRun"]; ok {
+		opts.DryRun = d
+	}
+	var errs validation.ErrorList
+	for _, d := range opts.DryRun {
+		if d != "All" {
+			errs = append(errs, validation.NotSupported(validation.NewPath("dryRun"), opts.DryRun, []string{"All"}))
+			break
+		}
+	}
+	if opts.OrphanDependents != nil && opts.PropagationPolicy != nil {
+		errs = append(errs, validation.Invalid(validation.NewPath("propagationPolicy"), *opts.PropagationPolicy, "orphanDependents and deletionPropagation cannot be both set"))
+	}
+	if p := opts.PropagationPolicy; p != nil {
+		switch *p {
+		case DeletePropagationOrphan, DeletePropagationBackground, DeletePropagationForeground:
+		default:
+			errs = append(errs, validation.NotSupported(validation.NewPath("propagationPolicy"), *p, []string{"Foreground", "Background", "Orphan", "nil"}))
+		}
+	}
+	if g := opts.GracePeriodSeconds; g != nil && *g < 0 {
+		errs = append(errs, validation.Invalid(validation.NewPath("gracePeriodSeconds"), *g, "must be greater than or equal to 0"))
+	}
+	if len(errs) > 0 {
+		return nil, false, newInvalidOptions("DeleteOptions", errs)
+	}
+	return opts, len(opts.DryRun) > 0, nil
+}
+
+func (o *DeleteOptions) orphan() bool {
+	if o.PropagationPolicy != nil {
+		return *o.PropagationPolicy == DeletePropagationOrphan
+	}
+	return o.OrphanDependents != nil && *o.OrphanDependents
+}
+
+// checkPreconditions words a failed precondition like kube.
+func (rq *request) checkPreconditions(p *DeletePreconditions, obj scheme.Object) error {
+	if p == nil {
+		return nil
+	}
+	if p.UID != nil && *p.UID != obj.GetUID() {
+		return NewConflict(rq.gr, obj.GetName(), fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, obj.GetUID()))
+	}
+	if p.ResourceVersion != nil && *p.ResourceVersion != obj.GetResourceVersion() {
+		return NewConflict(rq.gr, obj.GetName(), fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, obj.GetResourceVersion()))
+	}
+	return nil
+}
+
+func (rq *request) delete() {
+	opts, dryRun, err := rq.deleteOptions()
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	out, deleted, err := rq.deleteObject(rq.info.Name, opts, dryRun)
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	if deleted {
+		rq.respond(http.StatusOK, &scheme.Status{
+			TypeMeta: scheme.TypeMeta{Kind: "Status", APIVersion: "v1"},
+			Status:   scheme.StatusSuccess,
+			Details:  &scheme.StatusDetails{Name: out.GetName(), Group: rq.gr.Group, Kind: rq.gr.Resource, UID: out.GetUID()},
+		})
+		return
+	}
+	ext, err := rq.h.toVersion(out, rq.gv)
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	rq.respond(http.StatusOK, ext)
+}
+
+// errFinalizersAppeared makes an immediate delete start over when finalizers were added
+// between the read and the removal.
+var errFinalizersAppeared = errors.New("finalizers appeared")
+
+// deleteObject deletes one object per object-lifecycle.md: an object without
+// finalizers goes at once (deleted=true); otherwise it gets a deletionTimestamp and
+// stays until its last finalizer is removed (deleted=false, the updated object is
+// returned). The result is at the storage version.
+func (rq *request) deleteObject(name string, opts *DeleteOptions, dryRun bool) (scheme.Object, bool, error) {
+	key := rq.key(name)
+	for attempt := 0; attempt < 10; attempt++ {
+		cur, err := rq.h.store.Get(rq.ctx, key, storage.GetOptions{})
+		if err != nil {
+			return nil, false, toStatus(err, rq.gr, name, key)
+		}
+		if err := rq.checkPreconditions(opts.Preconditions, cur); err != nil {
+			return nil, false, err
+		}
+		old, err := rq.h.toInternal(scheme.DeepCopy(cur), rq.gvk.GroupKind())
+		if err != nil {
+			return nil, false, err
+		}
+		a := rq.admissionAttributes(OperationDelete, name, old, dryRun)
+		if err := rq.mutate(a, nil); err != nil {
+			return nil, false, err
+		}
+		if err := rq.validateAdmission(a, old); err != nil {
+			return nil, false, err
+		}
+		finalizers := deletionFinalizers(cur.GetFinalizers(), opts)
+		if len(finalizers) == 0 {
+			if dryRun {
+				return cur, true, nil
+			}
+			out, err := rq.h.store.Delete(rq.ctx, key, storage.DeleteOptions{
+				Validate: func(_ context.Context, now scheme.Object) error {
+					if err := rq.checkPreconditions(opts.Preconditions, now); err != nil {
+						return err
+					}
+					if len(now.GetFinalizers()) > 0 {
+						return errFinalizersAppeared
+					}
+					return nil
+				},
+			})
+			if errors.Is(err, errFinalizersAppeared) {
+				continue
+			}
+			if err != nil {
+				return nil, false, toStatus(err, rq.gr, name, key)
+			}
+			return out, true, nil
+		}
+		return rq.markDeleting(key, name, opts, dryRun)
+	}
+	return nil, false, NewConflict(rq.gr, name, conflictModified)
+}
+
+// deletionFinalizers returns the finalizers an object has once a delete with opts has
+// started: the orphan finalizer is added for propagationPolicy=Orphan.
+func deletionFinalizers(have []string, opts *DeleteOptions) []string {
+	out := slices.Clone(have)
+	if opts.orphan() {
+		out = slices.DeleteFunc(out, func(f string) bool { return f == FinalizerDeleteDependents })
+		if !slices.Contains(out, FinalizerOrphanDependents) {
+			out = append(out, FinalizerOrphanDependents)
+		}
+	}
+	return out
+}
+
+// markDeleting puts an object with finalizers into the DELETING state, then, for the
+// orphan finalizer, orphans its dependents and removes the finalizer (deleting the
+// object if it was the last).
+func (rq *request) markDeleting(key, name string, opts *DeleteOptions, dryRun bool) (scheme.Object, bool, error) {
+	mark := func(cur scheme.Object) (scheme.Object, error) {
+		if err := rq.checkPreconditions(opts.Preconditions, cur); err != nil {
+			return nil, err
+		}
+		cur.SetFinalizers(deletionFinalizers(cur.GetFinalizers(), opts))
+		if cur.GetDeletionTimestamp() == nil {
+			now := scheme.Now()
+			zero := int64(0)
+			cur.SetDeletionTimestamp(&now)
+			cur.SetDeletionGracePeriodSeconds(&zero)
+		}
+		return cur, nil
+	}
+	if dryRun {
+		cur, err := rq.h.store.Get(rq.ctx, key, storage.GetOptions{})
+		if err != nil {
+			return nil, false, toStatus(err, rq.gr, name, key)
+		}
+		out, err := mark(cur)
+		return out, false, err
+	}
+	out, err := rq.h.store.GuaranteedUpdate(rq.ctx, key, storage.UpdateOptions{}, mark)
+	if err != nil {
+		return nil, false, toStatus(err, rq.gr, name, key)
+	}
+	if !slices.Contains(out.GetFinalizers(), FinalizerOrphanDependents) {
+		return out, false, nil
+	}
+	if err := rq.orphanDependents(out); err != nil {
+		return nil, false, err
+	}
+	out, err = rq.h.store.GuaranteedUpdate(rq.ctx, key, storage.UpdateOptions{}, func(cur scheme.Object) (scheme.Object, error) {
+		cur.SetFinalizers(slices.DeleteFunc(cur.GetFinalizers(), func(f string) bool { return f == FinalizerOrphanDependents }))
+		return cur, nil
+	})
+	if err != nil {
+		return nil, false, toStatus(err, rq.gr, name, key)
+	}
+	if len(out.GetFinalizers()) > 0 {
+		return out, false, nil
+	}
+	uid, rv := out.GetUID(), out.GetResourceVersion()
+	if _, err := rq.h.store.Delete(rq.ctx, key, storage.DeleteOptions{Preconditions: &storage.Preconditions{UID: &uid, ResourceVersion: &rv}}); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return nil, false, toStatus(err, rq.gr, name, key)
+	}
+	return out, true, nil
+}
+
+// orphanDependents removes the ownerReferences to owner from every object of every
+// resource in owner's namespace (every object, for a cluster-scoped owner).
+func (rq *request) orphanDependents(owner scheme.Object) error {
+	uid := owner.GetUID()
+	for _, res := range rq.h.scheme.Resources() {
+		if owner.GetNamespace() != "" && !res.Namespaced {
+			continue
+		}
+		prefix := storage.Prefix(res.GroupResource(), owner.GetNamespace())
+		lr, err := rq.h.store.List(rq.ctx, prefix, storage.ListOptions{})
+		if err != nil {
+			return toStatus(err, res.GroupResource(), "", prefix)
+		}
+		for _, obj := range lr.Items {
+			if !slices.ContainsFunc(obj.GetOwnerReferences(), func(r scheme.OwnerReference) bool { return r.UID == uid }) {
+				continue
+			}
+			key := storage.Key(res.GroupResource(), obj.GetNamespace(), obj.GetName())
+			_, err := rq.h.store.GuaranteedUpdate(rq.ctx, key, storage.UpdateOptions{}, func(cur scheme.Object) (scheme.Object, error) {
+				cur.SetOwnerReferences(slices.DeleteFunc(cur.GetOwnerReferences(), func(r scheme.OwnerReference) bool { return r.UID == uid }))
+				return cur, nil
+			})
+			if err != nil && !errors.Is(err, storage.ErrNotFound) {
+				return toStatus(err, res.GroupResource(), obj.GetName(), key)
+			}
+		}
+	}
+	return nil
+}
+
+// deleteCollection deletes every object the selectors match, each like a delete, and
+// returns the list of the objects it deleted (or marked for deletion).
+func (rq *request) deleteCollection() {
+	opts, dryRun, err := rq.deleteOptions()
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	pred, err := rq.predicate()
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	lr, err := rq.h.store.List(rq.ctx, storage.Prefix(rq.gr, rq.info.Namespace), storage.ListOptions{Predicate: pred})
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	var done []scheme.Object
+	for _, obj := range lr.Items {
+		out, deleted, err := rq.deleteObject(obj.GetName(), opts, dryRun)
+		if err != nil {
+			var st *scheme.Status
+			if errors.As(err, &st) && st.Code == http.StatusNotFound {
+				continue
+			}
+			rq.fail(err)
+			return
+		}
+		if deleted {
+			out = obj
+		}
+		done = append(done, out)
+	}
+	list, err := rq.newList(done)
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	list.SetResourceVersion(lr.ResourceVersion)
+	rq.respond(http.StatusOK, list)
+}

@@ -1,0 +1,92 @@
+package discovery
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"slices"
+
+	"github.com/apikit-dev/apikit/scheme"
+)
+
+// StorageVersionHash is kube-apiserver's storageVersionHash of a kind's storage version:
+// the standard base64 of the first 8 bytes of the SHA-256 of "group/version/kind" (the
+// core group is empty: "/v1/Pod"). Clients compare it to notice storage migrations.
+func StorageVersionHash(group, version, kind string) string {
+	if kind == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(group + "/" + version + "/" + kind))
+	return base64.StdEncoding.EncodeToString(sum[:8])
+}
+
+// model is what every discovery document is rendered from: the served groups in order,
+// each with its served versions (most preferred first) and their resources.
+type model struct {
+	groups []groupModel
+}
+
+type groupModel struct {
+	name     string
+	versions []versionModel
+}
+
+type versionModel struct {
+	version   string
+	resources []resourceModel // sorted by plural name
+}
+
+type resourceModel struct {
+	r           *scheme.Resource
+	verbs       []string
+	storageHash string
+}
+
+// buildModel collects the resources of s by group and version. Groups without a served
+// resource (a group that only holds helper kinds) are left out, as are versions in which
+// no resource's kind is registered.
+func buildModel(s *scheme.Scheme, verbs func(*scheme.Resource) []string) model {
+	var m model
+	for _, group := range s.Groups() {
+		g := groupModel{name: group}
+		for _, v := range s.Versions(group) {
+			vm := versionModel{version: v}
+			for _, r := range s.Resources() {
+				if r.Group != group || !slices.Contains(s.ServedVersions(r), v) {
+					continue
+				}
+				rm := resourceModel{r: r, verbs: DefaultVerbs}
+				if verbs != nil {
+					if vs := verbs(r); len(vs) > 0 {
+						rm.verbs = vs
+					}
+				}
+				if sv := s.StorageVersion(r); sv != "" {
+					rm.storageHash = StorageVersionHash(r.Group, sv, r.Kind)
+				}
+				vm.resources = append(vm.resources, rm)
+			}
+			if len(vm.resources) > 0 {
+				g.versions = append(g.versions, vm)
+			}
+		}
+		if len(g.versions) > 0 {
+			m.groups = append(m.groups, g)
+		}
+	}
+	return m
+}
+
+// scaleKind is the kind every scale subresource reads and writes.
+var scaleKind = scheme.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+
+// subresourceKind is the kind a subresource of r answers with at version v.
+func subresourceKind(r *scheme.Resource, v, sub string) scheme.GroupVersionKind {
+	if sub == "scale" {
+		return scaleKind
+	}
+	return scheme.GroupVersionKind{Group: r.Group, Version: v, Kind: r.Kind}
+}
+
+func groupVersionString(group, version string) string {
+	return scheme.GroupVersion{Group: group, Version: version}.String()
+}

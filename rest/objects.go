@@ -1,0 +1,211 @@
+package rest
+
+import (
+	"crypto/rand"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/apikit-dev/apikit/conversion"
+	"github.com/apikit-dev/apikit/scheme"
+)
+
+// asObject narrows a converted value to scheme.Object.
+func asObject(k scheme.Kinded) (scheme.Object, error) {
+	obj, ok := k.(scheme.Object)
+	if !ok {
+		return nil, fmt.Errorf("%T is not an object with metadata", k)
+	}
+	return obj, nil
+}
+
+// toInternal converts an object to its group's internal hub version, or returns it
+// unchanged when the kind has none (schema-only kinds).
+func (h *Handler) toInternal(obj scheme.Object, gk scheme.GroupKind) (scheme.Object, error) {
+	hub := gk.WithVersion(scheme.InternalVersion)
+	if !h.scheme.Recognizes(hub) || h.scheme.IsUnstructured(hub) {
+		return obj, nil
+	}
+	out, err := conversion.ToVersion(h.scheme, obj, hub.GroupVersion())
+	if err != nil {
+		return nil, err
+	}
+	return asObject(out)
+}
+
+// toVersion converts an object (internal, stored or external) to the version gv. An
+// object already at gv is returned as is when shared is false (it is the caller's own).
+func (h *Handler) toVersion(obj scheme.Object, gv scheme.GroupVersion) (scheme.Object, error) {
+	if gvk := obj.GetObjectKind().GroupVersionKind(); gvk.GroupVersion() == gv && gvk.Kind != "" {
+		return obj, nil
+	}
+	out, err := conversion.ToVersion(h.scheme, obj, gv)
+	if err != nil {
+		return nil, err
+	}
+	return asObject(out)
+}
+
+// storageGV is the group version a resource is stored at.
+func (h *Handler) storageGV(res *scheme.Resource) scheme.GroupVersion {
+	return scheme.GroupVersion{Group: res.Group, Version: h.scheme.StorageVersion(res)}
+}
+
+// toMap returns the unstructured form of an object.
+func toMap(obj scheme.Object) (map[string]any, error) {
+	if u, ok := obj.(*scheme.Unstructured); ok {
+		return u.Object, nil
+	}
+	return conversion.ToUnstructured(obj)
+}
+
+// specEqual reports whether two objects are equal in everything but metadata, status and
+// type information: the "spec" whose changes bump metadata.generation.
+func specEqual(a, b scheme.Object) (bool, error) {
+	am, err := toMap(a)
+	if err != nil {
+		return false, err
+	}
+	bm, err := toMap(b)
+	if err != nil {
+		return false, err
+	}
+	for k, av := range am {
+		switch k {
+		case "metadata", "status", "apiVersion", "kind":
+			continue
+		}
+		if !reflect.DeepEqual(av, bm[k]) {
+			return false, nil
+		}
+	}
+	for k := range bm {
+		switch k {
+		case "metadata", "status", "apiVersion", "kind":
+			continue
+		}
+		if _, ok := am[k]; !ok {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// statusValue finds the field serialized as "status" of a typed object.
+func statusValue(obj scheme.Object) (reflect.Value, bool) {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}, false
+	}
+	v = v.Elem()
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" && !f.Anonymous {
+			name = f.Name
+		}
+		if name == "status" && f.IsExported() {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+// copyStatus sets dst's status to a copy of src's (nil src: clears it).
+func copyStatus(dst, src scheme.Object) {
+	if du, ok := dst.(*scheme.Unstructured); ok {
+		var st any
+		found := false
+		if su, ok := src.(*scheme.Unstructured); ok && su != nil {
+			st, found = su.Object["status"]
+		}
+		if found {
+			du.Object["status"] = scheme.DeepCopyJSONValue(st)
+		} else {
+			delete(du.Object, "status")
+		}
+		return
+	}
+	dv, ok := statusValue(dst)
+	if !ok {
+		return
+	}
+	if src == nil {
+		dv.SetZero()
+		return
+	}
+	sv, ok := statusValue(src)
+	if !ok || sv.Type() != dv.Type() {
+		dv.SetZero()
+		return
+	}
+	dv.Set(reflect.ValueOf(scheme.DeepCopy(sv.Interface())))
+}
+
+// copyAllButStatus makes dst equal to src except for dst's status: the rule of writes to
+// the status subresource. dst and src are of the same kind and version.
+func copyAllButStatus(dst, src scheme.Object) scheme.Object {
+	out := scheme.DeepCopy(src)
+	copyStatus(out, dst)
+	return out
+}
+
+// The alphabet and length of generated name suffixes, as kube's SimpleNameGenerator.
+const (
+	nameSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+	nameSuffixLength   = 5
+	maxNameLength      = 63
+	maxGeneratedBase   = maxNameLength - nameSuffixLength
+)
+
+// generateName returns base followed by five random characters, base cut to 58.
+func generateName(base string) string {
+	if len(base) > maxGeneratedBase {
+		base = base[:maxGeneratedBase]
+	}
+	var rnd [nameSuffixLength]byte
+	_, _ = rand.Read(rnd[:])
+	b := []byte(base)
+	for _, r := range rnd {
+		b = append(b, nameSuffixAlphabet[int(r)%len(nameSuffixAlphabet)])
+	}
+	return string(b)
+}
+
+// newUID returns a random (version 4) UUID.
+func newUID() scheme.UID {
+	var u [16]byte
+	_, _ = rand.Read(u[:])
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return scheme.UID(fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:]))
+}
+
+// fieldString renders a selectable field's value as field selectors compare it.
+func fieldString(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case bool:
+		return strconv.FormatBool(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+// readPath reads a dotted JSON path (".spec.replicas" or "spec.replicas") from a map.
+func readPath(m map[string]any, path string) (any, bool) {
+	return scheme.NestedField(m, strings.Split(strings.TrimPrefix(path, "."), ".")...)
+}
+
+// writePath sets a dotted JSON path in a map, creating intermediate maps.
+func writePath(m map[string]any, path string, v any) error {
+	return scheme.SetNestedField(m, v, strings.Split(strings.TrimPrefix(path, "."), ".")...)
+}

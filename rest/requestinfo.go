@@ -1,0 +1,114 @@
+package rest
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/apikit-dev/apikit/storage"
+)
+
+// ParseRequestInfo reads verb, group, version, namespace, resource, name and
+// subresource from a request, the way kube-apiserver's RequestInfoFactory does:
+//
+//	/api/v1/RES, /apis/G/V/RES                         collection (cluster scope or all namespaces)
+//	/apis/G/V/namespaces/NS/RES[/NAME[/SUBRESOURCE]]   namespaced
+//	/apis/G/V/RES/NAME[/SUBRESOURCE]                   cluster-scoped
+//	/apis/G/V/watch/...                                legacy watch prefix (verb watch)
+//
+// The verb follows the method (GET get, POST create, PUT update, PATCH patch, DELETE
+// delete), with GET on a collection being list (watch with watch=true or 1) and DELETE on
+// a collection deletecollection. For list and watch, a field selector metadata.name=X
+// sets Name. Every other path is a non-resource request whose verb is the lowercased
+// method.
+func ParseRequestInfo(r *http.Request) *RequestInfo {
+	info := &RequestInfo{Path: r.URL.Path, Verb: strings.ToLower(r.Method)}
+	parts := splitPath(r.URL.Path)
+	if len(parts) < 3 {
+		return info
+	}
+	switch parts[0] {
+	case "api":
+		info.APIPrefix, info.APIVersion = "api", parts[1]
+		parts = parts[2:]
+	case "apis":
+		if len(parts) < 4 {
+			return info
+		}
+		info.APIPrefix, info.APIGroup, info.APIVersion = "apis", parts[1], parts[2]
+		parts = parts[3:]
+	default:
+		return info
+	}
+	info.IsResourceRequest = true
+	switch r.Method {
+	case http.MethodPost:
+		info.Verb = "create"
+	case http.MethodGet, http.MethodHead:
+		info.Verb = "get"
+	case http.MethodPut:
+		info.Verb = "update"
+	case http.MethodPatch:
+		info.Verb = "patch"
+	case http.MethodDelete:
+		info.Verb = "delete"
+	default:
+		info.Verb = ""
+	}
+	if parts[0] == "watch" {
+		parts = parts[1:]
+		if info.Verb == "get" {
+			info.Verb = "watch"
+		}
+	}
+	if len(parts) > 0 && parts[0] == "namespaces" {
+		if len(parts) > 1 {
+			info.Namespace = parts[1]
+			if len(parts) > 2 {
+				parts = parts[2:]
+			}
+		}
+	}
+	info.Parts = parts
+	if len(parts) > 0 {
+		info.Resource = parts[0]
+	}
+	if len(parts) > 1 {
+		info.Name = parts[1]
+	}
+	if len(parts) > 2 {
+		info.Subresource = parts[2]
+	}
+	if info.Name == "" && info.Verb == "get" {
+		info.Verb = "list"
+		if isTrue(r.URL.Query().Get("watch")) {
+			info.Verb = "watch"
+		}
+	}
+	if info.Name == "" && info.Verb == "delete" {
+		info.Verb = "deletecollection"
+	}
+	if (info.Verb == "list" || info.Verb == "watch") && info.Name == "" {
+		if fs := r.URL.Query().Get("fieldSelector"); fs != "" {
+			if sel, err := storage.ParseFieldSelector(fs); err == nil {
+				if name, ok := sel.RequiresExactMatch("metadata.name"); ok {
+					info.Name = name
+				}
+			}
+		}
+	}
+	return info
+}
+
+func isTrue(s string) bool {
+	b, err := strconv.ParseBool(s)
+	return err == nil && b
+}
+
+func splitPath(p string) []string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
+}

@@ -1,0 +1,225 @@
+package rest
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/apikit-dev/apikit/conversion"
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
+)
+
+// ScaleGroupVersion is where Scale lives on the wire: autoscaling/v1.
+var ScaleGroupVersion = scheme.GroupVersion{Group: "autoscaling", Version: "v1"}
+
+// Scale is autoscaling/v1 Scale, what the scale subresource serves: the object's
+// metadata with the desired and observed replica counts read from the paths of
+// scheme.ScaleSubresource.
+type Scale struct {
+	scheme.TypeMeta   `json:",inline"`
+	scheme.ObjectMeta `json:"metadata,omitempty"`
+	Spec              ScaleSpec   `json:"spec,omitempty"`
+	Status            ScaleStatus `json:"status,omitempty"`
+}
+
+// ScaleSpec is the desired replica count.
+type ScaleSpec struct {
+	Replicas int32 `json:"replicas,omitempty"`
+}
+
+// ScaleStatus is the observed replica count and the pods' label selector.
+type ScaleStatus struct {
+	Replicas int32  `json:"replicas"`
+	Selector string `json:"selector,omitempty"`
+}
+
+// scaleOf builds the Scale of an object (any version).
+func (rq *request) scaleOf(obj scheme.Object) (*Scale, error) {
+	ext, err := rq.h.toVersion(obj, rq.gv)
+	if err != nil {
+		return nil, err
+	}
+	m, err := toMap(ext)
+	if err != nil {
+		return nil, err
+	}
+	sc := &Scale{
+		TypeMeta: scheme.TypeMeta{APIVersion: ScaleGroupVersion.String(), Kind: "Scale"},
+		ObjectMeta: scheme.ObjectMeta{
+			Name: obj.GetName(), Namespace: obj.GetNamespace(), UID: obj.GetUID(),
+			ResourceVersion: obj.GetResourceVersion(), CreationTimestamp: obj.GetCreationTimestamp(),
+		},
+	}
+	paths := rq.res.Scale
+	if v, ok := readPath(m, paths.SpecReplicasPath); ok {
+		n, _ := toInt64(v)
+		sc.Spec.Replicas = int32(n)
+	}
+	if v, ok := readPath(m, paths.StatusReplicasPath); ok {
+		n, _ := toInt64(v)
+		sc.Status.Replicas = int32(n)
+	}
+	if paths.LabelSelectorPath != "" {
+		if v, ok := readPath(m, paths.LabelSelectorPath); ok {
+			sc.Status.Selector, _ = v.(string)
+		}
+	}
+	return sc, nil
+}
+
+func toInt64(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case float64:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	case int:
+		return int64(x), true
+	}
+	return 0, false
+}
+
+func (rq *request) getScale() {
+	obj, err := rq.h.store.Get(rq.ctx, rq.key(rq.info.Name), storage.GetOptions{ResourceVersion: rq.query.Get("resourceVersion")})
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	sc, err := rq.scaleOf(obj)
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	rq.respondScale(http.StatusOK, sc)
+}
+
+func (rq *request) respondScale(code int, sc *Scale) {
+	out, st := rq.h.negotiate(rq.r, nil)
+	if st != nil {
+		rq.fail(st)
+		return
+	}
+	addWarnings(rq.w, rq.warnings)
+	rq.h.writeEncoded(rq.w, rq.r, code, out, sc)
+}
+
+// writeScale serves PUT and PATCH on /scale: the new Scale's spec.replicas is written to
+// the object's spec path through the update pipeline, with optimistic concurrency on
+// the Scale's resourceVersion.
+func (rq *request) writeScale() {
+	kind := "UpdateOptions"
+	if rq.info.Verb == "patch" {
+		kind = "PatchOptions"
+	}
+	dryRun, fv, err := rq.writeOptions(kind)
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	data, err := rq.readBody()
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	name := rq.info.Name
+	var newScale func(old scheme.Object) (*Scale, error)
+	scaleGVK := ScaleGroupVersion.WithKind("Scale")
+	if rq.info.Verb == "patch" {
+		apply, err := rq.patcher(data)
+		if err != nil {
+			rq.fail(err)
+			return
+		}
+		newScale = func(old scheme.Object) (*Scale, error) {
+			cur, err := rq.scaleOf(scheme.DeepCopy(old))
+			if err != nil {
+				return nil, err
+			}
+			doc, err := json.Marshal(cur)
+			if err != nil {
+				return nil, err
+			}
+			patched, err := apply(doc)
+			if err != nil {
+				return nil, err
+			}
+			ser, _ := rq.h.codecs.ForMediaType("application/json")
+			sc := &Scale{}
+			if _, _, err := rq.decodeInto(ser, patched, sc, scaleGVK, fv); err != nil {
+				return nil, err
+			}
+			return sc, nil
+		}
+	} else {
+		ser, err := rq.serializerFor(rq.r.Header.Get("Content-Type"))
+		if err != nil {
+			rq.fail(err)
+			return
+		}
+		sc := &Scale{}
+		if _, gvk, err := rq.decodeInto(ser, data, sc, scaleGVK, fv); err != nil {
+			rq.fail(err)
+			return
+		} else if gvk.GroupVersion() != ScaleGroupVersion || gvk.Kind != "Scale" {
+			rq.fail(NewBadRequest("the API version in the data (" + gvk.GroupVersion().String() + ") does not match the expected API version (autoscaling/v1)"))
+			return
+		}
+		if sc.Name != "" && sc.Name != name {
+			rq.fail(NewBadRequest("the name of the object (" + sc.Name + ") does not match the name on the URL (" + name + ")"))
+			return
+		}
+		newScale = func(scheme.Object) (*Scale, error) { return sc, nil }
+	}
+	next := func(old scheme.Object) (scheme.Object, error) {
+		if old == nil {
+			return nil, NewNotFound(rq.gr, name)
+		}
+		sc, err := newScale(old)
+		if err != nil {
+			return nil, err
+		}
+		if rv := sc.ResourceVersion; rv != "" && rv != old.GetResourceVersion() {
+			return nil, NewConflict(rq.gr, name, conflictModified)
+		}
+		ext, err := rq.h.toVersion(scheme.DeepCopy(old), rq.gv)
+		if err != nil {
+			return nil, err
+		}
+		m, err := toMap(ext)
+		if err != nil {
+			return nil, err
+		}
+		m = scheme.DeepCopyJSONValue(m).(map[string]any)
+		if err := writePath(m, rq.res.Scale.SpecReplicasPath, int64(sc.Spec.Replicas)); err != nil {
+			return nil, err
+		}
+		k, err := rq.h.scheme.New(rq.gvk)
+		if err != nil {
+			return nil, err
+		}
+		if u, ok := k.(*scheme.Unstructured); ok {
+			u.Object = m
+		} else if err := conversion.FromUnstructured(m, k); err != nil {
+			return nil, err
+		}
+		obj, err := asObject(k)
+		if err != nil {
+			return nil, err
+		}
+		obj.GetObjectKind().SetGroupVersionKind(rq.gvk)
+		return rq.h.toInternal(obj, rq.gvk.GroupKind())
+	}
+	out, _, err := rq.updateObject(name, dryRun, false, next)
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	sc, err := rq.scaleOf(out)
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	rq.respondScale(http.StatusOK, sc)
+}

@@ -1,0 +1,221 @@
+package rest
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/apikit-dev/apikit/codec"
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/validation"
+	"github.com/apikit-dev/apikit/watch"
+)
+
+// minRequestTimeout is kube-apiserver's default --min-request-timeout: a watch without
+// timeoutSeconds lasts a random duration between it and twice it.
+const minRequestTimeout = 30 * time.Minute
+
+// encodingKey names one encoding of watch event objects in watch.Event.Encoded.
+type encodingKey struct {
+	gv        scheme.GroupVersion
+	mediaType string
+}
+
+// validateWatchOptions checks the combinations kube-apiserver checks for a watch.
+func (rq *request) validateWatchOptions() (sendInitial *bool, err error) {
+	var errs validation.ErrorList
+	q := rq.query
+	match := q.Get("resourceVersionMatch")
+	if v := q.Get("sendInitialEvents"); q.Has("sendInitialEvents") {
+		b, perr := strconv.ParseBool(v)
+		if perr != nil {
+			return nil, NewBadRequest("invalid sendInitialEvents " + strconv.Quote(v))
+		}
+		sendInitial = &b
+		if match != string(storage.ResourceVersionMatchNotOlderThan) {
+			errs = append(errs, validation.Forbidden(validation.NewPath("resourceVersionMatch"), "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+		}
+	}
+	if match != "" {
+		if sendInitial == nil {
+			errs = append(errs, validation.Forbidden(validation.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+		}
+		if match != string(storage.ResourceVersionMatchNotOlderThan) {
+			errs = append(errs, validation.NotSupported(validation.NewPath("resourceVersionMatch"), match, []string{string(storage.ResourceVersionMatchNotOlderThan)}))
+		}
+		if q.Get("continue") != "" {
+			errs = append(errs, validation.Forbidden(validation.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden when continue is provided"))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, newInvalidOptions("ListOptions", errs)
+	}
+	return sendInitial, nil
+}
+
+// watch streams changes as newline-terminated WatchEvent JSON documents, flushed per
+// event, until timeoutSeconds, the client leaving, or the storage ending the watch.
+func (rq *request) watch() {
+	sendInitial, err := rq.validateWatchOptions()
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	pred, err := rq.predicate()
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	timeout := time.Duration(float64(minRequestTimeout) * (1 + rand.Float64()))
+	if v := rq.query.Get("timeoutSeconds"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			rq.fail(NewBadRequest("invalid timeoutSeconds " + strconv.Quote(v)))
+			return
+		}
+		if n > 0 {
+			timeout = time.Duration(n) * time.Second
+		}
+	}
+	out, st := rq.h.negotiate(rq.r, nil)
+	if st != nil {
+		rq.fail(st)
+		return
+	}
+	if out.mediaType != codec.MediaTypeJSON {
+		// Watch streams are JSON documents; YAML has no stream framing here.
+		out.ser, _ = rq.h.codecs.ForMediaType(codec.MediaTypeJSON)
+		out.mediaType = codec.MediaTypeJSON
+	}
+	key := storage.Prefix(rq.gr, rq.info.Namespace)
+	recursive := true
+	if len(rq.info.Parts) > 1 {
+		key, recursive = rq.key(rq.info.Name), false
+	}
+	bookmarkGVK := rq.gvk
+	wi, err := rq.h.store.Watch(rq.ctx, key, storage.WatchOptions{
+		ResourceVersion:   rq.query.Get("resourceVersion"),
+		Recursive:         recursive,
+		Predicate:         pred,
+		Bookmarks:         isTrue(rq.query.Get("allowWatchBookmarks")),
+		SendInitialEvents: sendInitial,
+		NewBookmarkObject: func() scheme.Object {
+			k, err := rq.h.scheme.New(bookmarkGVK)
+			if err != nil {
+				return &scheme.Unstructured{Object: map[string]any{}}
+			}
+			obj, _ := k.(scheme.Object)
+			return obj
+		},
+	})
+	if err != nil && !errors.Is(err, storage.ErrGone) {
+		rq.fail(err)
+		return
+	}
+
+	hdr := rq.w.Header()
+	hdr.Set("Content-Type", out.mediaType)
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("Cache-Control", "no-cache, private")
+	addWarnings(rq.w, rq.warnings)
+	rq.w.WriteHeader(http.StatusOK)
+	flusher, _ := rq.w.(http.Flusher)
+	flush := func() {
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	if err != nil {
+		rq.writeEvent(out, watch.Event{Type: watch.Error, Object: toStatus(err, rq.gr, "", key)})
+		flush()
+		return
+	}
+	defer wi.Stop()
+	flush()
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	encKey := any(encodingKey{gv: rq.gv, mediaType: out.mediaType})
+	for {
+		select {
+		case <-rq.ctx.Done():
+			return
+		case <-timer.C:
+			return
+		case ev, ok := <-wi.ResultChan():
+			if !ok {
+				return
+			}
+			if err := rq.writeEventCached(out, ev, encKey); err != nil {
+				rq.h.log.Warn("rest: watch stream ended", "path", rq.r.URL.Path, "err", err)
+				return
+			}
+			flush()
+			if ev.Type == watch.Error {
+				return
+			}
+		}
+	}
+}
+
+// writeEventCached writes one event, encoding its object at most once per version and
+// media type across all the watches that receive the same change.
+func (rq *request) writeEventCached(out output, ev watch.Event, key any) error {
+	data, err := ev.Encoded(key, func(k scheme.Kinded) ([]byte, error) {
+		return rq.encodeEventObject(out, ev.Type, k)
+	})
+	if err != nil {
+		data, err = rq.encodeEventObject(out, watch.Error, NewInternalError(err))
+		if err != nil {
+			return err
+		}
+		ev.Type = watch.Error
+	}
+	return rq.writeFrame(ev.Type, data)
+}
+
+func (rq *request) writeEvent(out output, ev watch.Event) {
+	data, err := rq.encodeEventObject(out, ev.Type, ev.Object)
+	if err == nil {
+		_ = rq.writeFrame(ev.Type, data)
+	}
+}
+
+// encodeEventObject converts an event object to the URL version (bookmarks and errors
+// are sent as they are) and encodes it without the trailing newline.
+func (rq *request) encodeEventObject(out output, typ watch.EventType, k scheme.Kinded) ([]byte, error) {
+	if obj, ok := k.(scheme.Object); ok && typ != watch.Error {
+		if typ == watch.Bookmark {
+			c := scheme.DeepCopy(obj)
+			c.GetObjectKind().SetGroupVersionKind(rq.gvk)
+			k = c
+		} else {
+			conv, err := rq.h.toVersion(obj, rq.gv)
+			if err != nil {
+				return nil, err
+			}
+			k = conv
+		}
+	}
+	var buf bytes.Buffer
+	if err := out.ser.Encode(&buf, k); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// writeFrame writes {"type":T,"object":O} and a newline.
+func (rq *request) writeFrame(typ watch.EventType, obj []byte) error {
+	b := make([]byte, 0, len(obj)+40)
+	b = append(b, `{"type":`...)
+	b = strconv.AppendQuote(b, string(typ))
+	b = append(b, `,"object":`...)
+	b = append(b, obj...)
+	b = append(b, "}\n"...)
+	_, err := rq.w.Write(b)
+	return err
+}

@@ -1,0 +1,328 @@
+package rest
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
+)
+
+// maxGenerateNameAttempts is how often a create with generateName tries a new name
+// after a collision before answering 500 ServerTimeout.
+const maxGenerateNameAttempts = 5
+
+// ---- create ----
+
+func (rq *request) create() {
+	dryRun, fv, err := rq.writeOptions("CreateOptions")
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	data, err := rq.readBody()
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	in, err := rq.decodeObject(data, fv)
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	out, err := rq.createObject(in, dryRun)
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	rq.respond(http.StatusCreated, out)
+}
+
+// checkNamespace fills a missing namespace from the path and rejects a different one.
+func (rq *request) checkNamespace(obj scheme.Object) error {
+	ns := rq.info.Namespace
+	if !rq.res.Namespaced {
+		ns = ""
+	}
+	switch got := obj.GetNamespace(); {
+	case got == "" && ns != "":
+		obj.SetNamespace(ns)
+	case got != ns && ns != "":
+		return NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}
+
+// prepareCreate sets the server's fields on a new internal object, then runs the
+// strategy, mutating admission, validation and validating admission.
+func (rq *request) prepareCreate(in scheme.Object, dryRun bool) error {
+	if err := rq.checkNamespace(in); err != nil {
+		return err
+	}
+	if in.GetName() == "" && in.GetGenerateName() != "" {
+		in.SetName(generateName(in.GetGenerateName()))
+	}
+	in.SetUID(newUID())
+	in.SetCreationTimestamp(scheme.Now())
+	in.SetGeneration(1)
+	in.SetDeletionTimestamp(nil)
+	in.SetDeletionGracePeriodSeconds(nil)
+	if rq.res.StatusSubresource {
+		copyStatus(in, nil)
+	}
+	if p, ok := rq.strategy.(CreatePreparer); ok {
+		p.PrepareForCreate(rq.ctx, in)
+	}
+	a := rq.admissionAttributes(OperationCreate, in.GetName(), nil, dryRun)
+	if err := rq.mutate(a, in); err != nil {
+		return err
+	}
+	if err := rq.validateCreate(in); err != nil {
+		return err
+	}
+	if w, ok := rq.strategy.(CreateWarner); ok {
+		rq.warnings = append(rq.warnings, w.WarningsOnCreate(rq.ctx, in)...)
+	}
+	a.Name = in.GetName()
+	return rq.validateAdmission(a, in)
+}
+
+// createObject runs the create pipeline on an internal object and returns the stored
+// object at the URL version.
+func (rq *request) createObject(in scheme.Object, dryRun bool) (scheme.Object, error) {
+	if err := rq.prepareCreate(in, dryRun); err != nil {
+		return nil, err
+	}
+	generated := in.GetGenerateName() != "" && in.GetName() != ""
+	stored, err := rq.h.toVersion(in, rq.h.storageGV(rq.res))
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 1; ; attempt++ {
+		name := stored.GetName()
+		key := rq.key(name)
+		var created scheme.Object
+		if dryRun {
+			_, err = rq.h.store.Get(rq.ctx, key, storage.GetOptions{})
+			switch {
+			case err == nil:
+				err = storage.NewError(storage.ErrAlreadyExists, key)
+			case errors.Is(err, storage.ErrNotFound):
+				created, err = stored, nil
+			}
+		} else {
+			created, err = rq.h.store.Create(rq.ctx, key, stored)
+		}
+		if err == nil {
+			return rq.h.toVersion(created, rq.gv)
+		}
+		if errors.Is(err, storage.ErrAlreadyExists) && generated {
+			if attempt >= maxGenerateNameAttempts {
+				return nil, NewServerTimeout(rq.gvk.GroupKind(), "POST")
+			}
+			stored.SetName(generateName(stored.GetGenerateName()))
+			continue
+		}
+		return nil, toStatus(err, rq.gr, name, key)
+	}
+}
+
+// ---- update and patch ----
+
+// update serves PUT and PATCH on an object or its status.
+func (rq *request) update() {
+	kind := "UpdateOptions"
+	if rq.info.Verb == "patch" {
+		kind = "PatchOptions"
+	}
+	dryRun, fv, err := rq.writeOptions(kind)
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	data, err := rq.readBody()
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	name := rq.info.Name
+	var next func(old scheme.Object) (scheme.Object, error)
+	allowCreate := false
+	if rq.info.Verb == "patch" {
+		apply, err := rq.patcher(data)
+		if err != nil {
+			rq.fail(err)
+			return
+		}
+		next = func(old scheme.Object) (scheme.Object, error) {
+			if old == nil {
+				return nil, NewNotFound(rq.gr, name)
+			}
+			return rq.patchObject(old, apply, fv)
+		}
+	} else {
+		in, err := rq.decodeObject(data, fv)
+		if err != nil {
+			rq.fail(err)
+			return
+		}
+		if in.GetName() != name {
+			rq.fail(NewBadRequest("the name of the object (" + in.GetName() + ") does not match the name on the URL (" + name + ")"))
+			return
+		}
+		if ns := rq.info.Namespace; ns != "" && in.GetNamespace() != "" && in.GetNamespace() != ns {
+			rq.fail(NewBadRequest("the namespace of the object (" + in.GetNamespace() + ") does not match the namespace on the URL (" + ns + ")"))
+			return
+		}
+		allowCreate = rq.res.AllowCreateOnUpdate && rq.info.Subresource == ""
+		next = func(scheme.Object) (scheme.Object, error) { return scheme.DeepCopy(in), nil }
+	}
+	out, created, err := rq.updateObject(name, dryRun, allowCreate, next)
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	code := http.StatusOK
+	if created {
+		code = http.StatusCreated
+	}
+	rq.respond(code, out)
+}
+
+// prepareUpdate carries the server's fields from the stored object to the new one,
+// applies the status rules and generation, and runs the strategy, admission and validation.
+func (rq *request) prepareUpdate(in, old scheme.Object, dryRun bool) (scheme.Object, error) {
+	name := old.GetName()
+	switch rv := in.GetResourceVersion(); {
+	case rv == "":
+		in.SetResourceVersion(old.GetResourceVersion())
+	case rv != old.GetResourceVersion():
+		return nil, NewConflict(rq.gr, name, conflictModified)
+	}
+	if rq.info.Subresource == "status" {
+		rv := in.GetResourceVersion()
+		in = copyAllButStatus(in, old)
+		in.SetResourceVersion(rv)
+	} else if rq.res.StatusSubresource {
+		copyStatus(in, old)
+	}
+	if in.GetUID() == "" {
+		in.SetUID(old.GetUID())
+	}
+	in.SetCreationTimestamp(old.GetCreationTimestamp())
+	in.SetDeletionTimestamp(old.GetDeletionTimestamp())
+	in.SetDeletionGracePeriodSeconds(old.GetDeletionGracePeriodSeconds())
+	in.SetGeneration(old.GetGeneration())
+	same, err := specEqual(in, old)
+	if err != nil {
+		return nil, err
+	}
+	if !same {
+		in.SetGeneration(old.GetGeneration() + 1)
+	}
+	if p, ok := rq.strategy.(UpdatePreparer); ok {
+		p.PrepareForUpdate(rq.ctx, in, old)
+	}
+	a := rq.admissionAttributes(OperationUpdate, name, old, dryRun)
+	if err := rq.mutate(a, in); err != nil {
+		return nil, err
+	}
+	if err := rq.validateUpdate(in, old); err != nil {
+		return nil, err
+	}
+	if w, ok := rq.strategy.(UpdateWarner); ok {
+		rq.warnings = append(rq.warnings, w.WarningsOnUpdate(rq.ctx, in, old)...)
+	}
+	if err := rq.validateAdmission(a, in); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// updateObject is the read-modify-write of every update: next computes the new internal
+// object from the stored one (internal version, nil when missing); the result runs
+// through the create or update pipeline and is stored unless dryRun. An update that
+// removes the last finalizer of an object being deleted deletes it. It returns the
+// result at the URL version and whether it was created.
+func (rq *request) updateObject(name string, dryRun, allowCreate bool, next func(old scheme.Object) (scheme.Object, error)) (scheme.Object, bool, error) {
+	key := rq.key(name)
+	var created, finalize bool
+	warnings := rq.warnings
+	try := func(cur scheme.Object) (scheme.Object, error) {
+		created, finalize = false, false
+		rq.warnings = warnings
+		var old scheme.Object
+		if cur != nil {
+			var err error
+			if old, err = rq.h.toInternal(cur, rq.gvk.GroupKind()); err != nil {
+				return nil, err
+			}
+		}
+		in, err := next(old)
+		if err != nil {
+			return nil, err
+		}
+		if old == nil {
+			if !allowCreate {
+				return nil, NewNotFound(rq.gr, name)
+			}
+			created = true
+			in.SetResourceVersion("")
+			if err := rq.prepareCreate(in, dryRun); err != nil {
+				return nil, err
+			}
+		} else {
+			if in, err = rq.prepareUpdate(in, old, dryRun); err != nil {
+				return nil, err
+			}
+			finalize = in.GetDeletionTimestamp() != nil && len(in.GetFinalizers()) == 0
+		}
+		return rq.h.toVersion(in, rq.h.storageGV(rq.res))
+	}
+	var out scheme.Object
+	var err error
+	if dryRun {
+		cur, gerr := rq.h.store.Get(rq.ctx, key, storage.GetOptions{})
+		switch {
+		case errors.Is(gerr, storage.ErrNotFound):
+			cur = nil
+		case gerr != nil:
+			return nil, false, toStatus(gerr, rq.gr, name, key)
+		}
+		out, err = try(cur)
+	} else {
+		out, err = rq.h.store.GuaranteedUpdate(rq.ctx, key, storage.UpdateOptions{IgnoreNotFound: allowCreate}, try)
+		if err == nil && finalize {
+			uid, rv := out.GetUID(), out.GetResourceVersion()
+			_, derr := rq.h.store.Delete(rq.ctx, key, storage.DeleteOptions{Preconditions: &storage.Preconditions{UID: &uid, ResourceVersion: &rv}})
+			if derr != nil && !errors.Is(derr, storage.ErrNotFound) {
+				return nil, false, toStatus(derr, rq.gr, name, key)
+			}
+		}
+	}
+	if err != nil {
+		return nil, false, toStatus(err, rq.gr, name, key)
+	}
+	res, err := rq.h.toVersion(out, rq.gv)
+	return res, created, err
+}
+
+// patchObject applies a patch to the URL-version JSON of the stored object and decodes
+// the result into the new internal object.
+func (rq *request) patchObject(old scheme.Object, apply func([]byte) ([]byte, error), fieldValidation string) (scheme.Object, error) {
+	ext, err := rq.h.toVersion(scheme.DeepCopy(old), rq.gv)
+	if err != nil {
+		return nil, err
+	}
+	orig, err := json.Marshal(ext)
+	if err != nil {
+		return nil, err
+	}
+	patched, err := apply(orig)
+	if err != nil {
+		return nil, err
+	}
+	ser, _ := rq.h.codecs.ForMediaType("application/json")
+	return rq.decodeExternal(ser, patched, fieldValidation)
+}

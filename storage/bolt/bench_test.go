@@ -163,3 +163,9 @@ func BenchmarkStoreAckedWrites(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStoreWatchFanOut is storagetest's watch delivery benchmark on bolt (without
+// fsync, so that it measures delivery rather than the disk).
+func BenchmarkStoreWatchFanOut(b *testing.B) {
+	storagetest.BenchmarkWatchFanOut(b, newBenchStore)
+}

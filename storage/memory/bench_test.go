@@ -20,3 +20,5 @@ func newBenchStore(b *testing.B) storage.Interface {
 func BenchmarkWrites(b *testing.B) { storagetest.BenchmarkWrites(b, newBenchStore) }
 
 func BenchmarkList(b *testing.B) { storagetest.BenchmarkList(b, newBenchStore) }
+
+func BenchmarkWatchFanOut(b *testing.B) { storagetest.BenchmarkWatchFanOut(b, newBenchStore) }

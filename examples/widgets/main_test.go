@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/apikit-dev/apikit/examples/widgets/server"
+)
+
+func TestParseFlags(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		want       server.Config
+		wantErr    error
+		wantOutput string
+	}{
+		{
+			name: "defaults serve bolt on 127.0.0.1:8080 and write ./widgets.kubeconfig",
+			want: server.Config{Addr: "127.0.0.1:8080", DataDir: "./widgets-data", Storage: "bolt", KubeconfigPath: "./widgets.kubeconfig"},
+		},
+		{
+			name: "the documented command line",
+			args: []string{"-addr", "127.0.0.1:9090", "-data", "/tmp/w", "-kubeconfig", "/tmp/w.kubeconfig"},
+			want: server.Config{Addr: "127.0.0.1:9090", DataDir: "/tmp/w", Storage: "bolt", KubeconfigPath: "/tmp/w.kubeconfig"},
+		},
+		{
+			name: "memory storage and a fixed token",
+			args: []string{"-storage=memory", "-token=abc", "-addr=:0"},
+			want: server.Config{Addr: ":0", DataDir: "./widgets-data", Storage: "memory", KubeconfigPath: "./widgets.kubeconfig", Token: "abc"},
+		},
+		{
+			name:       "an unknown storage is refused",
+			args:       []string{"-storage", "etcd"},
+			wantErr:    errAny,
+			wantOutput: `-storage must be bolt or memory, not "etcd"`,
+		},
+		{
+			name:       "an unknown flag is refused with usage",
+			args:       []string{"-port", "80"},
+			wantErr:    errAny,
+			wantOutput: "flag provided but not defined: -port",
+		},
+		{
+			name:       "positional arguments are refused",
+			args:       []string{"serve"},
+			wantErr:    errAny,
+			wantOutput: `unexpected arguments: ["serve"]`,
+		},
+		{
+			name:       "-h prints usage and is ErrHelp",
+			args:       []string{"-h"},
+			wantErr:    flag.ErrHelp,
+			wantOutput: "-kubeconfig file",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			got, err := parseFlags(tt.args, &out)
+			switch {
+			case tt.wantErr == nil && err != nil:
+				t.Fatalf("parseFlags(%q) = %v, want no error", tt.args, err)
+			case tt.wantErr == errAny && err == nil, tt.wantErr != nil && tt.wantErr != errAny && !errors.Is(err, tt.wantErr):
+				t.Fatalf("parseFlags(%q) error = %v, want %v", tt.args, err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(server.Config{}, "Logger")); diff != "" {
+				t.Errorf("parseFlags(%q) config (-want +got):\n%s", tt.args, diff)
+			}
+			if !strings.Contains(out.String(), tt.wantOutput) {
+				t.Errorf("output %q does not contain %q", out.String(), tt.wantOutput)
+			}
+		})
+	}
+}
+
+// errAny stands for "some error" in TestParseFlags.
+var errAny = errors.New("any error")
+
+func TestRun_WritesKubeconfigAndStopsWhenContextEnds(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cfg := server.Config{
+		Addr:           "127.0.0.1:0",
+		DataDir:        filepath.Join(dir, "data"),
+		KubeconfigPath: filepath.Join(dir, "widgets.kubeconfig"),
+		Logger:         slog.New(slog.DiscardHandler),
+	}
+	if err := run(ctx, cfg); err != nil {
+		t.Fatalf("run = %v, want nil after the context ends", err)
+	}
+	for _, p := range []string{cfg.KubeconfigPath, filepath.Join(cfg.DataDir, server.DBFile)} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("after run: %v", err)
+		}
+	}
+}

@@ -1,0 +1,17 @@
+// Package server assembles the example widget API server: the toys.example.com scheme of
+// package api, strategies that validate Widgets and Warehouses, a storage backend (the
+// durable storage/bolt by default, or storage/memory), a bearer-token authenticator and
+// the rest handler with discovery. One port answers plain HTTP and HTTPS (chosen per
+// connection by its first byte): kubectl and client-go's clientcmd send a kubeconfig's
+// token only to https servers, so the kubeconfig New writes points at TLSURL and embeds
+// the certificate made at start, while curl and tests may use the plain URL.
+//
+// The command in the parent directory (go run ./examples/widgets) is a thin wrapper
+// around New; tests and the e2e module start the same server in-process:
+//
+//	srv, err := server.New(server.Config{Addr: "127.0.0.1:0", Storage: server.StorageMemory})
+//	if err != nil { ... }
+//	srv.Start()
+//	defer srv.Close()
+//	// srv.URL(), srv.TLSURL(), srv.Token(), srv.Kubeconfig()
+package server

@@ -1,0 +1,375 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"crypto/tls"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apikit-dev/apikit/codec"
+	"github.com/apikit-dev/apikit/examples/widgets/api"
+	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/rest/discovery"
+	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/storage/bolt"
+	"github.com/apikit-dev/apikit/storage/memory"
+)
+
+// The storage backends Config.Storage names.
+const (
+	// StorageBolt is the durable embedded backend (storage/bolt), the default.
+	StorageBolt = "bolt"
+	// StorageMemory keeps everything in memory (storage/memory); nothing survives a restart.
+	StorageMemory = "memory"
+)
+
+// DefaultAddr is the listen address when Config.Addr is empty.
+const DefaultAddr = "127.0.0.1:8080"
+
+// DBFile is the name of the bolt file inside Config.DataDir.
+const DBFile = "widgets.db"
+
+// ShutdownTimeout bounds how long Close waits for requests in flight before it closes
+// their connections.
+const ShutdownTimeout = 10 * time.Second
+
+// Config configures New. The zero Config is not usable: bolt storage needs DataDir.
+type Config struct {
+	// Addr is the TCP address to serve plain HTTP on; "" means DefaultAddr, and port 0
+	// picks a free port (see Server.URL).
+	Addr string
+	// Storage is StorageBolt ("" means the same) or StorageMemory.
+	Storage string
+	// DataDir is the directory of the bolt file DBFile, created if missing; required for
+	// StorageBolt, unused for StorageMemory.
+	DataDir string
+	// KubeconfigPath, when set, is where New writes (mode 0600) a kubeconfig for the
+	// server carrying Token.
+	KubeconfigPath string
+	// Token is the bearer token every request must carry (401 Unauthorized without it);
+	// "" generates a random one (see Server.Token).
+	Token string
+	// Logger receives the server's messages; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Server is the example widget API server. Create it with New, serve with Start (or
+// Serve) and stop it with Close.
+type Server struct {
+	cfg        Config
+	log        *slog.Logger
+	store      storage.Interface
+	closeStore func() error
+	handler    http.Handler
+	ln         net.Listener
+	httpSrv    *http.Server
+	url        string
+	tlsURL     string
+	caPEM      []byte
+	kubeconfig []byte
+	cancel     context.CancelFunc
+
+	mu        sync.Mutex
+	started   bool
+	closed    bool
+	serveDone chan struct{}
+	serveErr  error
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New builds the server of cfg: the scheme of package api with Strategies, the storage
+// backend, the token authenticator, the rest handler with discovery and the listener on
+// cfg.Addr; it writes the kubeconfig when cfg.KubeconfigPath is set. The server does not
+// answer requests before Start or Serve.
+func New(cfg Config) (_ *Server, err error) {
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Token == "" {
+		cfg.Token = rand.Text()
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, serveDone: make(chan struct{})}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, s.closeStorage())
+		}
+	}()
+
+	sch := api.NewScheme()
+	switch cfg.Storage {
+	case "", StorageBolt:
+		if cfg.DataDir == "" {
+			return nil, errors.New("widgets server: bolt storage needs a data directory")
+		}
+		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("widgets server: creating data directory: %w", err)
+		}
+		path := filepath.Join(cfg.DataDir, DBFile)
+		st, err := bolt.New(path, bolt.Options{
+			Codec:  bolt.SerializerCodec(codec.NewJSON(sch)),
+			Logger: cfg.Logger,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("widgets server: opening storage: %w", err)
+		}
+		s.store, s.closeStore = st, st.Close
+		s.log.Info("storage opened", "backend", StorageBolt, "path", path)
+	case StorageMemory:
+		st := memory.New(memory.Options{})
+		s.store, s.closeStore = st, func() error { st.Close(); return nil }
+		s.log.Info("storage opened", "backend", StorageMemory)
+	default:
+		return nil, fmt.Errorf("widgets server: unknown storage %q (want %q or %q)", cfg.Storage, StorageBolt, StorageMemory)
+	}
+
+	disc, err := discovery.New(sch, discovery.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("widgets server: building discovery: %w", err)
+	}
+	h, err := rest.New(rest.Options{
+		Scheme:        sch,
+		Storage:       s.store,
+		Strategies:    Strategies(),
+		Authenticator: TokenAuthenticator{Token: cfg.Token},
+		Logger:        cfg.Logger,
+		Discovery:     disc,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("widgets server: building handler: %w", err)
+	}
+	s.handler = h
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("widgets server: %w", err)
+	}
+	hostPort := clientAddress(ln.Addr().(*net.TCPAddr))
+	host, _, _ := net.SplitHostPort(hostPort)
+	cert, caPEM, err := selfSignedCert(uniq("127.0.0.1", "::1", "localhost", host))
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("widgets server: %w", err), ln.Close())
+	}
+	s.ln = dualListener{Listener: ln, config: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}
+	s.url, s.tlsURL, s.caPEM = "http://"+hostPort, "https://"+hostPort, caPEM
+	s.kubeconfig = Kubeconfig(s.tlsURL, cfg.Token, caPEM)
+	if cfg.KubeconfigPath != "" {
+		if err := os.WriteFile(cfg.KubeconfigPath, s.kubeconfig, 0o600); err != nil {
+			return nil, errors.Join(fmt.Errorf("widgets server: writing kubeconfig: %w", err), ln.Close())
+		}
+		// WriteFile keeps the mode of an existing file: make sure the token is private.
+		if err := os.Chmod(cfg.KubeconfigPath, 0o600); err != nil {
+			return nil, errors.Join(fmt.Errorf("widgets server: writing kubeconfig: %w", err), ln.Close())
+		}
+	}
+
+	base, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	s.httpSrv = &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 30 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug),
+	}
+	return s, nil
+}
+
+// URL returns the server's plain HTTP base URL, "http://HOST:PORT" (127.0.0.1 when
+// listening on every address).
+func (s *Server) URL() string { return s.url }
+
+// TLSURL returns the server's HTTPS base URL, "https://HOST:PORT": the same port as
+// URL, answering TLS with a certificate signed by CertificateAuthority. The kubeconfig
+// uses it, because kubectl and client-go's clientcmd send a kubeconfig's token only to
+// https servers.
+func (s *Server) TLSURL() string { return s.tlsURL }
+
+// CertificateAuthority returns the PEM certificate that signs (and is) the server's TLS
+// certificate, made at start for 127.0.0.1, ::1, localhost and the listen host.
+func (s *Server) CertificateAuthority() []byte { return s.caPEM }
+
+// Token returns the bearer token requests must carry.
+func (s *Server) Token() string { return s.cfg.Token }
+
+// Kubeconfig returns the kubeconfig of the server (see the Kubeconfig function).
+func (s *Server) Kubeconfig() []byte { return s.kubeconfig }
+
+// Handler returns the server's http.Handler (authentication included).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Storage returns the server's storage backend.
+func (s *Server) Storage() storage.Interface { return s.store }
+
+// Serve answers requests until Close; it returns nil after Close (also when Close came
+// first) and the listener's error otherwise. Serve may be called once, and not together
+// with Start.
+func (s *Server) Serve() error {
+	s.mu.Lock()
+	switch {
+	case s.closed:
+		s.mu.Unlock()
+		return nil
+	case s.started:
+		s.mu.Unlock()
+		return errors.New("widgets server: already serving")
+	}
+	s.started = true
+	s.mu.Unlock()
+	s.log.Info("serving", "url", s.url, "tlsURL", s.tlsURL, "storage", s.storageName(), "kubeconfig", s.cfg.KubeconfigPath)
+	err := s.httpSrv.Serve(s.ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	s.serveErr = err
+	close(s.serveDone)
+	return err
+}
+
+// Start serves in a goroutine of its own and returns at once; Close stops it and returns
+// its error.
+func (s *Server) Start() {
+	go func() {
+		if err := s.Serve(); err != nil {
+			s.log.Error("serving failed", "err", err)
+		}
+	}()
+}
+
+// Close stops the server: it ends long requests such as watches, shuts HTTP down
+// (closing connections still busy after ShutdownTimeout) and closes the storage (for
+// bolt, committing what is queued). Later calls return the first call's result.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		started := s.started
+		s.closed = true // a Serve that has not started yet returns at once
+		s.mu.Unlock()
+		s.cancel()
+		ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+		defer cancel()
+		var errs []error
+		if err := s.httpSrv.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("widgets server: shutting down: %w", err))
+			_ = s.httpSrv.Close()
+		}
+		if started {
+			<-s.serveDone
+			if s.serveErr != nil {
+				errs = append(errs, fmt.Errorf("widgets server: serving: %w", s.serveErr))
+			}
+		} else {
+			_ = s.ln.Close() // Shutdown closes only listeners that Serve saw
+		}
+		if err := s.closeStorage(); err != nil {
+			errs = append(errs, err)
+		}
+		s.closeErr = errors.Join(errs...)
+		s.log.Info("stopped", "url", s.url)
+	})
+	return s.closeErr
+}
+
+func (s *Server) closeStorage() error {
+	if s.closeStore == nil {
+		return nil
+	}
+	err := s.closeStore()
+	s.closeStore = nil
+	if err != nil {
+		return fmt.Errorf("widgets server: closing storage: %w", err)
+	}
+	return nil
+}
+
+func (s *Server) storageName() string {
+	if s.cfg.Storage == "" {
+		return StorageBolt
+	}
+	return s.cfg.Storage
+}
+
+// TokenAuthenticator is the example's rest.Authenticator: a request is "admin" (group
+// system:masters) when it carries "Authorization: Bearer <Token>", and unauthenticated
+// (401) otherwise.
+type TokenAuthenticator struct {
+	// Token is the one accepted bearer token; an empty Token accepts nothing.
+	Token string
+}
+
+// Authenticate implements rest.Authenticator.
+func (a TokenAuthenticator) Authenticate(r *http.Request) (*rest.User, bool, error) {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || a.Token == "" || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(a.Token)) != 1 {
+		return nil, false, nil
+	}
+	return &rest.User{Name: "admin", Groups: []string{"system:masters", "system:authenticated"}}, true, nil
+}
+
+// Kubeconfig returns a kubeconfig (a v1 Config, in YAML) for kubectl and client-go: one
+// cluster "widgets" at serverURL trusting the PEM certificate caPEM (none when empty),
+// one user authenticating with the bearer token, and the current context joining them
+// in namespace "default". kubectl sends the token only when serverURL is https.
+func Kubeconfig(serverURL, token string, caPEM []byte) []byte {
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) } // a JSON string is a YAML scalar
+	ca := ""
+	if len(caPEM) > 0 {
+		ca = "\n    certificate-authority-data: " + base64.StdEncoding.EncodeToString(caPEM)
+	}
+	return []byte(`apiVersion: v1
+kind: Config
+preferences: {}
+clusters:
+- name: widgets
+  cluster:
+    server: ` + q(serverURL) + ca + `
+users:
+- name: widgets
+  user:
+    token: ` + q(token) + `
+contexts:
+- name: widgets
+  context:
+    cluster: widgets
+    user: widgets
+    namespace: default
+current-context: widgets
+`)
+}
+
+// clientAddress is the host:port clients use for a listener's address: the loopback
+// address when the listener takes every address.
+func clientAddress(a *net.TCPAddr) string {
+	ip := a.IP
+	if ip == nil || ip.IsUnspecified() {
+		ip = net.IPv4(127, 0, 0, 1)
+	}
+	return net.JoinHostPort(ip.String(), strconv.Itoa(a.Port))
+}
+
+// uniq returns the distinct non-empty values, in order.
+func uniq(values ...string) []string {
+	var out []string
+	for _, v := range values {
+		if v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}

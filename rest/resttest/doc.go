@@ -1,0 +1,14 @@
+// Package resttest starts complete apikit servers in-process for tests, like
+// net/http/httptest does for handlers.
+//
+// NewServer serves a scheme's resources (package rest with package rest/discovery) over a
+// fresh storage/memory store on a loopback port, writes a kubeconfig that kubectl and
+// client-go accept, and stops everything when the test ends:
+//
+//	srv := resttest.NewServer(t, api.NewScheme())
+//	cmd := exec.Command("kubectl", "--kubeconfig", srv.KubeconfigPath, "get", "widgets")
+//
+// Options add strategies, authentication, authorization, admission, another storage or
+// TLS. kubectl and client-go's clientcmd send a kubeconfig's credentials only to https
+// servers, so a test that drives them with WithToken also needs WithTLS.
+package resttest

@@ -1,0 +1,78 @@
+package resttest_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/apikit-dev/apikit/examples/widgets/api"
+	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/rest/resttest"
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/validation"
+)
+
+type rejectAll struct{}
+
+func (rejectAll) Validate(context.Context, scheme.Object) validation.ErrorList {
+	return validation.ErrorList{validation.Forbidden(validation.NewPath("spec"), "rejected by the test strategy")}
+}
+
+type denyAll struct{}
+
+func (denyAll) Authorize(context.Context, rest.Attributes) (bool, string, error) {
+	return false, "denied by the test authorizer", nil
+}
+
+type admissionFunc func() error
+
+func (f admissionFunc) Admit(context.Context, rest.AdmissionAttributes, scheme.Object) error {
+	return f()
+}
+
+func (f admissionFunc) Validate(context.Context, rest.AdmissionAttributes, scheme.Object) error {
+	return f()
+}
+
+type headerAuthenticator struct{}
+
+func (headerAuthenticator) Authenticate(r *http.Request) (*rest.User, bool, error) {
+	if r.Header.Get("X-Test-User") == "" {
+		return nil, false, nil
+	}
+	return &rest.User{Name: r.Header.Get("X-Test-User")}, true, nil
+}
+
+func TestOptions_ReachTheHandler(t *testing.T) {
+	widgets := scheme.GroupResource{Group: api.Group, Resource: "widgets"}
+	tests := []struct {
+		name     string
+		opts     []resttest.Option
+		body     string
+		header   http.Header
+		want     int
+		wantBody string
+	}{
+		{name: "no options accept a valid widget", want: http.StatusCreated},
+		{name: "WithStrategy validates", opts: []resttest.Option{resttest.WithStrategy(widgets, rejectAll{})}, want: http.StatusUnprocessableEntity, wantBody: "rejected by the test strategy"},
+		{name: "WithStrategies validates", opts: []resttest.Option{resttest.WithStrategies(map[scheme.GroupResource]rest.Strategy{widgets: rejectAll{}})}, want: http.StatusUnprocessableEntity, wantBody: "rejected by the test strategy"},
+		{name: "WithAuthorizer denies", opts: []resttest.Option{resttest.WithAuthorizer(denyAll{})}, want: http.StatusForbidden, wantBody: "denied by the test authorizer"},
+		{name: "WithMutatingAdmission rejects", opts: []resttest.Option{resttest.WithMutatingAdmission(admissionFunc(func() error { return errors.New("mutating says no") }))}, want: http.StatusForbidden, wantBody: "mutating says no"},
+		{name: "WithValidatingAdmission rejects", opts: []resttest.Option{resttest.WithValidatingAdmission(admissionFunc(func() error { return errors.New("validating says no") }))}, want: http.StatusForbidden, wantBody: "validating says no"},
+		{name: "WithRESTOptions limits the body", opts: []resttest.Option{resttest.WithRESTOptions(func(o *rest.Options) { o.MaxRequestBodyBytes = 16 })}, want: http.StatusRequestEntityTooLarge},
+		{name: "WithAuthenticator rejects the unknown", opts: []resttest.Option{resttest.WithAuthenticator(headerAuthenticator{})}, want: http.StatusUnauthorized},
+		{name: "WithAuthenticator accepts its users", opts: []resttest.Option{resttest.WithAuthenticator(headerAuthenticator{})}, header: http.Header{"X-Test-User": {"alice"}}, want: http.StatusCreated},
+		{name: "WithAuthenticator wins over WithToken's authenticator", opts: []resttest.Option{resttest.WithToken("t"), resttest.WithAuthenticator(headerAuthenticator{})}, header: http.Header{"X-Test-User": {"bob"}}, want: http.StatusCreated},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := resttest.NewServer(t, api.NewScheme(), tt.opts...)
+			code, body := do(t, &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}, "POST", srv.URL+widgetsPath, widgetJSON("w"), tt.header)
+			if code != tt.want || !strings.Contains(string(body), tt.wantBody) {
+				t.Errorf("POST widget = %d %s, want %d with %q", code, body, tt.want, tt.wantBody)
+			}
+		})
+	}
+}

@@ -1,0 +1,343 @@
+package resttest
+
+import (
+	"context"
+	"crypto/subtle"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/rest/discovery"
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/storage/memory"
+)
+
+// ShutdownTimeout bounds how long Close waits for requests in flight (watches included,
+// which are told to end first) before it closes their connections.
+const ShutdownTimeout = 5 * time.Second
+
+// discardLog swallows net/http's own messages (client disconnects and the like).
+var discardLog = log.New(io.Discard, "", 0)
+
+// Server is a complete apikit server (rest.Handler, discovery and, unless an Option
+// supplies another, memory storage) listening on a loopback port. Its fields are set by
+// NewServer and must not be changed.
+type Server struct {
+	// URL is the base URL of the server, "http://127.0.0.1:PORT" ("https://..." with
+	// WithTLS), without a trailing slash.
+	URL string
+	// Kubeconfig is a kubeconfig whose current context points at URL, with the bearer
+	// token of WithToken and, with WithTLS, the server's certificate as its authority;
+	// see the Kubeconfig function.
+	Kubeconfig []byte
+	// KubeconfigPath is the file holding Kubeconfig, in a directory of t.TempDir().
+	KubeconfigPath string
+	// Storage is the store the server serves from: a fresh storage/memory store, or the
+	// one given with WithStorage.
+	Storage storage.Interface
+	// Handler is the server's http.Handler, for tests that call it without a network.
+	Handler http.Handler
+	// CertificateAuthority is, with WithTLS, the PEM certificate that signs (and is) the
+	// server's certificate; nil otherwise.
+	CertificateAuthority []byte
+
+	token     string
+	httpSrv   *http.Server
+	client    *http.Client
+	cancel    context.CancelFunc
+	serveDone chan struct{}
+	ownStore  bool
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Option configures NewServer.
+type Option func(*config)
+
+type config struct {
+	restOpts    rest.Options
+	discOpts    discovery.Options
+	storage     storage.Interface
+	token       string
+	tls         bool
+	customAuthn bool
+	tweaks      []func(*rest.Options)
+}
+
+// WithStrategy sets the strategy of one resource (see rest.Strategy).
+func WithStrategy(gr scheme.GroupResource, s rest.Strategy) Option {
+	return func(c *config) {
+		if c.restOpts.Strategies == nil {
+			c.restOpts.Strategies = map[scheme.GroupResource]rest.Strategy{}
+		}
+		c.restOpts.Strategies[gr] = s
+	}
+}
+
+// WithStrategies sets the strategies of several resources, adding to earlier ones.
+func WithStrategies(strategies map[scheme.GroupResource]rest.Strategy) Option {
+	return func(c *config) {
+		for gr, s := range strategies {
+			WithStrategy(gr, s)(c)
+		}
+	}
+}
+
+// WithAuthenticator sets the authenticator; without one (and without WithToken) every
+// request is anonymous and allowed.
+func WithAuthenticator(a rest.Authenticator) Option {
+	return func(c *config) { c.restOpts.Authenticator, c.customAuthn = a, true }
+}
+
+// WithAuthorizer sets the authorizer; without one every request is allowed.
+func WithAuthorizer(a rest.Authorizer) Option {
+	return func(c *config) { c.restOpts.Authorizer = a }
+}
+
+// WithMutatingAdmission appends mutating admission plugins.
+func WithMutatingAdmission(plugins ...rest.MutatingAdmission) Option {
+	return func(c *config) { c.restOpts.MutatingAdmission = append(c.restOpts.MutatingAdmission, plugins...) }
+}
+
+// WithValidatingAdmission appends validating admission plugins.
+func WithValidatingAdmission(plugins ...rest.ValidatingAdmission) Option {
+	return func(c *config) { c.restOpts.ValidatingAdmission = append(c.restOpts.ValidatingAdmission, plugins...) }
+}
+
+// WithStorage makes the server serve from st instead of a new memory store. The server
+// does not close st: its owner does, after the server has stopped (register that cleanup
+// before calling NewServer, as cleanups run last-registered first).
+func WithStorage(st storage.Interface) Option {
+	return func(c *config) { c.storage = st }
+}
+
+// WithToken makes the server require the bearer token (401 Unauthorized without it,
+// unless WithAuthenticator sets another authenticator) and puts the token in the
+// kubeconfig and in the requests of Server.Client.
+func WithToken(token string) Option {
+	return func(c *config) { c.token = token }
+}
+
+// WithTLS serves HTTPS, with a certificate for 127.0.0.1, ::1 and localhost made for the
+// server, instead of plain HTTP. kubectl and client-go's clientcmd send a kubeconfig's
+// token only to https servers: a test that drives them with WithToken needs WithTLS.
+func WithTLS() Option {
+	return func(c *config) { c.tls = true }
+}
+
+// WithLogger sets the logger of the REST handler; without one its messages are discarded.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.restOpts.Logger = l }
+}
+
+// WithDiscoveryOptions sets the options of the discovery handler (version, verbs, ...),
+// replacing the default, which is discovery.Options{LazyOpenAPI: true}: the OpenAPI
+// documents are built on the first /openapi request, so that servers start fast.
+func WithDiscoveryOptions(opts discovery.Options) Option {
+	return func(c *config) { c.discOpts = opts }
+}
+
+// WithRESTOptions lets f adjust the rest.Options after every other Option has been
+// applied, for settings without an Option of their own (MaxRequestBodyBytes, ...).
+// Scheme, Storage and Discovery are set by NewServer afterwards.
+func WithRESTOptions(f func(*rest.Options)) Option {
+	return func(c *config) { c.tweaks = append(c.tweaks, f) }
+}
+
+// NewServer starts a server for the resources of s on 127.0.0.1 and a free port, and
+// stops it on t.Cleanup. It fails t (t.Fatal) when the server cannot be built or started.
+// The server is ready for requests when NewServer returns.
+func NewServer(t testing.TB, s *scheme.Scheme, opts ...Option) *Server {
+	t.Helper()
+	srv, err := start(s, t.TempDir(), opts)
+	if err != nil {
+		t.Fatalf("resttest: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Errorf("resttest: %v", err)
+		}
+	})
+	return srv
+}
+
+func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
+	c := config{discOpts: discovery.Options{LazyOpenAPI: true}}
+	for _, o := range opts {
+		o(&c)
+	}
+	srv := &Server{token: c.token, serveDone: make(chan struct{})}
+	if c.storage != nil {
+		srv.Storage = c.storage
+	} else {
+		srv.Storage, srv.ownStore = memory.New(memory.Options{}), true
+	}
+	defer func() {
+		if err != nil {
+			srv.closeStorage()
+		}
+	}()
+	if c.token != "" && !c.customAuthn {
+		c.restOpts.Authenticator = TokenAuthenticator{Token: c.token}
+	}
+	for _, f := range c.tweaks {
+		f(&c.restOpts)
+	}
+	disc, err := discovery.New(s, c.discOpts)
+	if err != nil {
+		return nil, fmt.Errorf("building discovery: %w", err)
+	}
+	c.restOpts.Scheme, c.restOpts.Storage, c.restOpts.Discovery = s, srv.Storage, disc
+	h, err := rest.New(c.restOpts)
+	if err != nil {
+		return nil, fmt.Errorf("building handler: %w", err)
+	}
+	srv.Handler = h
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listening: %w", err)
+	}
+	transport := &http.Transport{
+		DialContext:  (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+		MaxIdleConns: 10,
+	}
+	srv.URL = "http://" + ln.Addr().String()
+	if c.tls {
+		cert, caPEM, err := selfSignedCert()
+		if err != nil {
+			return nil, errors.Join(err, ln.Close())
+		}
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+		pool := x509.NewCertPool()
+		pool.AddCert(cert.Leaf)
+		transport.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+		srv.URL = "https://" + ln.Addr().String()
+		srv.CertificateAuthority = caPEM
+	}
+	srv.Kubeconfig = Kubeconfig(srv.URL, c.token, srv.CertificateAuthority)
+	srv.KubeconfigPath = filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(srv.KubeconfigPath, srv.Kubeconfig, 0o600); err != nil {
+		return nil, errors.Join(fmt.Errorf("writing kubeconfig: %w", err), ln.Close())
+	}
+
+	// Every request's context derives from base: cancelling it on Close ends watches
+	// and other long requests, so that Shutdown need not wait for them.
+	base, cancel := context.WithCancel(context.Background())
+	srv.cancel = cancel
+	srv.httpSrv = &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ErrorLog:          discardLog,
+	}
+	srv.client = &http.Client{Transport: &tokenTransport{token: c.token, base: transport}}
+	go func() {
+		defer close(srv.serveDone)
+		_ = srv.httpSrv.Serve(ln) // returns http.ErrServerClosed after Shutdown or Close
+	}()
+	return srv, nil
+}
+
+// Client returns an HTTP client for the server that sends the WithToken bearer token, if
+// any, and trusts the server's certificate with WithTLS. Its idle connections are closed
+// by Close.
+func (s *Server) Client() *http.Client { return s.client }
+
+// Token returns the bearer token given with WithToken ("" without one).
+func (s *Server) Token() string { return s.token }
+
+// Close stops the server: it ends long requests such as watches, shuts the HTTP server
+// down (closing connections still busy after ShutdownTimeout) and closes the storage when
+// the server created it. NewServer registers Close with t.Cleanup; calling it earlier
+// is allowed, and later calls return the first call's result.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.cancel()
+		ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+		defer cancel()
+		var errs []error
+		if err := s.httpSrv.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("shutting down %s: %w", s.URL, err))
+			_ = s.httpSrv.Close()
+		}
+		<-s.serveDone
+		s.client.CloseIdleConnections()
+		if err := s.closeStorage(); err != nil {
+			errs = append(errs, err)
+		}
+		s.closeErr = errors.Join(errs...)
+	})
+	return s.closeErr
+}
+
+// closeStorage closes the storage if the server created it.
+func (s *Server) closeStorage() error {
+	if !s.ownStore {
+		return nil
+	}
+	switch st := s.Storage.(type) {
+	case interface{ Close() error }:
+		if err := st.Close(); err != nil {
+			return fmt.Errorf("closing storage: %w", err)
+		}
+	case interface{ Close() }:
+		st.Close()
+	}
+	return nil
+}
+
+// TokenAuthenticator is a rest.Authenticator that accepts requests carrying
+// "Authorization: Bearer <Token>" as User (or, when User is nil, as "resttest" in group
+// "system:masters") and rejects every other request.
+type TokenAuthenticator struct {
+	// Token is the one accepted bearer token; it must not be empty.
+	Token string
+	// User is who a request with the token is; nil means "resttest".
+	User *rest.User
+}
+
+// Authenticate implements rest.Authenticator.
+func (a TokenAuthenticator) Authenticate(r *http.Request) (*rest.User, bool, error) {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || a.Token == "" || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(a.Token)) != 1 {
+		return nil, false, nil
+	}
+	if a.User != nil {
+		return a.User, true, nil
+	}
+	return &rest.User{Name: "resttest", Groups: []string{"system:masters", "system:authenticated"}}, true, nil
+}
+
+// tokenTransport adds a bearer token to requests that carry no Authorization header.
+type tokenTransport struct {
+	token string
+	base  *http.Transport
+}
+
+func (t *tokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if t.token == "" || r.Header.Get("Authorization") != "" {
+		return t.base.RoundTrip(r)
+	}
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+t.token)
+	return t.base.RoundTrip(r)
+}
+
+// CloseIdleConnections lets http.Client.CloseIdleConnections reach the base transport.
+func (t *tokenTransport) CloseIdleConnections() { t.base.CloseIdleConnections() }

@@ -348,3 +348,20 @@ func TestHealthAndTables(t *testing.T) {
 		t.Errorf("yaml list: %d %s", r.code, r.body)
 	}
 }
+
+func TestUpdate_BodyWithoutNamespaceTakesThePathNamespace(t *testing.T) {
+	s := newServer(t, nil)
+	s.create("w", "blue")
+	r := s.do("PUT", widgetsPath+"/w", "application/json", widgetJSON("w", "green"))
+	if r.code != http.StatusOK {
+		t.Fatalf("PUT without metadata.namespace = %d: %s", r.code, r.body)
+	}
+	m := r.json(t)
+	if get(m, "metadata", "namespace") != "default" || get(m, "spec", "color") != "green" {
+		t.Errorf("updated object = %s", r.body)
+	}
+	r = s.do("PUT", widgetsPath+"/w", "application/json", widgetJSON("w", "red", `"namespace":"other"`))
+	if r.code != http.StatusBadRequest {
+		t.Errorf("PUT with another namespace = %d, want 400: %s", r.code, r.body)
+	}
+}

@@ -171,8 +171,9 @@ func (rq *request) update() {
 			rq.fail(NewBadRequest("the name of the object (" + in.GetName() + ") does not match the name on the URL (" + name + ")"))
 			return
 		}
-		if ns := rq.info.Namespace; ns != "" && in.GetNamespace() != "" && in.GetNamespace() != ns {
-			rq.fail(NewBadRequest("the namespace of the object (" + in.GetNamespace() + ") does not match the namespace on the URL (" + ns + ")"))
+		// Like kube-apiserver, a body without a namespace takes the path's, before validation.
+		if err := rq.checkNamespace(in); err != nil {
+			rq.fail(err)
 			return
 		}
 		allowCreate = rq.res.AllowCreateOnUpdate && rq.info.Subresource == ""

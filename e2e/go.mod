@@ -53,6 +53,7 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	google.golang.org/protobuf v1.36.12-0.20260120151049-f2248ac996af // indirect
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
+	k8s.io/api v0.37.2 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 

@@ -1,0 +1,368 @@
+package cbor
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+
+	fx "github.com/fxamacker/cbor/v2"
+
+	"github.com/apikit-dev/apikit/codec"
+	"github.com/apikit-dev/apikit/scheme"
+)
+
+// Serializer is the application/cbor [codec.Serializer] of a scheme, reading and
+// writing the bytes k8s.io/apimachinery's CBOR serializer does.
+type Serializer struct {
+	scheme *scheme.Scheme
+}
+
+var _ codec.Serializer = (*Serializer)(nil)
+
+// New returns the CBOR serializer of a scheme, ready to be passed to codec.NewCodecs.
+func New(s *scheme.Scheme) *Serializer { return &Serializer{scheme: s} }
+
+// MediaType returns application/cbor.
+func (s *Serializer) MediaType() string { return codec.MediaTypeCBOR }
+
+// Encode writes the self-described CBOR tag and obj, in one Write. Unstructured objects
+// are written as their maps, an UnstructuredList with its items under "items".
+func (s *Serializer) Encode(w io.Writer, obj scheme.Kinded) error {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	buf.Write(selfDescribed)
+	if err := enc.MarshalToBuffer(content(obj), buf); err != nil {
+		return fmt.Errorf("encoding %s as CBOR: %w", kindOf(obj), err)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// content is the value encoded for obj.
+func content(obj scheme.Kinded) any {
+	switch o := obj.(type) {
+	case *scheme.Unstructured:
+		return o.Object
+	case *scheme.UnstructuredList:
+		m := make(map[string]any, len(o.Object)+1)
+		for k, v := range o.Object {
+			m[k] = v
+		}
+		items := make([]any, len(o.Items))
+		for i := range o.Items {
+			items[i] = o.Items[i].Object
+		}
+		m["items"] = items
+		return m
+	}
+	return obj
+}
+
+func kindOf(obj scheme.Kinded) string {
+	if obj == nil {
+		return "<nil>"
+	}
+	if k := obj.GetObjectKind().GroupVersionKind().Kind; k != "" {
+		return k
+	}
+	return fmt.Sprintf("%T", obj)
+}
+
+// Marshal returns the CBOR encoding of any value (with the self-described tag), with the
+// options objects are encoded with.
+func Marshal(v any) ([]byte, error) {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	buf.Write(selfDescribed)
+	if err := enc.MarshalToBuffer(v, buf); err != nil {
+		return nil, err
+	}
+	return append([]byte(nil), buf.Bytes()...), nil
+}
+
+// Unmarshal decodes one CBOR data item (with or without the self-described tag) into
+// v, a non-nil pointer, with Kubernetes' decoding rules: into any, integers are int64
+// and other numbers float64, maps are map[string]any and strings (text or byte)
+// string. Unknown struct fields and duplicate keys do not fail the decode; they are
+// returned as issues with their paths, like codec.Unmarshal's. Of a repeated struct
+// field the first value is kept, of a repeated map key the last.
+func Unmarshal(data []byte, v any) (codec.FieldIssues, error) {
+	err := strictDec.Unmarshal(data, v)
+	var unknown *fx.UnknownFieldError
+	var dup *fx.DupMapKeyError
+	if !errors.As(err, &unknown) && !errors.As(err, &dup) {
+		return nil, wrapErr(err)
+	}
+	// Decoding the same input again over the partly filled value gives the value one
+	// lax decode would: every field it sets is set again to the same thing.
+	if err := laxDec.Unmarshal(data, v); err != nil {
+		return nil, wrapErr(err)
+	}
+	return fieldIssues(data, reflect.TypeOf(v))
+}
+
+// wrapErr names the format of decode errors that do not already.
+func wrapErr(err error) error {
+	if err == nil || strings.HasPrefix(err.Error(), "cbor: ") {
+		return err
+	}
+	return fmt.Errorf("cbor: %w", err)
+}
+
+// Decode reads one CBOR object; see [codec.Serializer]. The self-described tag is
+// accepted but not required.
+func (s *Serializer) Decode(data []byte, defaults *scheme.GroupVersionKind, into scheme.Kinded) (codec.Result, error) {
+	apiVersion, kind, err := peekTypeMeta(data)
+	if err != nil {
+		return codec.Result{}, err
+	}
+	gv, err := scheme.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return codec.Result{}, err
+	}
+	actual := gv.WithKind(kind)
+	if defaults != nil {
+		actual = withDefaults(actual, *defaults)
+	}
+
+	var obj scheme.Kinded
+	switch o := into.(type) {
+	case nil:
+	case *scheme.Unstructured, *scheme.UnstructuredList:
+		issues, err := decodeUnstructured(data, o)
+		if err != nil {
+			return codec.Result{GVK: actual, Issues: issues}, err
+		}
+		got := o.GetObjectKind().GroupVersionKind()
+		if got.Kind == "" {
+			return codec.Result{GVK: got, Issues: issues}, &codec.MissingKindError{Data: diagnose(data)}
+		}
+		if got.Version == "" {
+			return codec.Result{GVK: got, Issues: issues}, &codec.MissingVersionError{Data: diagnose(data)}
+		}
+		return codec.Result{Object: o, GVK: got, Issues: issues}, nil
+	default:
+		kinds, err := s.scheme.ObjectKinds(into)
+		var nre *scheme.NotRegisteredError
+		switch {
+		case errors.As(err, &nre):
+			// An unregistered Go type is decoded into as is, like apimachinery does.
+			issues, err := Unmarshal(data, into)
+			if err == nil && !actual.Empty() {
+				into.GetObjectKind().SetGroupVersionKind(actual)
+			}
+			return codec.Result{Object: into, GVK: actual, Issues: issues}, err
+		case err != nil:
+			return codec.Result{}, err
+		}
+		actual = withDefaults(actual, preferredKind(kinds, actual))
+		for _, k := range kinds {
+			if k == actual {
+				obj = into
+			}
+		}
+	}
+	if actual.Kind == "" {
+		return codec.Result{GVK: actual}, &codec.MissingKindError{Data: diagnose(data)}
+	}
+	if actual.Version == "" {
+		return codec.Result{GVK: actual}, &codec.MissingVersionError{Data: diagnose(data)}
+	}
+	if obj == nil {
+		if obj, err = s.scheme.New(actual); err != nil {
+			return codec.Result{GVK: actual}, err
+		}
+	}
+	var issues codec.FieldIssues
+	switch o := obj.(type) {
+	case *scheme.Unstructured, *scheme.UnstructuredList:
+		issues, err = decodeUnstructured(data, o)
+	default:
+		issues, err = Unmarshal(data, obj)
+	}
+	if err != nil {
+		return codec.Result{GVK: actual, Issues: issues}, fmt.Errorf("decoding %s: %w", actual.Kind, err)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(actual)
+	return codec.Result{Object: obj, GVK: actual, Issues: issues}, nil
+}
+
+// decodeUnstructured decodes a document into an Unstructured or UnstructuredList the
+// way apimachinery does: a list's items must be an array (or null) of maps, and items
+// that name neither apiVersion nor kind take the list's apiVersion and its kind
+// without the "List" suffix.
+func decodeUnstructured(data []byte, into scheme.Kinded) (codec.FieldIssues, error) {
+	var content map[string]any
+	issues, err := Unmarshal(data, &content)
+	if err != nil {
+		return issues, err
+	}
+	switch u := into.(type) {
+	case *scheme.Unstructured:
+		u.Object = content
+	case *scheme.UnstructuredList:
+		var items []any
+		if raw, present := content["items"]; present && raw != nil {
+			var ok bool
+			if items, ok = raw.([]any); !ok {
+				return issues, errors.New("items field of UnstructuredList must be encoded as an array or null if present")
+			}
+		}
+		apiVersion, _ := content["apiVersion"].(string)
+		kind, _ := content["kind"].(string)
+		kind = strings.TrimSuffix(kind, "List")
+		list := make([]scheme.Unstructured, len(items))
+		for i, it := range items {
+			m, ok := it.(map[string]any)
+			if !ok {
+				return issues, errors.New("elements of the items field of UnstructuredList must be encoded as a map")
+			}
+			iv, _ := m["apiVersion"].(string)
+			ik, _ := m["kind"].(string)
+			if iv == "" && ik == "" {
+				iv, ik = apiVersion, kind
+			}
+			m["apiVersion"], m["kind"] = iv, ik
+			if ik == "" {
+				return issues, &codec.MissingKindError{Data: diagnose(data)}
+			}
+			if iv == "" {
+				return issues, &codec.MissingVersionError{Data: diagnose(data)}
+			}
+			list[i].Object = m
+		}
+		delete(content, "items")
+		u.Object, u.Items = content, list
+	}
+	return issues, nil
+}
+
+// peekTypeMeta reads the top-level apiVersion and kind strings of a CBOR map without
+// decoding the rest.
+func peekTypeMeta(data []byte) (apiVersion, kind string, err error) {
+	fail := func(err error) (string, string, error) {
+		if err == errIncomplete {
+			err = errors.New("cbor: unexpected EOF")
+		}
+		return "", "", fmt.Errorf("unable to determine group/version/kind: %w", err)
+	}
+	s := scanner{data: data}
+	s.skipSelfDescribed()
+	count, ok, err := s.container(majorMap)
+	if err != nil {
+		return fail(err)
+	}
+	if !ok {
+		return fail(fmt.Errorf("cbor: cannot unmarshal %s into Go value of type TypeMeta", typeName(data, s.pos)))
+	}
+	var haveVersion, haveKind bool
+	for i := 0; s.more(count, i) && !(haveVersion && haveKind); i++ {
+		kb, err := s.str(nil)
+		if err == errNotString {
+			err = s.skip()
+			if err == nil {
+				err = s.skip()
+			}
+			if err != nil {
+				return fail(err)
+			}
+			continue
+		}
+		if err != nil {
+			return fail(err)
+		}
+		var target *string
+		switch string(kb) {
+		case "apiVersion":
+			target, haveVersion = &apiVersion, true
+		case "kind":
+			target, haveKind = &kind, true
+		}
+		if target == nil {
+			if err := s.skip(); err != nil {
+				return fail(err)
+			}
+			continue
+		}
+		if s.pos < len(s.data) && s.data[s.pos] == 0xf6 { // null leaves the field empty
+			s.pos++
+			continue
+		}
+		vb, err := s.str(nil)
+		if err == errNotString {
+			return fail(fmt.Errorf("cbor: cannot unmarshal %s into Go struct field TypeMeta.%s of type string", typeName(data, s.pos), kb))
+		}
+		if err != nil {
+			return fail(err)
+		}
+		*target = string(vb)
+	}
+	return apiVersion, kind, nil
+}
+
+// typeName names the CBOR type of the item at pos, for error messages.
+func typeName(data []byte, pos int) string {
+	if pos >= len(data) {
+		return "nothing"
+	}
+	switch data[pos] >> 5 {
+	case majorUint:
+		return "positive integer"
+	case majorNegInt:
+		return "negative integer"
+	case majorBytes:
+		return "byte string"
+	case majorText:
+		return "UTF-8 text string"
+	case majorArray:
+		return "array"
+	case majorMap:
+		return "map"
+	case majorTag:
+		return "tag"
+	}
+	return "primitives"
+}
+
+// diagnose renders a document for a missing kind or version message, in CBOR
+// diagnostic notation like apimachinery, shortened.
+func diagnose(data []byte) string {
+	d, err := fx.Diagnose(data)
+	if err != nil {
+		d = fmt.Sprintf("%x", data)
+	}
+	const limit = 256
+	if len(d) > limit {
+		d = d[:limit] + "..."
+	}
+	return d
+}
+
+// preferredKind picks, among the kinds of a Go type, the one in the document's group
+// version, else the first.
+func preferredKind(kinds []scheme.GroupVersionKind, actual scheme.GroupVersionKind) scheme.GroupVersionKind {
+	for _, k := range kinds {
+		if k.Group == actual.Group && k.Version == actual.Version {
+			return k
+		}
+	}
+	return kinds[0]
+}
+
+// withDefaults fills what the document left out, as apimachinery does: the kind, and
+// group and version together when both are missing (or the version alone when the
+// group matches).
+func withDefaults(actual, def scheme.GroupVersionKind) scheme.GroupVersionKind {
+	if actual.Kind == "" {
+		actual.Kind = def.Kind
+	}
+	if actual.Version == "" && actual.Group == "" {
+		actual.Group, actual.Version = def.Group, def.Version
+	}
+	if actual.Version == "" && actual.Group == def.Group {
+		actual.Version = def.Version
+	}
+	return actual
+}

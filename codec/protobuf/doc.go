@@ -1,0 +1,35 @@
+// Package protobuf is the application/vnd.kubernetes.protobuf codec: the "k8s\x00"
+// envelope (Magic + runtime.Unknown), the meta/v1 messages every client meets, and
+// Kubernetes' length-prefixed watch frames, written by hand on
+// google.golang.org/protobuf/encoding/protowire with the field numbers of
+// k8s.io/apimachinery's generated.proto files and the byte layout of their
+// gogo-generated marshallers, so that client-go decodes what apikit writes and the
+// reverse, byte for byte.
+//
+// # What can be encoded
+//
+//   - Meta kinds, hand-written: Status (with StatusDetails, StatusCause and ListMeta),
+//     PartialObjectMetadata and PartialObjectMetadataList, ObjectMeta in full
+//     (OwnerReference, ManagedFieldsEntry, FieldsV1, Time as {seconds=1, nanos=2}),
+//     ListMeta, Condition, and watch events (WatchEvent {type=1, object=2}).
+//   - Built-in schemas: discovery's APIResourceList (v1) and autoscaling/v1 Scale,
+//     encoded from any Go value with their JSON field names (see [Serializer.EncodeAs]
+//     for values that do not carry apiVersion and kind).
+//   - User kinds: a Go type implementing [Marshaler] and [Unmarshaler] (like
+//     gogo-generated Kubernetes types) or proto.Message, or a kind described with
+//     [RegisterFields] (JSON paths to field numbers), typed or unstructured; its list
+//     kind comes with it (metadata=1, items=2).
+//
+// Everything else, notably meta/v1 Table (which Kubernetes marks protobuf=false and
+// serves only as JSON, YAML or CBOR), fails Encode with a [*NotProtobufError]
+// wrapping [ErrNotProtobuf], before anything is written: the REST layer answers 406
+// to a protobuf-only Accept, falls back to JSON when the client also accepts it,
+// and answers 415 to a protobuf request body of such a kind.
+//
+// # Hostile input
+//
+// Decoding never panics: every length is checked against the bytes that remain, so
+// allocation is bounded by the input's size; nesting is bounded by the (finite)
+// message definitions; groups are rejected; a [FrameReader] grows its buffer with
+// the bytes it reads, not with the length a header claims, up to a maximum.
+package protobuf

@@ -1,0 +1,129 @@
+package protobuf
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// Magic is the four bytes that begin every Kubernetes protobuf body: "k8s" and a zero.
+var Magic = []byte("k8s\x00")
+
+// ErrNoMagic says a body does not begin with [Magic]: it is not a Kubernetes protobuf
+// message (decoders wrap it with what was found).
+var ErrNoMagic = errors.New("data does not begin with the Kubernetes protobuf prefix \"k8s\\x00\"")
+
+// Unknown is runtime.Unknown, the envelope after [Magic]: the object's apiVersion and
+// kind (typeMeta=1 {apiVersion=1, kind=2}), its encoded bytes (raw=2), and the
+// contentEncoding=3 and contentType=4 strings, empty for protobuf objects.
+type Unknown struct {
+	APIVersion      string
+	Kind            string
+	Raw             []byte
+	ContentEncoding string
+	ContentType     string
+}
+
+// AppendEnvelope appends Magic and the envelope of u, byte for byte as apimachinery's
+// protobuf serializer writes it: typeMeta with both strings, raw when not nil, then
+// contentEncoding and contentType, always written even when empty.
+func AppendEnvelope(b []byte, u *Unknown) []byte {
+	b = append(b, Magic...)
+	return appendUnknown(b, u.APIVersion, u.Kind, u.Raw, u.Raw != nil, u.ContentEncoding, u.ContentType)
+}
+
+func appendUnknown(b []byte, apiVersion, kind string, raw []byte, haveRaw bool, enc, ct string) []byte {
+	b, start := beginMessage(b, 1)
+	b = appendString(b, 1, apiVersion)
+	b = appendString(b, 2, kind)
+	b = endMessage(b, start)
+	if haveRaw {
+		b = appendBytesField(b, 2, raw)
+	}
+	b = appendString(b, 3, enc)
+	return appendString(b, 4, ct)
+}
+
+// appendEnvelopeFunc writes Magic, typeMeta and the raw object produced by body into
+// b in one pass, with contentEncoding and contentType empty.
+func appendEnvelopeFunc(b []byte, apiVersion, kind string, body func([]byte) ([]byte, error)) ([]byte, error) {
+	b = append(b, Magic...)
+	b, start := beginMessage(b, 1)
+	b = appendString(b, 1, apiVersion)
+	b = appendString(b, 2, kind)
+	b = endMessage(b, start)
+	b, start = beginMessage(b, 2)
+	b, err := body(b)
+	if err != nil {
+		return b, err
+	}
+	b = endMessage(b, start)
+	b = appendString(b, 3, "")
+	return appendString(b, 4, ""), nil
+}
+
+// DecodeEnvelope checks Magic and reads the envelope that follows. Raw aliases data.
+// Data without the prefix fails with an error wrapping [ErrNoMagic]; a bad envelope
+// with one wrapping [ErrMalformed].
+func DecodeEnvelope(data []byte) (Unknown, error) {
+	var u Unknown
+	switch {
+	case len(data) == 0:
+		return u, fmt.Errorf("%w: empty data", ErrNoMagic)
+	case !bytes.HasPrefix(data, Magic):
+		return u, fmt.Errorf("%w: starts with %q", ErrNoMagic, data[:min(len(data), len(Magic))])
+	case len(data) == len(Magic):
+		return u, fmt.Errorf("%w: empty body after the prefix", ErrMalformed)
+	}
+	r := reader{b: data[len(Magic):], msg: "Unknown"}
+	for {
+		ok, err := r.next()
+		if err != nil || !ok {
+			return u, err
+		}
+		switch r.num {
+		case 1:
+			var v []byte
+			if v, err = r.bytes(); err == nil {
+				err = decodeTypeMeta(v, &u)
+			}
+		case 2:
+			u.Raw, err = r.bytes()
+		case 3:
+			u.ContentEncoding, err = r.string()
+		case 4:
+			u.ContentType, err = r.string()
+		default:
+			err = r.skip()
+		}
+		if err != nil {
+			return Unknown{}, err
+		}
+	}
+}
+
+func decodeTypeMeta(data []byte, u *Unknown) error {
+	r := reader{b: data, msg: "TypeMeta"}
+	for {
+		ok, err := r.next()
+		if err != nil || !ok {
+			return err
+		}
+		switch r.num {
+		case 1:
+			u.APIVersion, err = r.string()
+		case 2:
+			u.Kind, err = r.string()
+		default:
+			err = r.skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// rawExtensionNumber is RawExtension's raw field.
+const rawExtensionNumber protowire.Number = 1

@@ -1,0 +1,454 @@
+package protobuf
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/apikit-dev/apikit/scheme"
+)
+
+// Typed Go values are encoded by a plan compiled once per (Go struct type, message)
+// that maps each registered field to the struct field with the same JSON name.
+
+type structPlan struct {
+	fields []fieldPlan // ascending by number
+	byNum  map[protowire.Number]int
+}
+
+type fieldPlan struct {
+	f     *field
+	index []int
+	sub   *structPlan // TypeMessage: plan of the element struct
+}
+
+type planKey struct {
+	t reflect.Type
+	m *message
+}
+
+var plans sync.Map // planKey -> *structPlan or error
+
+var (
+	timeType       = reflect.TypeFor[scheme.Time]()
+	objectMetaType = reflect.TypeFor[scheme.ObjectMeta]()
+	listMetaType   = reflect.TypeFor[scheme.ListMeta]()
+	conditionType  = reflect.TypeFor[scheme.Condition]()
+)
+
+// planFor returns the cached plan of a struct type for a message.
+func planFor(t reflect.Type, m *message) (*structPlan, error) {
+	k := planKey{t, m}
+	if v, ok := plans.Load(k); ok {
+		if err, bad := v.(error); bad {
+			return nil, err
+		}
+		return v.(*structPlan), nil
+	}
+	p, err := compilePlan(t, m, m.name)
+	if err != nil {
+		plans.Store(k, err)
+		return nil, err
+	}
+	plans.Store(k, p)
+	return p, nil
+}
+
+// jsonFields lists the JSON-named fields of a struct, walking into embedded structs
+// that have no JSON name (TypeMeta, inline structs) as encoding/json does.
+func jsonFields(t reflect.Type, prefix []int, out map[string][]int) error {
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		idx := append(slices.Clone(prefix), i)
+		if sf.Anonymous && name == "" {
+			ft := sf.Type
+			if ft.Kind() != reflect.Struct {
+				return fmt.Errorf("embedded field %s of %v: only embedded structs are supported", sf.Name, t)
+			}
+			if err := jsonFields(ft, idx, out); err != nil {
+				return err
+			}
+			continue
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		if _, dup := out[name]; !dup {
+			out[name] = idx
+		}
+	}
+	return nil
+}
+
+func compilePlan(t reflect.Type, m *message, path string) (*structPlan, error) {
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("%s: Go type %v is not a struct", path, t)
+	}
+	names := map[string][]int{}
+	if err := jsonFields(t, nil, names); err != nil {
+		return nil, err
+	}
+	p := &structPlan{byNum: map[protowire.Number]int{}}
+	for _, f := range m.fields {
+		idx, ok := names[f.name]
+		if !ok {
+			return nil, fmt.Errorf("%s.%s: %v has no field with that JSON name", path, f.name, t)
+		}
+		delete(names, f.name)
+		ft := t.FieldByIndex(idx).Type
+		fp := fieldPlan{f: f, index: idx}
+		et := ft
+		if f.repeated {
+			if ft.Kind() != reflect.Slice {
+				return nil, fmt.Errorf("%s.%s: repeated field needs a slice, %v has %v", path, f.name, t, ft)
+			}
+			et = ft.Elem()
+		}
+		if et.Kind() == reflect.Pointer {
+			et = et.Elem()
+		}
+		if err := checkGoType(f.typ, et); err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", path, f.name, err)
+		}
+		if f.typ == TypeMessage {
+			sub, err := compilePlan(et, f.msg, path+"."+f.name)
+			if err != nil {
+				return nil, err
+			}
+			fp.sub = sub
+		}
+		p.byNum[f.num] = len(p.fields)
+		p.fields = append(p.fields, fp)
+	}
+	delete(names, "apiVersion")
+	delete(names, "kind")
+	for n := range names {
+		return nil, fmt.Errorf("%s: JSON field %q of %v has no protobuf field number", path, n, t)
+	}
+	return p, nil
+}
+
+// checkGoType says whether a Go type can hold a field of a protobuf type.
+func checkGoType(typ Type, t reflect.Type) error {
+	ok := false
+	switch typ {
+	case TypeString:
+		ok = t.Kind() == reflect.String
+	case TypeBytes:
+		ok = t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8
+	case TypeBool:
+		ok = t.Kind() == reflect.Bool
+	case TypeInt32, TypeInt64:
+		switch t.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			ok = true
+		}
+	case TypeDouble:
+		ok = t.Kind() == reflect.Float64 || t.Kind() == reflect.Float32
+	case TypeMessage:
+		ok = t.Kind() == reflect.Struct
+	case TypeStringMap:
+		ok = t.Kind() == reflect.Map && t.Key().Kind() == reflect.String && t.Elem().Kind() == reflect.String
+	case TypeTime:
+		ok = t == timeType
+	case TypeObjectMeta:
+		ok = t == objectMetaType
+	case TypeListMeta:
+		ok = t == listMetaType
+	case TypeCondition:
+		ok = t == conditionType
+	case TypeStringList:
+		ok = t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String
+	}
+	if !ok {
+		return fmt.Errorf("Go type %v cannot hold protobuf type %d", t, typ)
+	}
+	return nil
+}
+
+// appendStruct appends the fields of the struct v (addressable) by plan p.
+func appendStruct(b []byte, v reflect.Value, p *structPlan) []byte {
+	for i := range p.fields {
+		fp := &p.fields[i]
+		fv := v.FieldByIndex(fp.index)
+		switch {
+		case fp.f.repeated:
+			for j := 0; j < fv.Len(); j++ {
+				ev := fv.Index(j)
+				if ev.Kind() == reflect.Pointer {
+					if ev.IsNil() {
+						continue
+					}
+					ev = ev.Elem()
+				}
+				b = appendValue(b, fp, ev)
+			}
+		case fv.Kind() == reflect.Pointer:
+			if !fv.IsNil() {
+				b = appendValue(b, fp, fv.Elem())
+			}
+		default:
+			b = appendValue(b, fp, fv)
+		}
+	}
+	return b
+}
+
+// appendValue appends one value of a field.
+func appendValue(b []byte, fp *fieldPlan, v reflect.Value) []byte {
+	num := fp.f.num
+	switch fp.f.typ {
+	case TypeString:
+		return appendString(b, num, v.String())
+	case TypeBytes:
+		if v.IsNil() {
+			return b
+		}
+		return appendBytesField(b, num, v.Bytes())
+	case TypeBool:
+		return appendBoolField(b, num, v.Bool())
+	case TypeInt32, TypeInt64:
+		if v.CanInt() {
+			return appendVarintField(b, num, uint64(v.Int()))
+		}
+		return appendVarintField(b, num, v.Uint())
+	case TypeDouble:
+		b = appendTag(b, num, protowire.Fixed64Type)
+		return protowire.AppendFixed64(b, math.Float64bits(v.Float()))
+	case TypeMessage:
+		b, start := beginMessage(b, num)
+		return endMessage(appendStruct(b, v, fp.sub), start)
+	case TypeStringMap:
+		if v.Len() == 0 {
+			return b
+		}
+		if m, ok := v.Interface().(map[string]string); ok {
+			return appendStringMap(b, num, m)
+		}
+		m := make(map[string]string, v.Len())
+		for it := v.MapRange(); it.Next(); {
+			m[it.Key().String()] = it.Value().String()
+		}
+		return appendStringMap(b, num, m)
+	case TypeTime:
+		return appendTime(b, num, v.Addr().Interface().(*scheme.Time).Time)
+	case TypeObjectMeta:
+		b, start := beginMessage(b, num)
+		return endMessage(appendObjectMeta(b, v.Addr().Interface().(*scheme.ObjectMeta)), start)
+	case TypeListMeta:
+		b, start := beginMessage(b, num)
+		return endMessage(appendListMeta(b, v.Addr().Interface().(*scheme.ListMeta)), start)
+	case TypeCondition:
+		b, start := beginMessage(b, num)
+		return endMessage(appendCondition(b, v.Addr().Interface().(*scheme.Condition)), start)
+	case TypeStringList:
+		if v.IsNil() {
+			return b
+		}
+		b, start := beginMessage(b, num)
+		for j := 0; j < v.Len(); j++ {
+			b = appendString(b, 1, v.Index(j).String())
+		}
+		return endMessage(b, start)
+	}
+	return b
+}
+
+// decodeStruct reads a message body into the struct v (addressable) by plan p.
+func decodeStruct(data []byte, v reflect.Value, p *structPlan, name string) error {
+	r := reader{b: data, msg: name}
+	for {
+		ok, err := r.next()
+		if err != nil || !ok {
+			return err
+		}
+		i, known := p.byNum[r.num]
+		if !known {
+			if err := r.skip(); err != nil {
+				return err
+			}
+			continue
+		}
+		fp := &p.fields[i]
+		fv := v.FieldByIndex(fp.index)
+		if fp.f.repeated {
+			if isPackable(fp.f.typ) && r.typ == protowire.BytesType {
+				err = decodePacked(&r, fp, fv)
+			} else {
+				n := fv.Len()
+				fv.Grow(1)
+				fv.SetLen(n + 1)
+				ev := fv.Index(n)
+				ev.SetZero()
+				err = decodeValue(&r, fp, settable(ev))
+			}
+		} else {
+			err = decodeValue(&r, fp, settable(fv))
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// settable follows (allocating) a pointer to the value to decode into.
+func settable(v reflect.Value) reflect.Value {
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		return v.Elem()
+	}
+	return v
+}
+
+func isPackable(t Type) bool {
+	return t == TypeBool || t == TypeInt32 || t == TypeInt64 || t == TypeDouble
+}
+
+// decodePacked reads a packed repeated scalar field.
+func decodePacked(r *reader, fp *fieldPlan, fv reflect.Value) error {
+	data, err := r.bytes()
+	if err != nil {
+		return err
+	}
+	et := fv.Type().Elem()
+	for len(data) > 0 {
+		var n int
+		ev := reflect.New(et).Elem()
+		target := settable(ev)
+		if fp.f.typ == TypeDouble {
+			var x uint64
+			x, n = protowire.ConsumeFixed64(data)
+			if n >= 0 {
+				target.SetFloat(math.Float64frombits(x))
+			}
+		} else {
+			var x uint64
+			x, n = protowire.ConsumeVarint(data)
+			if n >= 0 {
+				setInt(target, fp.f.typ, x)
+			}
+		}
+		if n < 0 {
+			return wireError(r.msg, r.num, "packed: %v", protowire.ParseError(n))
+		}
+		data = data[n:]
+		fv.Set(reflect.Append(fv, ev))
+	}
+	return nil
+}
+
+func setInt(v reflect.Value, typ Type, x uint64) {
+	switch {
+	case v.Kind() == reflect.Bool:
+		v.SetBool(x != 0)
+	case v.CanInt():
+		if typ == TypeInt32 {
+			v.SetInt(int64(int32(x)))
+		} else {
+			v.SetInt(int64(x))
+		}
+	default:
+		v.SetUint(x)
+	}
+}
+
+// decodeValue reads one value of a field into v.
+func decodeValue(r *reader, fp *fieldPlan, v reflect.Value) error {
+	switch fp.f.typ {
+	case TypeString:
+		s, err := r.string()
+		v.SetString(s)
+		return err
+	case TypeBool, TypeInt32, TypeInt64:
+		x, err := r.varint()
+		setInt(v, fp.f.typ, x)
+		return err
+	case TypeDouble:
+		x, err := r.double()
+		v.SetFloat(x)
+		return err
+	}
+	data, err := r.bytes()
+	if err != nil {
+		return err
+	}
+	switch fp.f.typ {
+	case TypeBytes:
+		v.SetBytes(append([]byte{}, data...))
+	case TypeMessage:
+		return decodeStruct(data, v, fp.sub, fp.f.msg.name)
+	case TypeStringMap:
+		if v.IsNil() {
+			v.Set(reflect.MakeMap(v.Type()))
+		}
+		if m, ok := v.Interface().(map[string]string); ok {
+			return decodeMapEntry(data, m)
+		}
+		m := map[string]string{}
+		if err := decodeMapEntry(data, m); err != nil {
+			return err
+		}
+		for k, x := range m {
+			v.SetMapIndex(reflect.ValueOf(k).Convert(v.Type().Key()), reflect.ValueOf(x).Convert(v.Type().Elem()))
+		}
+	case TypeTime:
+		t, err := decodeTime(data)
+		v.Set(reflect.ValueOf(t))
+		return err
+	case TypeObjectMeta:
+		return decodeObjectMeta(data, v.Addr().Interface().(*scheme.ObjectMeta))
+	case TypeListMeta:
+		return decodeListMeta(data, v.Addr().Interface().(*scheme.ListMeta))
+	case TypeCondition:
+		return decodeCondition(data, v.Addr().Interface().(*scheme.Condition))
+	case TypeStringList:
+		items, err := decodeStringList(data)
+		if err != nil {
+			return err
+		}
+		s := reflect.MakeSlice(v.Type(), len(items), len(items))
+		for i, x := range items {
+			s.Index(i).SetString(x)
+		}
+		v.Set(s)
+	}
+	return nil
+}
+
+// decodeStringList reads a message of repeated string items=1.
+func decodeStringList(data []byte) ([]string, error) {
+	items := []string{}
+	r := reader{b: data, msg: "string list"}
+	for {
+		ok, err := r.next()
+		if err != nil || !ok {
+			return items, err
+		}
+		if r.num == 1 {
+			var s string
+			s, err = r.string()
+			items = append(items, s)
+		} else {
+			err = r.skip()
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}

@@ -1,0 +1,187 @@
+package protobuf
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// Low-level wire helpers. Encoding appends forwards: a nested message reserves one
+// length byte and is shifted when its body turns out to need more, which keeps every
+// message a single pass without computing sizes first.
+
+// appendTag appends a field key.
+func appendTag(b []byte, num protowire.Number, typ protowire.Type) []byte {
+	return protowire.AppendTag(b, num, typ)
+}
+
+// appendString appends a length-delimited string field, empty or not (gogo's
+// non-nullable proto2 fields are always written).
+func appendString(b []byte, num protowire.Number, s string) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendString(b, s)
+}
+
+// appendBytesField appends a length-delimited bytes field.
+func appendBytesField(b []byte, num protowire.Number, v []byte) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendBytes(b, v)
+}
+
+// appendVarintField appends a varint field; negative int32 and int64 values are
+// sign-extended to ten bytes, as protobuf requires.
+func appendVarintField(b []byte, num protowire.Number, v uint64) []byte {
+	b = protowire.AppendTag(b, num, protowire.VarintType)
+	return protowire.AppendVarint(b, v)
+}
+
+// appendBoolField appends a bool field.
+func appendBoolField(b []byte, num protowire.Number, v bool) []byte {
+	return appendVarintField(b, num, protowire.EncodeBool(v))
+}
+
+// beginMessage appends the key of an embedded message and one placeholder length
+// byte; endMessage fixes the length. start is where the body begins.
+func beginMessage(b []byte, num protowire.Number) ([]byte, int) {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	b = append(b, 0)
+	return b, len(b)
+}
+
+// endMessage writes the length of the body that began at start, moving the body up
+// when the length needs more than one byte.
+func endMessage(b []byte, start int) []byte {
+	n := len(b) - start
+	if n < 0x80 {
+		b[start-1] = byte(n)
+		return b
+	}
+	k := protowire.SizeVarint(uint64(n))
+	b = slices.Grow(b, k-1)[:len(b)+k-1]
+	copy(b[start+k-1:], b[start:start+n])
+	protowire.AppendVarint(b[:start-1], uint64(n))
+	return b
+}
+
+// ErrMalformed is wrapped by every error about input that is not valid protobuf, or
+// not the protobuf of the expected message.
+var ErrMalformed = errors.New("malformed protobuf")
+
+// wireError reports malformed input at a message and field.
+func wireError(msg string, num protowire.Number, format string, args ...any) error {
+	return fmt.Errorf("%w: %s field %d: %s", ErrMalformed, msg, num, fmt.Sprintf(format, args...))
+}
+
+// reader walks the fields of one message. Every length is checked against what is
+// left of the input before it is used, so no input makes it read out of bounds or
+// allocate more than the input's size.
+type reader struct {
+	b   []byte
+	msg string // message name, for errors
+
+	num protowire.Number
+	typ protowire.Type
+}
+
+// next reads the next field key; it returns false at the end of the message.
+func (r *reader) next() (bool, error) {
+	if len(r.b) == 0 {
+		return false, nil
+	}
+	num, typ, n := protowire.ConsumeTag(r.b)
+	if n < 0 {
+		return false, fmt.Errorf("%w: %s: bad field key: %v", ErrMalformed, r.msg, protowire.ParseError(n))
+	}
+	r.b = r.b[n:]
+	r.num, r.typ = num, typ
+	return true, nil
+}
+
+// expect checks the wire type of the current field.
+func (r *reader) expect(typ protowire.Type) error {
+	if r.typ != typ {
+		return wireError(r.msg, r.num, "wrong wire type %d, want %d", r.typ, typ)
+	}
+	return nil
+}
+
+// bytes reads a length-delimited value. The result aliases the input.
+func (r *reader) bytes() ([]byte, error) {
+	if err := r.expect(protowire.BytesType); err != nil {
+		return nil, err
+	}
+	v, n := protowire.ConsumeBytes(r.b)
+	if n < 0 {
+		return nil, wireError(r.msg, r.num, "%v", protowire.ParseError(n))
+	}
+	r.b = r.b[n:]
+	return v, nil
+}
+
+// string reads a length-delimited value as a string.
+func (r *reader) string() (string, error) {
+	v, err := r.bytes()
+	return string(v), err
+}
+
+// varint reads a varint value.
+func (r *reader) varint() (uint64, error) {
+	if err := r.expect(protowire.VarintType); err != nil {
+		return 0, err
+	}
+	v, n := protowire.ConsumeVarint(r.b)
+	if n < 0 {
+		return 0, wireError(r.msg, r.num, "%v", protowire.ParseError(n))
+	}
+	r.b = r.b[n:]
+	return v, nil
+}
+
+// int64 reads an int64 varint.
+func (r *reader) int64() (int64, error) {
+	v, err := r.varint()
+	return int64(v), err
+}
+
+// int32 reads an int32 varint (the high bits of a sign-extended value are dropped,
+// as in every protobuf implementation).
+func (r *reader) int32() (int32, error) {
+	v, err := r.varint()
+	return int32(v), err
+}
+
+// bool reads a bool varint.
+func (r *reader) bool() (bool, error) {
+	v, err := r.varint()
+	return v != 0, err
+}
+
+// double reads a fixed64 value as a float64.
+func (r *reader) double() (float64, error) {
+	if err := r.expect(protowire.Fixed64Type); err != nil {
+		return 0, err
+	}
+	v, n := protowire.ConsumeFixed64(r.b)
+	if n < 0 {
+		return 0, wireError(r.msg, r.num, "%v", protowire.ParseError(n))
+	}
+	r.b = r.b[n:]
+	return math.Float64frombits(v), nil
+}
+
+// skip passes over the value of an unknown field. Groups (deprecated and never used
+// by Kubernetes) are rejected, which also keeps skipping free of recursion.
+func (r *reader) skip() error {
+	if r.typ == protowire.StartGroupType || r.typ == protowire.EndGroupType {
+		return wireError(r.msg, r.num, "groups are not supported")
+	}
+	n := protowire.ConsumeFieldValue(r.num, r.typ, r.b)
+	if n < 0 {
+		return wireError(r.msg, r.num, "%v", protowire.ParseError(n))
+	}
+	r.b = r.b[n:]
+	return nil
+}

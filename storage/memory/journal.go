@@ -79,7 +79,7 @@ func (s *Store) settle(ctx context.Context, key string, rv uint64, d Durability)
 		// An earlier write may be durable and not shown yet: show what is ready.
 		s.advance()
 		s.mu.RLock()
-		notify := s.notify
+		notify := s.notifyLocked()
 		s.mu.RUnlock()
 		if done, err := s.reached(key, rv); done {
 			return err

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/btree"
@@ -31,7 +31,7 @@ type Options struct {
 	BookmarkInterval time.Duration
 	// WatchBuffer is how many events each watch may have queued (default 100).
 	WatchBuffer int
-	// Now is the clock of the snapshot history's age bound (default time.Now).
+	// Now is the clock of the history window's age bound (default time.Now).
 	Now func() time.Time
 	// Journal, when set, makes every write durable before it is shown: see [Journal].
 	// storage/bolt sets it; nil keeps the store purely in memory.
@@ -72,20 +72,13 @@ func lessEntry(a, b *entry) bool { return a.key < b.key }
 
 type tree = btree.BTreeG[*entry]
 
-// record is one write of the history window: its version, time and the state right
-// after it.
-type record struct {
-	rv   uint64
-	at   time.Time
-	snap *tree // never modified
-}
-
 // Store is the in-memory backend. It is safe for concurrent use. Create one with New.
 //
 // Writes are computed and applied under one lock against the latest state (the live
-// tree), each at the next resourceVersion. Without a Journal a write is visible at once;
-// with one it is visible (to reads, counts and watches) only once the journal reports it
-// durable, in resourceVersion order: visible is that watermark.
+// tree, changed in place), each at the next resourceVersion, and logged with the entry
+// they replaced so that any state of the history window can be rebuilt. Without a Journal
+// a write is visible at once; with one it is visible (to reads, counts and watches) only
+// once the journal reports it durable, in resourceVersion order: visible is that watermark.
 type Store struct {
 	opts Options
 
@@ -93,12 +86,22 @@ type Store struct {
 	live     *tree
 	rv       uint64   // the latest write, visible or not
 	visible  uint64   // the latest write readers and watches see; <= rv
-	history  []record // one record per version, ascending and contiguous, up to rv
-	oldest   uint64   // smallest resourceVersion still servable exactly
+	log      []change // one change per version, ascending and contiguous, up to rv
+	oldest   uint64   // smallest resourceVersion still servable exactly; >= log[0].rv
 	inflight []inflightWrite
 	failed   error // set when a journal write failed: the store takes no more writes
 	notify   chan struct{}
-	closed   bool
+	// notifyTaken tells whether a reader took notify since it was made; it is set under
+	// s.mu held for reading and cleared under s.mu held for writing.
+	notifyTaken atomic.Bool
+	closed      bool
+
+	// snapMu guards the snapshot cache and the cloning of trees (Clone writes the cloned
+	// tree's copy-on-write context). Lock order: mu, then snapMu.
+	snapMu    sync.Mutex
+	cur       snapshot // the last clone of live
+	past      [snapCacheSize]snapshot
+	snapClock uint64
 
 	broadcaster *watch.Broadcaster
 }
@@ -148,7 +151,9 @@ func Restore(opts Options, rv uint64, fill func(add func(key string, obj scheme.
 			return nil, err
 		}
 	}
-	s.history = []record{{rv: rv, at: s.opts.Now(), snap: s.live.Clone()}}
+	// The log starts with a placeholder change for the restored state: its version and
+	// time bound the window like any other.
+	s.log = []change{{rv: rv, at: s.opts.Now()}}
 	s.broadcaster = watch.NewBroadcaster(watch.Options{
 		HistorySize:      s.opts.HistoryCount,
 		HistoryAge:       s.opts.HistoryAge,
@@ -178,10 +183,10 @@ func (s *Store) CurrentResourceVersion(context.Context) (uint64, error) {
 	return s.visible, nil
 }
 
-// commitLocked applies one change to the live tree at the next resourceVersion, records
-// it with a snapshot and, with a journal, queues value (nil for a delete) to it. It
-// returns the write's version and the journal's handle (nil without a journal: the write
-// is already visible). The caller holds s.mu for writing and waits for the handle, if
+// commitLocked applies one change to the live tree at the next resourceVersion, logs it
+// with the entry it replaced and, with a journal, queues value (nil for a delete) to it.
+// It returns the write's version and the journal's handle (nil without a journal: the
+// write is already visible). The caller holds s.mu for writing and waits for the handle, if
 // any, after unlocking (see settle). A failed store or a journal that refuses the write
 // fails it before anything changes.
 func (s *Store) commitLocked(typ watch.EventType, key string, obj, prev scheme.Object, value []byte) (uint64, Durability, error) {
@@ -197,14 +202,15 @@ func (s *Store) commitLocked(typ watch.EventType, key string, obj, prev scheme.O
 		}
 	}
 	s.rv = rv
+	var old *entry
 	if obj != nil {
 		obj.SetResourceVersion(storage.FormatResourceVersion(rv))
-		s.live.ReplaceOrInsert(&entry{key: key, obj: obj, rv: rv})
+		old, _ = s.live.ReplaceOrInsert(&entry{key: key, obj: obj, rv: rv})
 	} else {
-		s.live.Delete(&entry{key: key})
+		old, _ = s.live.Delete(&entry{key: key})
 	}
 	now := s.opts.Now()
-	s.history = append(s.history, record{rv: rv, at: now, snap: s.live.Clone()})
+	s.log = append(s.log, change{rv: rv, at: now, key: key, prev: old})
 	change := watch.Change{Type: typ, Object: obj, PrevObject: prev, ResourceVersion: rv, Key: key}
 	if typ == watch.Deleted {
 		// The last state, carrying the deletion's resourceVersion.
@@ -230,33 +236,21 @@ func (s *Store) showLocked(c watch.Change) {
 	s.wakeLocked()
 }
 
+// wakeLocked wakes the readers waiting on s.notify; the caller holds s.mu for writing.
+// While nobody took the channel there is nobody to wake, and no channel is made.
 func (s *Store) wakeLocked() {
-	if !s.closed {
+	if !s.closed && s.notifyTaken.Load() {
 		close(s.notify)
 		s.notify = make(chan struct{})
+		s.notifyTaken.Store(false)
 	}
 }
 
-// trimLocked drops the records that left the window, by count and then by age. The
-// record of the visible version, and all after it, always stay.
-func (s *Store) trimLocked(now time.Time) {
-	drop := 0
-	for s.history[drop].rv < s.visible &&
-		(len(s.history)-drop > s.opts.HistoryCount+1 || now.Sub(s.history[drop].at) > s.opts.HistoryAge) {
-		drop++
-	}
-	if drop > 0 {
-		clear(s.history[:drop])
-		s.history = s.history[drop:]
-		if first := s.history[0].rv; first > s.oldest {
-			s.oldest = first
-		}
-	}
-}
-
-// visibleSnapLocked returns the snapshot at the visible version.
-func (s *Store) visibleSnapLocked() *tree {
-	return s.history[len(s.history)-1-int(s.rv-s.visible)].snap
+// notifyLocked returns the channel that the next wake closes; the caller holds s.mu
+// (for reading suffices: no wake runs meanwhile).
+func (s *Store) notifyLocked() <-chan struct{} {
+	s.notifyTaken.Store(true)
+	return s.notify
 }
 
 // Compact discards the history older than rv: reads at and watches from a version below
@@ -271,35 +265,35 @@ func (s *Store) Compact(_ context.Context, rv uint64) error {
 		return nil
 	}
 	s.oldest = rv
-	// Keep the newest record at or below rv: it holds the state at rv.
-	i := sort.Search(len(s.history), func(i int) bool { return s.history[i].rv > rv }) - 1
-	if i > 0 {
-		clear(s.history[:i])
-		s.history = s.history[i:]
+	// Keep the change at rv: its time bounds the age of the oldest state kept.
+	if rv > s.log[0].rv {
+		s.dropLogLocked(s.logIndexLocked(rv))
 	}
 	return nil
 }
 
-// current returns the latest visible snapshot and its version.
-func (s *Store) current() (*tree, uint64) {
+// visibleVersion returns the version readers see.
+func (s *Store) visibleVersion() uint64 {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.visibleSnapLocked(), s.visible
+	return s.visible
 }
 
-// waitFor blocks until the store's visible version reaches rv, then returns the latest
-// visible snapshot. It fails with ErrTooLargeResourceVersion after FutureWait.
-func (s *Store) waitFor(ctx context.Context, key string, rv uint64) (*tree, uint64, error) {
+// waitFor blocks until the store's visible version reaches rv. It fails with
+// ErrTooLargeResourceVersion after FutureWait.
+func (s *Store) waitFor(ctx context.Context, key string, rv uint64) error {
 	var timer *time.Timer
 	for {
 		s.mu.RLock()
-		snap, cur, notify, closed := s.visibleSnapLocked(), s.visible, s.notify, s.closed
-		s.mu.RUnlock()
+		cur, closed := s.visible, s.closed
 		if cur >= rv {
-			return snap, cur, nil
+			s.mu.RUnlock()
+			return nil
 		}
+		notify := s.notifyLocked()
+		s.mu.RUnlock()
 		if closed {
-			return nil, 0, storage.NewErrorf(storage.ErrTooLargeResourceVersion, key, "store is closed")
+			return storage.NewErrorf(storage.ErrTooLargeResourceVersion, key, "store is closed")
 		}
 		if timer == nil {
 			timer = time.NewTimer(s.opts.FutureWait)
@@ -308,34 +302,23 @@ func (s *Store) waitFor(ctx context.Context, key string, rv uint64) (*tree, uint
 		select {
 		case <-notify:
 		case <-timer.C:
-			return nil, 0, storage.NewErrorf(storage.ErrTooLargeResourceVersion, key,
+			return storage.NewErrorf(storage.ErrTooLargeResourceVersion, key,
 				"Too large resource version: %d, current: %d", rv, cur)
 		case <-ctx.Done():
-			return nil, 0, fmt.Errorf("%w: %s", ctx.Err(), key)
+			return fmt.Errorf("%w: %s", ctx.Err(), key)
 		}
 	}
 }
 
-// at returns the snapshot holding the state at exactly rv.
-func (s *Store) at(ctx context.Context, key string, rv uint64) (*tree, error) {
-	s.mu.RLock()
-	cur, oldest := s.visible, s.oldest
-	if rv <= cur {
-		defer s.mu.RUnlock()
-		if rv < oldest {
-			return nil, storage.NewErrorf(storage.ErrGone, key, "resourceVersion %d is older than the oldest kept, %d", rv, oldest)
+// latest returns a snapshot of the visible state not older than rv (0: any), waiting
+// for rv if needed, and its version.
+func (s *Store) latest(ctx context.Context, key string, rv uint64) (*tree, uint64, error) {
+	if rv != 0 {
+		if err := s.waitFor(ctx, key, rv); err != nil {
+			return nil, 0, err
 		}
-		i := sort.Search(len(s.history), func(i int) bool { return s.history[i].rv > rv }) - 1
-		if i < 0 {
-			return nil, storage.NewErrorf(storage.ErrGone, key, "resourceVersion %d is older than the oldest kept, %d", rv, s.history[0].rv)
-		}
-		return s.history[i].snap, nil
 	}
-	s.mu.RUnlock()
-	if _, _, err := s.waitFor(ctx, key, rv); err != nil {
-		return nil, err
-	}
-	return s.at(ctx, key, rv)
+	return s.snapshot(key, 0, true)
 }
 
 func copyObject(obj scheme.Object) scheme.Object { return scheme.DeepCopy(obj) }
@@ -394,13 +377,14 @@ func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions) (s
 	if err != nil {
 		return nil, fmt.Errorf("%w (key %s)", err, key)
 	}
-	snap, _ := s.current()
 	if spec.Mode == storage.ReadNotOlderThan {
-		if snap, _, err = s.waitFor(ctx, key, spec.ResourceVersion); err != nil {
+		if err := s.waitFor(ctx, key, spec.ResourceVersion); err != nil {
 			return nil, err
 		}
 	}
-	e, ok := snap.Get(&entry{key: key})
+	s.mu.RLock()
+	e, ok := s.getLocked(key, s.visible)
+	s.mu.RUnlock()
 	if !ok {
 		return nil, storage.NewError(storage.ErrNotFound, key)
 	}
@@ -418,12 +402,13 @@ func (s *Store) List(ctx context.Context, prefix string, opts storage.ListOption
 	var rv uint64
 	switch spec.Mode {
 	case storage.ReadExact:
-		rv = spec.ResourceVersion
-		snap, err = s.at(ctx, prefix, rv)
+		if err = s.waitFor(ctx, prefix, spec.ResourceVersion); err == nil {
+			snap, rv, err = s.snapshot(prefix, spec.ResourceVersion, false)
+		}
 	case storage.ReadNotOlderThan:
-		snap, rv, err = s.waitFor(ctx, prefix, spec.ResourceVersion)
+		snap, rv, err = s.latest(ctx, prefix, spec.ResourceVersion)
 	default:
-		snap, rv = s.current()
+		snap, rv, err = s.latest(ctx, prefix, 0)
 	}
 	if err != nil {
 		return nil, err
@@ -497,7 +482,10 @@ func (s *Store) Count(ctx context.Context, prefix string) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	snap, _ := s.current()
+	snap, _, err := s.snapshot(prefix, 0, true)
+	if err != nil {
+		return 0, err
+	}
 	var n int64
 	iterate(snap, storage.EnsurePrefix(prefix), storage.EnsurePrefix(prefix), func(*entry) bool { n++; return true })
 	return n, nil

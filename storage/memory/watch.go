@@ -44,7 +44,7 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.WatchOptions
 	}
 	if !initial {
 		if rv == 0 {
-			_, rv = s.current()
+			rv = s.visibleVersion()
 		}
 		if err := s.checkWatchable(ctx, key, rv); err != nil {
 			return nil, err
@@ -53,15 +53,27 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.WatchOptions
 		return w, s.watchError(key, err)
 	}
 	// Initial events: the state at a snapshot not older than rv, then changes after it.
-	snap, at, err := s.waitFor(ctx, key, rv)
-	if err != nil {
-		return nil, err
-	}
 	var objs []scheme.Object
+	var at uint64
 	if opts.Recursive {
+		snap, v, err := s.latest(ctx, key, rv)
+		if err != nil {
+			return nil, err
+		}
+		at = v
 		iterate(snap, key, key, func(e *entry) bool { objs = append(objs, e.obj); return true })
-	} else if e, ok := snap.Get(&entry{key: key}); ok {
-		objs = append(objs, e.obj)
+	} else {
+		// One key needs no snapshot: read it at the visible version.
+		if err := s.waitFor(ctx, key, rv); err != nil {
+			return nil, err
+		}
+		s.mu.RLock()
+		at = s.visible
+		e, ok := s.getLocked(key, at)
+		s.mu.RUnlock()
+		if ok {
+			objs = append(objs, e.obj)
+		}
 	}
 	wo.SendInitialEvents, wo.InitialObjects, wo.InitialRV = true, objs, at
 	// The legacy "state first" watch has no initial-events-end bookmark.
@@ -80,8 +92,7 @@ func (s *Store) checkWatchable(ctx context.Context, key string, rv uint64) error
 		return storage.NewErrorf(storage.ErrGone, key, "too old resource version: %d (%d)", rv, oldest)
 	}
 	if rv > cur {
-		_, _, err := s.waitFor(ctx, key, rv)
-		return err
+		return s.waitFor(ctx, key, rv)
 	}
 	return nil
 }

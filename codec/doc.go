@@ -37,6 +37,17 @@
 //
 // A [Serializer] decodes and encodes scheme objects for one media type. [NewJSON] and
 // [NewYAML] build the two text formats; [NewCodecs] keeps the serializers of a scheme
-// by media type, which is where Protobuf and CBOR will slot in. [ParseMediaType],
-// [ParseAccept] and [Negotiate] read Content-Type and Accept headers.
+// by media type, with the protobuf (codec/protobuf) and CBOR (codec/cbor) ones slotted
+// in. [ParseMediaType], [ParseAccept] and [Negotiate] read Content-Type and Accept
+// headers.
+//
+// # Negotiation
+//
+// [Codecs.NegotiateResponse] is the one place that picks a response's serializer from
+// an Accept header, with kube-apiserver's rules: q-values and wildcards, "as"
+// conversion targets (Table in JSON, YAML or CBOR; PartialObjectMetadata(List) in every
+// media type), stream=watch, and serializers that cannot encode the kind (a
+// [KindSupporter] such as protobuf) skipped so that a client also accepting JSON falls
+// back to it. [Codecs.DecoderFor] picks a request body's decoder from Content-Type and
+// refuses a media type the kind has no encoding in ([ErrUnsupportedMediaType], a 415).
 package codec

@@ -8,6 +8,8 @@ import (
 	"net/http"
 
 	"github.com/apikit-dev/apikit/codec"
+	"github.com/apikit-dev/apikit/codec/cbor"
+	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/validation"
@@ -43,6 +45,11 @@ type Options struct {
 	// Logger receives errors that are not the client's fault (500s, recovered panics);
 	// nil discards them.
 	Logger *slog.Logger
+	// DisableCBOR turns off application/cbor request and response bodies (and
+	// application/cbor-seq watches), like kube-apiserver without its
+	// CBORServingAndStorage feature: CBOR bodies are then 415 and CBOR-only Accept
+	// headers 406. CBOR is served by default.
+	DisableCBOR bool
 	// Discovery serves /api, /apis, /apis/GROUP, /apis/GROUP/VERSION, /version and
 	// /openapi/...; package rest/discovery builds it. nil answers those paths with 404.
 	Discovery http.Handler
@@ -202,7 +209,7 @@ func New(opts Options) (*Handler, error) {
 		opts:    opts,
 		scheme:  opts.Scheme,
 		store:   opts.Storage,
-		codecs:  codec.NewCodecs(opts.Scheme),
+		codecs:  newCodecs(opts),
 		log:     opts.Logger,
 		maxBody: opts.MaxRequestBodyBytes,
 	}
@@ -218,6 +225,16 @@ func New(opts Options) (*Handler, error) {
 		}
 	}
 	return h, nil
+}
+
+// newCodecs returns the serializers a Handler speaks, in kube-apiserver's order of
+// preference: JSON, YAML, protobuf, CBOR (unless disabled).
+func newCodecs(opts Options) *codec.Codecs {
+	extra := []codec.Serializer{protobuf.New(opts.Scheme)}
+	if !opts.DisableCBOR {
+		extra = append(extra, cbor.New(opts.Scheme))
+	}
+	return codec.NewCodecs(opts.Scheme, extra...)
 }
 
 // ServeHTTP serves one request.

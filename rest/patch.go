@@ -2,61 +2,395 @@ package rest
 
 import (
 	"encoding/json"
-	"strings"
-
-	jsonpatch "github.com/evanphx/json-patch/v5"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"unicode"
 
 	"github.com/apikit-dev/apikit/codec"
+	"github.com/apikit-dev/apikit/conversion"
+	"github.com/apikit-dev/apikit/patch"
 	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/scheme/openapi"
+	"github.com/apikit-dev/apikit/validation"
 )
 
-// patchTypes are the patch media types this package applies; strategic merge and
-// server-side apply answer 415 until package patch serves them.
-var patchTypes = []string{codec.MediaTypeJSONPatch, codec.MediaTypeMergePatch}
+// patchRequest is a decoded PATCH body and its options.
+type patchRequest struct {
+	// apply is set for server-side apply (application/apply-patch+yaml); config is then
+	// the applied configuration.
+	apply  bool
+	config map[string]any
+	force  bool
+	// fn applies a JSON, merge or strategic merge patch to a JSON document.
+	fn func([]byte) ([]byte, error)
+}
 
-// patcher returns the function that applies the request's patch to a JSON document,
-// chosen by Content-Type: application/merge-patch+json (RFC 7386) or
-// application/json-patch+json (RFC 6902).
-func (rq *request) patcher(patch []byte) (func([]byte) ([]byte, error), error) {
+// patchTypes are the patch media types served for the request's kind, as kube lists them
+// in a 415: kinds without a strategic merge schema (like custom resources) lack
+// application/strategic-merge-patch+json; /scale takes no apply patch.
+func (rq *request) patchTypes() []string {
+	types := []string{codec.MediaTypeJSONPatch, codec.MediaTypeMergePatch}
+	if rq.info.Subresource == "scale" {
+		return append(types, codec.MediaTypeStrategicMergePatch)
+	}
+	if _, err := patch.SchemaFor(rq.h.scheme, rq.gvk); err == nil {
+		types = append(types, codec.MediaTypeStrategicMergePatch)
+	}
+	return append(types, codec.MediaTypeApplyPatchYAML)
+}
+
+// fieldManager is the manager name of a write: the fieldManager parameter, or the
+// User-Agent's prefix like kube-apiserver.
+func (rq *request) fieldManager() string {
+	if m := rq.query.Get("fieldManager"); m != "" {
+		return m
+	}
+	return patch.ManagerFromUserAgent(rq.r.UserAgent())
+}
+
+// validateFieldManager checks the fieldManager parameter as kube's ValidateFieldManager
+// does; kind names the options kind of the 422.
+func (rq *request) validateFieldManager(kind string, apply, hasForce bool) error {
+	var errs validation.ErrorList
+	m := rq.query.Get("fieldManager")
+	path := validation.NewPath("fieldManager")
+	if len(m) > patch.FieldManagerMaxLength {
+		errs = append(errs, validation.TooLong(path, "", patch.FieldManagerMaxLength))
+	}
+	for _, r := range m {
+		if !unicode.IsPrint(r) {
+			errs = append(errs, validation.Invalid(path, m, "invalid characters"))
+			break
+		}
+	}
+	if apply && m == "" {
+		errs = append(errs, validation.Required(path, "is required for apply patch"))
+	}
+	if !apply && hasForce {
+		errs = append(errs, validation.Forbidden(validation.NewPath("force"), "may not be specified for non-apply patch"))
+	}
+	if len(errs) > 0 {
+		return newInvalidOptions(kind, errs)
+	}
+	return nil
+}
+
+// decodePatch reads a PATCH body by its Content-Type.
+func (rq *request) decodePatch(data []byte) (*patchRequest, error) {
 	ct := rq.r.Header.Get("Content-Type")
 	mt, err := codec.ParseMediaType(ct)
 	if err != nil {
-		return nil, NewUnsupportedMediaType(ct, patchTypes)
+		return nil, NewUnsupportedMediaType(ct, rq.patchTypes())
 	}
-	switch mt.Essence() {
+	p := &patchRequest{}
+	_, hasForce := rq.query["force"]
+	if hasForce {
+		if p.force, err = strconv.ParseBool(rq.query.Get("force")); err != nil {
+			return nil, NewBadRequest(fmt.Sprintf("invalid value for force: %q", rq.query.Get("force")))
+		}
+	}
+	essence := mt.Essence()
+	if err := rq.validateFieldManager("PatchOptions", essence == codec.MediaTypeApplyPatchYAML, hasForce); err != nil {
+		return nil, err
+	}
+	switch essence {
 	case codec.MediaTypeMergePatch:
-		if !json.Valid(patch) {
-			return nil, NewBadRequest("error decoding patch: invalid JSON document")
+		if err := patch.CheckMergePatch(data); err != nil {
+			return nil, patchStatus(err)
 		}
-		return func(doc []byte) ([]byte, error) {
-			out, err := jsonpatch.MergePatch(doc, patch)
-			if err != nil {
-				return nil, patchRejected(err)
-			}
-			return out, nil
-		}, nil
+		p.fn = func(doc []byte) ([]byte, error) { return patch.MergePatch(doc, data) }
 	case codec.MediaTypeJSONPatch:
-		p, err := jsonpatch.DecodePatch(patch)
+		jp, err := patch.DecodeJSONPatch(data)
 		if err != nil {
-			return nil, NewBadRequest(err.Error())
+			return nil, patchStatus(err)
 		}
-		return func(doc []byte) ([]byte, error) {
-			out, err := p.Apply(doc)
-			if err != nil {
-				return nil, patchRejected(err)
+		p.fn = jp.Apply
+	case codec.MediaTypeStrategicMergePatch:
+		var sch *openapi.Schema
+		if rq.info.Subresource != "scale" {
+			if sch, err = patch.SchemaFor(rq.h.scheme, rq.gvk); err != nil {
+				return nil, NewUnsupportedMediaType(ct, rq.patchTypes())
 			}
-			return out, nil
-		}, nil
+		}
+		p.fn = func(doc []byte) ([]byte, error) { return patch.StrategicMerge(doc, data, sch) }
+	case codec.MediaTypeApplyPatchYAML:
+		if rq.info.Subresource == "scale" {
+			return nil, NewUnsupportedMediaType(ct, rq.patchTypes())
+		}
+		cfg, err := patch.DecodeApplyConfig(data)
+		if err != nil {
+			return nil, patchStatus(err)
+		}
+		p.apply, p.config = true, cfg
+	default:
+		return nil, NewUnsupportedMediaType(ct, rq.patchTypes())
 	}
-	return nil, NewUnsupportedMediaType(ct, patchTypes)
+	return p, nil
 }
 
-// patchRejected is kube's 422 for a patch that does not apply.
-func patchRejected(err error) *scheme.Status {
-	st := newStatus(422, scheme.StatusReasonInvalid, "the server rejected our request due to an error in our request",
-		&scheme.StatusDetails{Causes: []scheme.StatusCause{{Type: scheme.CauseTypeUnexpectedServerResponse, Message: err.Error()}}})
-	if strings.TrimSpace(err.Error()) == "" {
-		st.Details = nil
+// patcher returns the function that applies the request's JSON, merge or strategic
+// merge patch to a JSON document (what /scale uses).
+func (rq *request) patcher(data []byte) (func([]byte) ([]byte, error), error) {
+	p, err := rq.decodePatch(data)
+	if err != nil {
+		return nil, err
 	}
-	return st
+	return func(doc []byte) ([]byte, error) {
+		out, err := p.fn(doc)
+		if err != nil {
+			return nil, patchStatus(err)
+		}
+		return out, nil
+	}, nil
+}
+
+// patchStatus maps an error of package patch to kube's Status: 400 for a patch that
+// cannot be read, 422 for one that does not apply, 415, 409 for apply conflicts.
+func patchStatus(err error) error {
+	var ce *patch.ConflictError
+	if errors.As(err, &ce) {
+		causes := make([]scheme.StatusCause, len(ce.Conflicts))
+		for i, c := range ce.Conflicts {
+			causes[i] = scheme.StatusCause{Type: scheme.CauseTypeFieldManagerConflict, Message: "conflict with " + c.Manager, Field: c.Field}
+		}
+		return newStatus(http.StatusConflict, scheme.StatusReasonConflict, ce.Error(), &scheme.StatusDetails{Causes: causes})
+	}
+	var pe *patch.Error
+	if !errors.As(err, &pe) {
+		return err
+	}
+	switch {
+	case errors.Is(err, patch.ErrMalformed):
+		return NewBadRequest(pe.Message)
+	case errors.Is(err, patch.ErrUnsupported):
+		return newStatus(http.StatusUnsupportedMediaType, scheme.StatusReasonUnsupportedMediaType, pe.Message, nil)
+	}
+	return patchRejected(pe)
+}
+
+// patchRejected is kube's 422 for a patch that does not apply
+// (NewGenericServerResponse(422, ...)).
+func patchRejected(err error) *scheme.Status {
+	return newStatus(http.StatusUnprocessableEntity, scheme.StatusReasonInvalid, "the server rejected our request due to an error in our request",
+		&scheme.StatusDetails{Causes: []scheme.StatusCause{{Type: scheme.CauseTypeUnexpectedServerResponse, Message: err.Error()}}})
+}
+
+// checkPatchedName is kube's checkName after a patch: the result must keep the URL's
+// name and namespace.
+func (rq *request) checkPatchedName(obj scheme.Object) error {
+	if n := obj.GetName(); n != rq.info.Name {
+		return NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, rq.info.Name))
+	}
+	if ns := rq.info.Namespace; ns != "" && obj.GetNamespace() != "" && obj.GetNamespace() != ns {
+		return NewBadRequest(fmt.Sprintf("the namespace of the object (%s) does not match the namespace on the URL (%s)", obj.GetNamespace(), ns))
+	}
+	return nil
+}
+
+// fieldManagerKey keys a cached patch.FieldManager in the scheme.
+type fieldManagerKey struct {
+	gvk         scheme.GroupVersionKind
+	subresource string
+	reset       string
+}
+
+type fieldManagerEntry struct {
+	fm  *patch.FieldManager
+	err error
+}
+
+// fieldManagerFor returns the field manager of the request's kind and subresource.
+func (rq *request) fieldManagerFor() (*patch.FieldManager, error) {
+	sub := rq.info.Subresource
+	var reset []string
+	switch {
+	case sub == "status":
+		reset = []string{"spec"}
+	case sub == "" && rq.res.StatusSubresource:
+		reset = []string{"status"}
+	}
+	key := fieldManagerKey{gvk: rq.gvk, subresource: sub}
+	if len(reset) > 0 {
+		key.reset = reset[0]
+	}
+	s := rq.h.scheme
+	e := s.Extension(key, func() any {
+		fm, err := patch.NewFieldManager(s, rq.gvk, patch.Options{
+			Subresource: sub,
+			ResetFields: reset,
+			Convert: func(obj map[string]any, gv scheme.GroupVersion) (map[string]any, error) {
+				in, err := unstructuredToObject(s, rq.gvk, obj)
+				if err != nil {
+					return nil, err
+				}
+				out, err := conversion.ToVersion(s, in, gv)
+				if err != nil {
+					return nil, err
+				}
+				return conversion.ToUnstructured(out)
+			},
+		})
+		return fieldManagerEntry{fm, err}
+	}).(fieldManagerEntry)
+	return e.fm, e.err
+}
+
+// unstructuredToObject builds an object of kind gvk from its unstructured form.
+func unstructuredToObject(s *scheme.Scheme, gvk scheme.GroupVersionKind, m map[string]any) (scheme.Object, error) {
+	k, err := s.New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	if u, ok := k.(*scheme.Unstructured); ok {
+		u.Object = m
+	} else if err := conversion.FromUnstructured(m, k); err != nil {
+		return nil, err
+	}
+	obj, err := asObject(k)
+	if err != nil {
+		return nil, err
+	}
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	return obj, nil
+}
+
+// externalMap is the unstructured form of an internal object at the URL version, for
+// package patch: metadata.managedFields stays a []scheme.ManagedFieldsEntry, which
+// spares converting fieldsV1 to maps and back.
+func (rq *request) externalMap(obj scheme.Object) (map[string]any, error) {
+	managed := obj.GetManagedFields()
+	ext, err := rq.h.toVersion(scheme.DeepCopy(obj), rq.gv)
+	if err != nil {
+		return nil, err
+	}
+	ext.SetManagedFields(nil)
+	m, err := conversion.ToUnstructured(ext)
+	if err != nil {
+		return nil, err
+	}
+	if managed != nil {
+		md, _ := m["metadata"].(map[string]any)
+		if md == nil {
+			md = map[string]any{}
+			m["metadata"] = md
+		}
+		md["managedFields"] = managed
+	}
+	return m, nil
+}
+
+// applyObject runs server-side apply of the request's configuration on the stored
+// object (internal version, nil when absent) and returns the new internal object.
+func (rq *request) applyObject(old scheme.Object, p *patchRequest) (scheme.Object, error) {
+	fm, err := rq.fieldManagerFor()
+	if err != nil {
+		return nil, err
+	}
+	live, err := rq.liveMap(old)
+	if err != nil {
+		return nil, err
+	}
+	cfg := scheme.DeepCopyJSONValue(p.config).(map[string]any)
+	out, managed, err := fm.Apply(live, cfg, rq.query.Get("fieldManager"), p.force)
+	if err != nil {
+		return nil, patchStatus(err)
+	}
+	obj, err := unstructuredToObject(rq.h.scheme, rq.gvk, out)
+	if err != nil {
+		return nil, NewBadRequest(err.Error())
+	}
+	obj.SetManagedFields(managed)
+	if err := rq.checkPatchedName(obj); err != nil {
+		return nil, err
+	}
+	conversion.Default(rq.h.scheme, obj)
+	in, err := rq.h.toInternal(obj, rq.gvk.GroupKind())
+	if err != nil {
+		return nil, NewBadRequest(err.Error())
+	}
+	return in, nil
+}
+
+// patchObject applies a JSON, merge or strategic merge patch to the URL-version JSON of
+// the stored object and decodes the result into the new internal object; the result must
+// keep the object's name.
+func (rq *request) patchObject(old scheme.Object, apply func([]byte) ([]byte, error), fieldValidation string) (scheme.Object, error) {
+	ext, err := rq.h.toVersion(scheme.DeepCopy(old), rq.gv)
+	if err != nil {
+		return nil, err
+	}
+	orig, err := json.Marshal(ext)
+	if err != nil {
+		return nil, err
+	}
+	patched, err := apply(orig)
+	if err != nil {
+		return nil, patchStatus(err)
+	}
+	ser, _ := rq.h.codecs.ForMediaType("application/json")
+	in, err := rq.decodeExternal(ser, patched, fieldValidation)
+	if err != nil {
+		return nil, err
+	}
+	if err := rq.checkPatchedName(in); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// trackManagedFields records, for a create (old nil), update or non-apply patch, the
+// fields the request's manager changed from old to in (both internal) in in's
+// metadata.managedFields, as kube's FieldManager.UpdateNoErrors does: on failure the
+// live object's managed fields are kept.
+func (rq *request) trackManagedFields(old, in scheme.Object) {
+	keepLive := func() {
+		if old != nil {
+			in.SetManagedFields(old.GetManagedFields())
+		} else {
+			in.SetManagedFields(nil)
+		}
+	}
+	fm, err := rq.fieldManagerFor()
+	if err != nil {
+		keepLive()
+		return
+	}
+	live, err := rq.liveMap(old)
+	if err != nil {
+		keepLive()
+		return
+	}
+	obj, err := rq.externalMap(in)
+	if err != nil {
+		keepLive()
+		return
+	}
+	managed, err := fm.Update(live, obj, rq.fieldManager())
+	if err != nil {
+		keepLive()
+		return
+	}
+	in.SetManagedFields(managed)
+}
+
+// liveMap is the unstructured URL-version form of the stored object, or for a create
+// (old nil) of the kind's zero object, as kube compares a create against a new empty
+// object: fields a Go type always serializes ("spec": {}) count as present before.
+func (rq *request) liveMap(old scheme.Object) (map[string]any, error) {
+	if old != nil {
+		return rq.externalMap(old)
+	}
+	k, err := rq.h.scheme.New(rq.gvk)
+	if err != nil {
+		return nil, err
+	}
+	if u, ok := k.(*scheme.Unstructured); ok {
+		if u.Object == nil {
+			u.Object = map[string]any{}
+		}
+		return u.Object, nil
+	}
+	return conversion.ToUnstructured(k)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/apikit-dev/apikit/codec"
+	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/conversion"
 	"github.com/apikit-dev/apikit/rest/table"
 	"github.com/apikit-dev/apikit/scheme"
@@ -33,6 +34,8 @@ type request struct {
 	strategy Strategy
 	query    url.Values
 	warnings []string
+	// applied is set for server-side apply, which records managedFields itself.
+	applied bool
 }
 
 // serveResource routes a resource request to its verb after checking that the resource,
@@ -121,18 +124,21 @@ func (rq *request) fail(err error) {
 // respond sends an object (at the URL version) with code, as the client asked: plain,
 // Table or PartialObjectMetadata.
 func (rq *request) respond(code int, obj scheme.Kinded) {
-	out, st := rq.h.negotiate(rq.r, func(as string) bool {
-		switch as {
-		case asPartialObjectMetadata, asPartialObjectMetadataList, asTable:
-			return (rq.info.Verb == "get" || rq.info.Verb == "list") && rq.info.Subresource == ""
-		}
-		return false
+	out, st := rq.h.negotiate(rq.r, codec.ResponseOptions{
+		GVK: obj.GetObjectKind().GroupVersionKind(), Object: obj,
+		AllowAs: func(as string) bool {
+			switch as {
+			case asPartialObjectMetadata, asPartialObjectMetadataList, asTable:
+				return (rq.info.Verb == "get" || rq.info.Verb == "list") && rq.info.Subresource == ""
+			}
+			return false
+		},
 	})
 	if st != nil {
 		rq.fail(st)
 		return
 	}
-	if out.as == asTable {
+	if out.As == asTable {
 		tbl, err := rq.table(obj)
 		if err != nil {
 			rq.fail(err)
@@ -142,8 +148,8 @@ func (rq *request) respond(code int, obj scheme.Kinded) {
 		rq.h.writeEncoded(rq.w, rq.r, code, out, tbl)
 		return
 	}
-	if out.as != "" {
-		conv, err := toPartialMetadata(obj, out.as)
+	if out.As != "" {
+		conv, err := toPartialMetadata(obj, out.As)
 		if err != nil {
 			rq.fail(err)
 			return
@@ -255,14 +261,26 @@ func (rq *request) readBody() ([]byte, error) {
 	return data, nil
 }
 
-// serializerFor returns the serializer of the request's Content-Type (JSON when unset).
-func (rq *request) serializerFor(contentType string) (codec.Serializer, error) {
-	if strings.TrimSpace(contentType) == "" {
-		contentType = codec.MediaTypeJSON
+// serializerFor returns the serializer of the request's Content-Type (JSON when unset)
+// for a body of the given kind, if any: a media type the kind has no encoding in (a
+// protobuf body for a kind without protobuf) is 415, like an unknown one.
+func (rq *request) serializerFor(contentType string, kind ...scheme.GroupVersionKind) (codec.Serializer, error) {
+	var gvk scheme.GroupVersionKind
+	var sample any
+	if len(kind) > 0 {
+		gvk = kind[0]
+		if k, err := rq.h.scheme.New(gvk); err == nil {
+			sample = k
+		}
 	}
-	ser, ok := rq.h.codecs.ForMediaType(contentType)
-	if !ok {
-		return nil, NewUnsupportedMediaType(contentType, rq.h.codecs.MediaTypes())
+	ser, err := rq.h.codecs.DecoderFor(contentType, gvk, sample)
+	if err != nil {
+		var ume *codec.UnsupportedMediaTypeError
+		accepted := rq.h.codecs.MediaTypes()
+		if errors.As(err, &ume) {
+			accepted = ume.Accepted
+		}
+		return nil, NewUnsupportedMediaType(contentType, accepted)
 	}
 	return ser, nil
 }
@@ -271,7 +289,13 @@ func (rq *request) serializerFor(contentType string) (codec.Serializer, error) {
 // fields: Strict fails with 400 listing them all, Warn (the default) adds Warning
 // headers, Ignore drops them.
 func (rq *request) decodeInto(ser codec.Serializer, data []byte, into scheme.Kinded, def scheme.GroupVersionKind, fieldValidation string) (scheme.Kinded, scheme.GroupVersionKind, error) {
+	if ks, ok := ser.(codec.KindSupporter); ok && into != nil && !ks.Supports(def, into) {
+		return nil, def, NewUnsupportedMediaType(ser.MediaType(), rq.h.codecs.MediaTypesFor(def, into))
+	}
 	res, err := ser.Decode(data, &def, into)
+	if errors.Is(err, protobuf.ErrNotProtobuf) {
+		return nil, res.GVK, NewUnsupportedMediaType(ser.MediaType(), rq.h.codecs.MediaTypesFor(res.GVK, into))
+	}
 	if err != nil {
 		return nil, res.GVK, NewBadRequest(err.Error())
 	}
@@ -290,7 +314,7 @@ func (rq *request) decodeInto(ser codec.Serializer, data []byte, into scheme.Kin
 // decodeObject decodes a body that must be an object of the URL's kind and version,
 // applies defaults, and returns its internal version.
 func (rq *request) decodeObject(data []byte, fieldValidation string) (scheme.Object, error) {
-	ser, err := rq.serializerFor(rq.r.Header.Get("Content-Type"))
+	ser, err := rq.serializerFor(rq.r.Header.Get("Content-Type"), rq.gvk)
 	if err != nil {
 		return nil, err
 	}

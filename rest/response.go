@@ -3,6 +3,7 @@ package rest
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -16,63 +17,42 @@ const gzipThreshold = 128 * 1024
 
 // The "as" targets of the Accept header this package serves.
 const (
-	asTable                     = "Table"
-	asPartialObjectMetadata     = "PartialObjectMetadata"
-	asPartialObjectMetadataList = "PartialObjectMetadataList"
+	asTable                     = codec.AsTable
+	asPartialObjectMetadata     = codec.AsPartialObjectMetadata
+	asPartialObjectMetadataList = codec.AsPartialObjectMetadataList
 )
 
 // output is the outcome of negotiating a response: the serializer and, for Table and
 // PartialObjectMetadata(List) requests, the "as" target.
-type output struct {
-	ser       codec.Serializer
-	mediaType string
-	as        string
-}
+type output = codec.Output
 
-// negotiate picks the response format from the Accept header. allowAs says which "as"
-// targets the endpoint can produce; clauses asking for another are skipped, so a client
-// that offers a fallback (kubectl's "...;as=Table, application/json") gets it.
-func (h *Handler) negotiate(r *http.Request, allowAs func(as string) bool) (output, *scheme.Status) {
-	accept := r.Header.Get("Accept")
-	offered := h.codecs.MediaTypes()
-	if strings.TrimSpace(accept) == "" {
-		accept = "*/*"
-	}
-	m, err := codec.NegotiateFunc(accept, offered, func(c codec.MediaType, _ string) bool {
-		as := c.Params["as"]
-		if as == "" {
-			return true
-		}
-		if allowAs == nil || !allowAs(as) {
-			return false
-		}
-		g, v := c.Params["g"], c.Params["v"]
-		return g == scheme.MetaGroupVersion.Group && (v == "v1" || v == "v1beta1")
-	})
+// negotiate picks the response format from the Accept header for a response carrying
+// what opts describe (package codec holds the rules). Nothing acceptable is a 406 Status
+// listing the media types the response could have had.
+func (h *Handler) negotiate(r *http.Request, opts codec.ResponseOptions) (output, *scheme.Status) {
+	out, err := h.codecs.NegotiateResponse(r.Header.Get("Accept"), opts)
 	if err != nil {
+		var nae *codec.NotAcceptableError
+		offered := h.codecs.MediaTypes()
+		if errors.As(err, &nae) {
+			offered = nae.Offered
+		}
 		return output{}, NewNotAcceptable(offered)
 	}
-	ser, _ := h.codecs.ForMediaType(m.Offered)
-	return output{ser: ser, mediaType: m.Offered, as: m.Clause.Params["as"]}, nil
+	return out, nil
 }
 
-// contentType is the Content-Type of a response in this format.
-func (o output) contentType() string {
-	if o.as != "" {
-		return o.mediaType + ";as=" + o.as + ";v=v1;g=meta.k8s.io"
-	}
-	return o.mediaType
-}
-
-// writeStatus sends a Status as the response: JSON unless the client asked for YAML.
+// writeStatus sends a Status as the response, in the media type the client accepts
+// (protobuf clients get a protobuf Status, like kube-apiserver sends), JSON when
+// nothing acceptable is available.
 func (h *Handler) writeStatus(w http.ResponseWriter, r *http.Request, st *scheme.Status) {
 	if st.Code >= 500 {
 		h.log.Error("rest: request failed", "method", r.Method, "path", r.URL.Path, "code", st.Code, "message", st.Message)
 	}
-	out, nst := h.negotiate(r, nil)
+	out, nst := h.negotiate(r, codec.ResponseOptions{})
 	if nst != nil {
 		ser, _ := h.codecs.ForMediaType(codec.MediaTypeJSON)
-		out = output{ser: ser, mediaType: codec.MediaTypeJSON}
+		out = output{Serializer: ser, MediaType: codec.MediaTypeJSON}
 	}
 	code := int(st.Code)
 	if code == 0 {
@@ -85,7 +65,7 @@ func (h *Handler) writeStatus(w http.ResponseWriter, r *http.Request, st *scheme
 // when large and the client accepts gzip.
 func (h *Handler) writeEncoded(w http.ResponseWriter, r *http.Request, code int, out output, obj scheme.Kinded) {
 	var buf bytes.Buffer
-	if err := out.ser.Encode(&buf, obj); err != nil {
+	if err := out.Serializer.Encode(&buf, obj); err != nil {
 		if _, isStatus := obj.(*scheme.Status); isStatus {
 			http.Error(w, "failed to encode the error response", http.StatusInternalServerError)
 			return
@@ -94,7 +74,7 @@ func (h *Handler) writeEncoded(w http.ResponseWriter, r *http.Request, code int,
 		return
 	}
 	hdr := w.Header()
-	hdr.Set("Content-Type", out.contentType())
+	hdr.Set("Content-Type", out.ContentType())
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	body := buf.Bytes()
 	if len(body) > gzipThreshold && acceptsGzip(r) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/conversion"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -96,7 +97,7 @@ func (rq *request) getScale() {
 }
 
 func (rq *request) respondScale(code int, sc *Scale) {
-	out, st := rq.h.negotiate(rq.r, nil)
+	out, st := rq.h.negotiate(rq.r, codec.ResponseOptions{GVK: ScaleGroupVersion.WithKind("Scale"), Object: sc})
 	if st != nil {
 		rq.fail(st)
 		return

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"net/http"
@@ -9,6 +10,9 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/codec"
+	"github.com/apikit-dev/apikit/codec/cbor"
+	"github.com/apikit-dev/apikit/codec/protobuf"
+	"github.com/apikit-dev/apikit/rest/table"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/validation"
@@ -23,6 +27,9 @@ const minRequestTimeout = 30 * time.Minute
 type encodingKey struct {
 	gv        scheme.GroupVersion
 	mediaType string
+	// as and asOptions name a conversion target (Table, PartialObjectMetadata) and
+	// the options that shape it.
+	as, asOptions string
 }
 
 // validateWatchOptions checks the combinations kube-apiserver checks for a watch.
@@ -81,15 +88,16 @@ func (rq *request) watch() {
 			timeout = time.Duration(n) * time.Second
 		}
 	}
-	out, st := rq.h.negotiate(rq.r, nil)
+	// Streams are JSON documents, CBOR data items or protobuf frames; YAML has no
+	// stream framing and is not offered, as in kube-apiserver.
+	sample, _ := rq.h.scheme.New(rq.gvk)
+	out, st := rq.h.negotiate(rq.r, codec.ResponseOptions{
+		GVK: rq.gvk, Object: sample, Stream: true,
+		AllowAs: func(as string) bool { return as == asPartialObjectMetadata || as == asTable },
+	})
 	if st != nil {
 		rq.fail(st)
 		return
-	}
-	if out.mediaType != codec.MediaTypeJSON {
-		// Watch streams are JSON documents; YAML has no stream framing here.
-		out.ser, _ = rq.h.codecs.ForMediaType(codec.MediaTypeJSON)
-		out.mediaType = codec.MediaTypeJSON
 	}
 	key := storage.Prefix(rq.gr, rq.info.Namespace)
 	recursive := true
@@ -118,7 +126,7 @@ func (rq *request) watch() {
 	}
 
 	hdr := rq.w.Header()
-	hdr.Set("Content-Type", out.mediaType)
+	hdr.Set("Content-Type", out.StreamContentType())
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Cache-Control", "no-cache, private")
 	addWarnings(rq.w, rq.warnings)
@@ -139,7 +147,7 @@ func (rq *request) watch() {
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
-	encKey := any(encodingKey{gv: rq.gv, mediaType: out.mediaType})
+	encKey := any(encodingKey{gv: rq.gv, mediaType: out.MediaType, as: out.As, asOptions: rq.query.Get("includeObject")})
 	for {
 		select {
 		case <-rq.ctx.Done():
@@ -175,18 +183,19 @@ func (rq *request) writeEventCached(out output, ev watch.Event, key any) error {
 		}
 		ev.Type = watch.Error
 	}
-	return rq.writeFrame(ev.Type, data)
+	return rq.writeFrame(out, ev.Type, data)
 }
 
 func (rq *request) writeEvent(out output, ev watch.Event) {
 	data, err := rq.encodeEventObject(out, ev.Type, ev.Object)
 	if err == nil {
-		_ = rq.writeFrame(ev.Type, data)
+		_ = rq.writeFrame(out, ev.Type, data)
 	}
 }
 
 // encodeEventObject converts an event object to the URL version (bookmarks and errors
-// are sent as they are) and encodes it without the trailing newline.
+// are sent as they are) and to the Accept header's target (PartialObjectMetadata,
+// Table), and encodes it; JSON without the trailing newline.
 func (rq *request) encodeEventObject(out output, typ watch.EventType, k scheme.Kinded) ([]byte, error) {
 	if obj, ok := k.(scheme.Object); ok && typ != watch.Error {
 		if typ == watch.Bookmark {
@@ -200,22 +209,61 @@ func (rq *request) encodeEventObject(out output, typ watch.EventType, k scheme.K
 			}
 			k = conv
 		}
+		switch {
+		case out.As == asTable && typ == watch.Bookmark:
+			// A bookmark carries only its resourceVersion (and annotations): an
+			// empty table at that version.
+			tbl, err := rq.table(k)
+			if err != nil {
+				return nil, err
+			}
+			if t, ok := tbl.(*table.Table); ok {
+				t.Rows = []table.TableRow{}
+			}
+			k = tbl
+		case out.As == asTable:
+			tbl, err := rq.table(k)
+			if err != nil {
+				return nil, err
+			}
+			k = tbl
+		case out.As != "":
+			pm, err := toPartialMetadata(k, asPartialObjectMetadata)
+			if err != nil {
+				return nil, err
+			}
+			k = pm
+		}
 	}
 	var buf bytes.Buffer
-	if err := out.ser.Encode(&buf, k); err != nil {
+	if err := out.Serializer.Encode(&buf, k); err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	if out.MediaType == codec.MediaTypeJSON {
+		return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	}
+	return buf.Bytes(), nil
 }
 
-// writeFrame writes {"type":T,"object":O} and a newline.
-func (rq *request) writeFrame(typ watch.EventType, obj []byte) error {
-	b := make([]byte, 0, len(obj)+40)
-	b = append(b, `{"type":`...)
-	b = strconv.AppendQuote(b, string(typ))
-	b = append(b, `,"object":`...)
-	b = append(b, obj...)
-	b = append(b, "}\n"...)
+// writeFrame writes one event in the stream's framing: a newline-terminated
+// {"type":T,"object":O} JSON document, one application/cbor-seq data item, or a
+// length-prefixed protobuf WatchEvent, in one Write.
+func (rq *request) writeFrame(out output, typ watch.EventType, obj []byte) error {
+	var b []byte
+	switch out.MediaType {
+	case codec.MediaTypeCBOR:
+		b = cbor.AppendEvent(make([]byte, 0, len(obj)+32), typ, obj)
+	case codec.MediaTypeProtobuf:
+		b = protobuf.AppendWatchEvent(append(make([]byte, 0, len(obj)+32), 0, 0, 0, 0), string(typ), obj)
+		binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+	default:
+		b = make([]byte, 0, len(obj)+40)
+		b = append(b, `{"type":`...)
+		b = strconv.AppendQuote(b, string(typ))
+		b = append(b, `,"object":`...)
+		b = append(b, obj...)
+		b = append(b, "}\n"...)
+	}
 	_, err := rq.w.Write(b)
 	return err
 }

@@ -1,10 +1,10 @@
 package rest
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 
+	"github.com/apikit-dev/apikit/patch"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 )
@@ -26,11 +26,16 @@ func (rq *request) create() {
 		rq.fail(err)
 		return
 	}
+	if err := rq.validateFieldManager("CreateOptions", false, false); err != nil {
+		rq.fail(err)
+		return
+	}
 	in, err := rq.decodeObject(data, fv)
 	if err != nil {
 		rq.fail(err)
 		return
 	}
+	rq.trackManagedFields(nil, in)
 	out, err := rq.createObject(in, dryRun)
 	if err != nil {
 		rq.fail(err)
@@ -150,18 +155,42 @@ func (rq *request) update() {
 	var next func(old scheme.Object) (scheme.Object, error)
 	allowCreate := false
 	if rq.info.Verb == "patch" {
-		apply, err := rq.patcher(data)
+		p, err := rq.decodePatch(data)
 		if err != nil {
 			rq.fail(err)
 			return
 		}
-		next = func(old scheme.Object) (scheme.Object, error) {
-			if old == nil {
-				return nil, NewNotFound(rq.gr, name)
+		if p.apply {
+			if fv == "Strict" || fv == "Warn" || fv == "" {
+				if err := patch.StrictApplyConfigError(data); err != nil {
+					if fv == "Strict" {
+						rq.fail(NewBadRequest(err.Error()))
+						return
+					}
+					rq.warnings = append(rq.warnings, err.Error())
+				}
 			}
-			return rq.patchObject(old, apply, fv)
+			rq.applied = true
+			allowCreate = rq.info.Subresource == ""
+			next = func(old scheme.Object) (scheme.Object, error) {
+				if old == nil && !allowCreate {
+					return nil, NewNotFound(rq.gr, name)
+				}
+				return rq.applyObject(old, p)
+			}
+		} else {
+			next = func(old scheme.Object) (scheme.Object, error) {
+				if old == nil {
+					return nil, NewNotFound(rq.gr, name)
+				}
+				return rq.patchObject(old, p.fn, fv)
+			}
 		}
 	} else {
+		if err := rq.validateFieldManager("UpdateOptions", false, false); err != nil {
+			rq.fail(err)
+			return
+		}
 		in, err := rq.decodeObject(data, fv)
 		if err != nil {
 			rq.fail(err)
@@ -202,9 +231,10 @@ func (rq *request) prepareUpdate(in, old scheme.Object, dryRun bool) (scheme.Obj
 		return nil, NewConflict(rq.gr, name, conflictModified)
 	}
 	if rq.info.Subresource == "status" {
-		rv := in.GetResourceVersion()
+		rv, managed := in.GetResourceVersion(), in.GetManagedFields()
 		in = copyAllButStatus(in, old)
 		in.SetResourceVersion(rv)
+		in.SetManagedFields(managed) // tracked for this status write, as kube's status strategies keep them
 	} else if rq.res.StatusSubresource {
 		copyStatus(in, old)
 	}
@@ -264,6 +294,9 @@ func (rq *request) updateObject(name string, dryRun, allowCreate bool, next func
 		if err != nil {
 			return nil, err
 		}
+		if !rq.applied {
+			rq.trackManagedFields(old, in)
+		}
 		if old == nil {
 			if !allowCreate {
 				return nil, NewNotFound(rq.gr, name)
@@ -307,23 +340,4 @@ func (rq *request) updateObject(name string, dryRun, allowCreate bool, next func
 	}
 	res, err := rq.h.toVersion(out, rq.gv)
 	return res, created, err
-}
-
-// patchObject applies a patch to the URL-version JSON of the stored object and decodes
-// the result into the new internal object.
-func (rq *request) patchObject(old scheme.Object, apply func([]byte) ([]byte, error), fieldValidation string) (scheme.Object, error) {
-	ext, err := rq.h.toVersion(scheme.DeepCopy(old), rq.gv)
-	if err != nil {
-		return nil, err
-	}
-	orig, err := json.Marshal(ext)
-	if err != nil {
-		return nil, err
-	}
-	patched, err := apply(orig)
-	if err != nil {
-		return nil, err
-	}
-	ser, _ := rq.h.codecs.ForMediaType("application/json")
-	return rq.decodeExternal(ser, patched, fieldValidation)
 }

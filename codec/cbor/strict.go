@@ -205,6 +205,7 @@ type walker struct {
 // fieldIssues walks data (one data item) as a value of type t.
 func fieldIssues(data []byte, t reflect.Type) (codec.FieldIssues, error) {
 	w := walker{s: scanner{data: data}}
+	w.s.skipSelfDescribed() // client-go prefixes every body with the tag
 	err := w.value(shapeOf(t))
 	return w.issues, err
 }

@@ -39,6 +39,9 @@ type resourceModel struct {
 	r           *scheme.Resource
 	verbs       []string
 	storageHash string
+	// strategic is set for kinds with a Go type, which take strategic merge patches
+	// (kinds served as unstructured objects do not, like custom resources).
+	strategic bool
 }
 
 // buildModel collects the resources of s by group and version. Groups without a served
@@ -54,7 +57,7 @@ func buildModel(s *scheme.Scheme, verbs func(*scheme.Resource) []string) model {
 				if r.Group != group || !slices.Contains(s.ServedVersions(r), v) {
 					continue
 				}
-				rm := resourceModel{r: r, verbs: DefaultVerbs}
+				rm := resourceModel{r: r, verbs: DefaultVerbs, strategic: !s.IsUnstructured(scheme.GroupVersionKind{Group: group, Version: v, Kind: r.Kind})}
 				if verbs != nil {
 					if vs := verbs(r); len(vs) > 0 {
 						rm.verbs = vs

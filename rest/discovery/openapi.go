@@ -171,10 +171,13 @@ type pathBuilder struct {
 	v2     bool
 	defs   map[scheme.GroupVersionKind]string
 	status string
+	// strategic: the resource being built takes strategic merge patches.
+	strategic bool
 }
 
 // resource adds the collection, item, all-namespaces and status paths of one resource.
 func (pb pathBuilder) resource(out map[string]any, group, version string, rm resourceModel) {
+	pb.strategic = rm.strategic
 	r := rm.r
 	gvk := scheme.GroupVersionKind{Group: group, Version: version, Kind: r.Kind}
 	listGVK := gvk.GroupVersion().WithKind(r.ListKind)
@@ -338,7 +341,13 @@ func (pb pathBuilder) op(desc, id, action string, gvk scheme.GroupVersionKind, b
 	params := []any{}
 	consumes := []string{"*/*"}
 	if action == "patch" {
+		// As kube-apiserver lists them; kubectl apply and edit send strategic merge
+		// patches only where the PATCH operation lists that type.
 		consumes = []string{codec.MediaTypeJSONPatch, codec.MediaTypeMergePatch}
+		if pb.strategic {
+			consumes = append(consumes, codec.MediaTypeStrategicMergePatch)
+		}
+		consumes = append(consumes, codec.MediaTypeApplyPatchYAML)
 	}
 	produces := []string{codec.MediaTypeJSON, codec.MediaTypeYAML}
 	op := map[string]any{

@@ -1,0 +1,253 @@
+package codec
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/apikit-dev/apikit/scheme"
+)
+
+// The "as" conversion targets an Accept clause may ask for (with g=meta.k8s.io and
+// v=v1 or v1beta1), as kube-apiserver serves them.
+const (
+	AsTable                     = "Table"
+	AsPartialObjectMetadata     = "PartialObjectMetadata"
+	AsPartialObjectMetadataList = "PartialObjectMetadataList"
+)
+
+// KindSupporter is implemented by a Serializer that can encode only some kinds, like
+// the protobuf one. Negotiation offers such a serializer only for objects it supports,
+// and a request body in its media type for an unsupported kind is 415.
+type KindSupporter interface {
+	Supports(gvk scheme.GroupVersionKind, v any) bool
+}
+
+// ErrUnsupportedMediaType says a request body's Content-Type cannot be decoded (for the
+// kind at hand); the REST layer answers 415.
+var ErrUnsupportedMediaType = errors.New("unsupported media type")
+
+// UnsupportedMediaTypeError is the error of [Codecs.DecoderFor]: the Content-Type and
+// the media types that would have been accepted. It wraps [ErrUnsupportedMediaType].
+type UnsupportedMediaTypeError struct {
+	ContentType string
+	Accepted    []string
+}
+
+// Error names the Content-Type and the accepted media types.
+func (e *UnsupportedMediaTypeError) Error() string {
+	return fmt.Sprintf("%v %q: accepted media types include %s", ErrUnsupportedMediaType, e.ContentType, strings.Join(e.Accepted, ", "))
+}
+
+// Unwrap returns ErrUnsupportedMediaType.
+func (e *UnsupportedMediaTypeError) Unwrap() error { return ErrUnsupportedMediaType }
+
+// NotAcceptableError is the error of [Codecs.NegotiateResponse] when no clause of the
+// Accept header can be served; Offered lists what could have been. It wraps
+// [ErrNotAcceptable].
+type NotAcceptableError struct {
+	Accept  string
+	Offered []string
+}
+
+// Error names the Accept header and the offered media types.
+func (e *NotAcceptableError) Error() string {
+	return fmt.Sprintf("%v: Accept %q, offered %s", ErrNotAcceptable, e.Accept, strings.Join(e.Offered, ", "))
+}
+
+// Unwrap returns ErrNotAcceptable.
+func (e *NotAcceptableError) Unwrap() error { return ErrNotAcceptable }
+
+// ResponseOptions describe the response a negotiation is for.
+type ResponseOptions struct {
+	// GVK and Object are what a clause without "as" gets encoded: a serializer that
+	// implements [KindSupporter] and does not support them is not offered for such a
+	// clause. A nil Object offers every serializer (a Status, for instance).
+	GVK    scheme.GroupVersionKind
+	Object any
+	// AllowAs reports whether the endpoint can produce a conversion target (AsTable,
+	// AsPartialObjectMetadata, AsPartialObjectMetadataList); clauses asking for
+	// another are skipped, so "...;as=Table, application/json" falls back to the plain
+	// clause. nil allows none.
+	AllowAs func(as string) bool
+	// Stream negotiates a watch: only media types with a stream framing (JSON, CBOR,
+	// protobuf) are offered; YAML has none, as in kube-apiserver.
+	Stream bool
+}
+
+// Output is the outcome of a response negotiation.
+type Output struct {
+	// Serializer encodes the response; MediaType is its media type.
+	Serializer Serializer
+	MediaType  string
+	// As is the conversion target the client asked for ("" for the object itself)
+	// and AsVersion its meta.k8s.io version ("v1" or "v1beta1").
+	As        string
+	AsVersion string
+}
+
+// ContentType is the Content-Type of a (non-stream) response in this output:
+// "application/json;as=Table;v=v1;g=meta.k8s.io" for a conversion target.
+func (o Output) ContentType() string {
+	if o.As != "" {
+		return o.MediaType + ";as=" + o.As + ";v=" + o.AsVersion + ";g=" + scheme.MetaGroupVersion.Group
+	}
+	return o.MediaType
+}
+
+// StreamContentType is the Content-Type of a watch response in this output, as
+// kube-apiserver sets it: JSON as is, CBOR as application/cbor-seq (one data item per
+// event), anything else with ";stream=watch" (protobuf's length-prefixed frames).
+func (o Output) StreamContentType() string {
+	switch o.MediaType {
+	case MediaTypeJSON:
+		return MediaTypeJSON
+	case MediaTypeCBOR:
+		return MediaTypeCBORSeq
+	}
+	return o.MediaType + ";stream=watch"
+}
+
+// targetMediaTypes are the media types of each conversion target, as
+// kube-apiserver's AllowsMediaTypeTransform allows them: meta/v1 Table has no
+// protobuf encoding; PartialObjectMetadata(List) has every encoding.
+func targetAllows(as, mediaType string) bool {
+	if as == AsTable {
+		return mediaType == MediaTypeJSON || mediaType == MediaTypeYAML || mediaType == MediaTypeCBOR
+	}
+	return true
+}
+
+// streamMediaTypes have a watch framing.
+func streamable(mediaType string) bool {
+	return mediaType == MediaTypeJSON || mediaType == MediaTypeCBOR || mediaType == MediaTypeProtobuf
+}
+
+// NegotiateResponse picks the serializer of a response from an Accept header (empty
+// means */*) under the rules of kube-apiserver: clauses by q (then specificity, then
+// order), wildcards, an "as" target only when opts.AllowAs admits it with
+// g=meta.k8s.io and v=v1 or v1beta1 and in a media type the target has, a "stream"
+// parameter only "watch" on a streaming negotiation, and a serializer that cannot
+// encode the kind (protobuf for a kind without protobuf fields) skipped, so
+// "application/vnd.kubernetes.protobuf, application/json" falls back to JSON. Nothing
+// acceptable is a [*NotAcceptableError].
+func (c *Codecs) NegotiateResponse(accept string, opts ResponseOptions) (Output, error) {
+	if strings.TrimSpace(accept) == "" {
+		accept = "*/*"
+	}
+	offered := make([]string, 0, len(c.list))
+	for _, s := range c.list {
+		if !opts.Stream || streamable(s.MediaType()) {
+			offered = append(offered, s.MediaType())
+		}
+	}
+	plainOK := make(map[string]bool, len(offered))
+	for _, mt := range offered {
+		plainOK[mt] = c.supports(mt, opts.GVK, opts.Object)
+	}
+	m, err := NegotiateFunc(accept, offered, func(cl MediaType, mt string) bool {
+		if st, ok := cl.Params["stream"]; ok && (st != "watch" || !opts.Stream) {
+			return false
+		}
+		as := cl.Params["as"]
+		if as == "" {
+			return plainOK[mt]
+		}
+		if opts.AllowAs == nil || !opts.AllowAs(as) || !targetAllows(as, mt) {
+			return false
+		}
+		v := cl.Params["v"]
+		return cl.Params["g"] == scheme.MetaGroupVersion.Group && (v == "v1" || v == "v1beta1")
+	})
+	if err != nil {
+		var plain []string
+		for _, mt := range offered {
+			if plainOK[mt] {
+				plain = append(plain, mt)
+			}
+		}
+		return Output{}, &NotAcceptableError{Accept: accept, Offered: plain}
+	}
+	ser, _ := c.ForMediaType(m.Offered)
+	out := Output{Serializer: ser, MediaType: m.Offered, As: m.Clause.Params["as"]}
+	if out.As != "" {
+		out.AsVersion = m.Clause.Params["v"]
+	}
+	return out, nil
+}
+
+// supports reports whether the serializer of mediaType can encode v of kind gvk.
+func (c *Codecs) supports(mediaType string, gvk scheme.GroupVersionKind, v any) bool {
+	if v == nil {
+		return true
+	}
+	s, ok := c.ForMediaType(mediaType)
+	if !ok {
+		return false
+	}
+	if ks, ok := s.(KindSupporter); ok {
+		return ks.Supports(gvk, v)
+	}
+	return true
+}
+
+// MediaTypesFor lists, in order of preference, the media types that can encode or
+// decode v of kind gvk (all of them for a nil v).
+func (c *Codecs) MediaTypesFor(gvk scheme.GroupVersionKind, v any) []string {
+	out := make([]string, 0, len(c.list))
+	for _, s := range c.list {
+		if c.supports(s.MediaType(), gvk, v) {
+			out = append(out, s.MediaType())
+		}
+	}
+	return out
+}
+
+// DecoderFor returns the serializer of a request body's Content-Type (parameters
+// ignored, empty means JSON) for an object of kind gvk (a value v of it, nil when
+// any kind may come). An unknown media type, or one whose serializer cannot decode
+// the kind (a protobuf body for a kind without protobuf), is an
+// [*UnsupportedMediaTypeError].
+func (c *Codecs) DecoderFor(contentType string, gvk scheme.GroupVersionKind, v any) (Serializer, error) {
+	if strings.TrimSpace(contentType) == "" {
+		contentType = MediaTypeJSON
+	}
+	s, ok := c.ForMediaType(contentType)
+	if !ok || !c.supports(s.MediaType(), gvk, v) {
+		return nil, &UnsupportedMediaTypeError{ContentType: contentType, Accepted: c.MediaTypesFor(gvk, v)}
+	}
+	return s, nil
+}
+
+// PatchBodyMediaType is the media type whose serializer reads the body of a patch of
+// the given Content-Type: application/apply-patch+cbor bodies are CBOR,
+// application/apply-patch+yaml bodies YAML, the JSON, merge and strategic merge
+// patch types JSON; "" for anything else.
+func PatchBodyMediaType(contentType string) string {
+	m, err := ParseMediaType(contentType)
+	if err != nil {
+		return ""
+	}
+	switch m.Essence() {
+	case MediaTypeApplyPatchCBOR:
+		return MediaTypeCBOR
+	case MediaTypeApplyPatchYAML:
+		return MediaTypeYAML
+	case MediaTypeJSONPatch, MediaTypeMergePatch, MediaTypeStrategicMergePatch:
+		return MediaTypeJSON
+	}
+	return ""
+}
+
+// Without returns a copy of c without the serializers of the given media types (a
+// server that disables CBOR, for instance).
+func (c *Codecs) Without(mediaTypes ...string) *Codecs {
+	out := &Codecs{list: make([]Serializer, 0, len(c.list))}
+	for _, s := range c.list {
+		if !slices.Contains(mediaTypes, s.MediaType()) {
+			out.list = append(out.list, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,129 @@
+package patch_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/apikit-dev/apikit/examples/widgets/api"
+	"github.com/apikit-dev/apikit/patch"
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/scheme/openapi"
+)
+
+var widgetGVK = scheme.GroupVersionKind{Group: "toys.example.com", Version: "v1", Kind: "Widget"}
+
+func widgetSchema(t testing.TB) *openapi.Schema {
+	t.Helper()
+	s, err := patch.SchemaFor(api.NewScheme(), widgetGVK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestStrategicMerge(t *testing.T) {
+	const live = `{"metadata":{"name":"w","labels":{"a":"1","b":"2"},"finalizers":["x","y"]},
+		"spec":{"color":"red","parts":[{"name":"wheel","count":4},{"name":"axle","count":2}]},
+		"status":{"conditions":[{"type":"Ready","status":"True"}]}}`
+	tests := []struct {
+		name    string
+		patch   string
+		want    string
+		wantErr error
+	}{
+		{"list items merge by their merge key",
+			`{"spec":{"parts":[{"name":"axle","count":3},{"name":"bolt","count":8}]}}`,
+			`{"metadata":{"name":"w","labels":{"a":"1","b":"2"},"finalizers":["x","y"]},
+			  "spec":{"color":"red","parts":[{"name":"wheel","count":4},{"name":"axle","count":3},{"name":"bolt","count":8}]},
+			  "status":{"conditions":[{"type":"Ready","status":"True"}]}}`, nil},
+		{"$patch delete removes one item",
+			`{"spec":{"parts":[{"name":"wheel","$patch":"delete"}]}}`,
+			`{"metadata":{"name":"w","labels":{"a":"1","b":"2"},"finalizers":["x","y"]},
+			  "spec":{"color":"red","parts":[{"name":"axle","count":2}]},
+			  "status":{"conditions":[{"type":"Ready","status":"True"}]}}`, nil},
+		{"a $patch replace item replaces the whole list",
+			`{"spec":{"parts":[{"name":"bolt","count":1},{"$patch":"replace"}]}}`,
+			`{"metadata":{"name":"w","labels":{"a":"1","b":"2"},"finalizers":["x","y"]},
+			  "spec":{"color":"red","parts":[{"name":"bolt","count":1}]},
+			  "status":{"conditions":[{"type":"Ready","status":"True"}]}}`, nil},
+		{"$patch replace on a map replaces it",
+			`{"metadata":{"labels":{"c":"3","$patch":"replace"}}}`,
+			`{"metadata":{"name":"w","labels":{"c":"3"},"finalizers":["x","y"]},
+			  "spec":{"color":"red","parts":[{"name":"wheel","count":4},{"name":"axle","count":2}]},
+			  "status":{"conditions":[{"type":"Ready","status":"True"}]}}`, nil},
+		{"$patch delete on a map removes it",
+			`{"status":{"$patch":"delete"}}`,
+			`{"metadata":{"name":"w","labels":{"a":"1","b":"2"},"finalizers":["x","y"]},
+			  "spec":{"color":"red","parts":[{"name":"wheel","count":4},{"name":"axle","count":2}]}}`, nil},
+		{"null deletes a key",
+			`{"metadata":{"labels":{"a":null}}}`,
+			`{"metadata":{"name":"w","labels":{"b":"2"},"finalizers":["x","y"]},
+			  "spec":{"color":"red","parts":[{"name":"wheel","count":4},{"name":"axle","count":2}]},
+			  "status":{"conditions":[{"type":"Ready","status":"True"}]}}`, nil},
+		{"a primitive merge list is a set union",
+			`{"metadata":{"finalizers":["y","z"]}}`,
+			`{"metadata":{"name":"w","labels":{"a":"1","b":"2"},"finalizers":["x","y","z"]},
+			  "spec":{"color":"red","parts":[{"name":"wheel","count":4},{"name":"axle","count":2}]},
+			  "status":{"conditions":[{"type":"Ready","status":"True"}]}}`, nil},
+		{"$deleteFromPrimitiveList removes values",
+			`{"metadata":{"$deleteFromPrimitiveList/finalizers":["x"]}}`,
+			`{"metadata":{"name":"w","labels":{"a":"1","b":"2"},"finalizers":["y"]},
+			  "spec":{"color":"red","parts":[{"name":"wheel","count":4},{"name":"axle","count":2}]},
+			  "status":{"conditions":[{"type":"Ready","status":"True"}]}}`, nil},
+		{"$setElementOrder orders the merged list",
+			`{"spec":{"$setElementOrder/parts":[{"name":"bolt"},{"name":"axle"},{"name":"wheel"}],"parts":[{"name":"bolt","count":1}]}}`,
+			`{"metadata":{"name":"w","labels":{"a":"1","b":"2"},"finalizers":["x","y"]},
+			  "spec":{"color":"red","parts":[{"name":"bolt","count":1},{"name":"axle","count":2},{"name":"wheel","count":4}]},
+			  "status":{"conditions":[{"type":"Ready","status":"True"}]}}`, nil},
+		{"$retainKeys drops the keys it does not list",
+			`{"spec":{"$retainKeys":["color","parts"],"color":"blue"}}`,
+			`{"metadata":{"name":"w","labels":{"a":"1","b":"2"},"finalizers":["x","y"]},
+			  "spec":{"color":"blue","parts":[{"name":"wheel","count":4},{"name":"axle","count":2}]},
+			  "status":{"conditions":[{"type":"Ready","status":"True"}]}}`, nil},
+		{"conditions merge by type",
+			`{"status":{"conditions":[{"type":"Synced","status":"False"}]}}`,
+			`{"metadata":{"name":"w","labels":{"a":"1","b":"2"},"finalizers":["x","y"]},
+			  "spec":{"color":"red","parts":[{"name":"wheel","count":4},{"name":"axle","count":2}]},
+			  "status":{"conditions":[{"type":"Ready","status":"True"},{"type":"Synced","status":"False"}]}}`, nil},
+		{"an item without its merge key is rejected", `{"spec":{"parts":[{"count":1}]}}`, "", patch.ErrRejected},
+		{"a field outside $retainKeys is rejected", `{"spec":{"$retainKeys":["parts"],"color":"blue"}}`, "", patch.ErrRejected},
+		{"an unknown $patch directive is malformed", `{"spec":{"$patch":"explode"}}`, "", patch.ErrMalformed},
+		{"a body that is not an object is malformed", `[1,2]`, "", patch.ErrMalformed},
+	}
+	sch := widgetSchema(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := patch.StrategicMerge([]byte(live), []byte(tt.patch), sch)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("err = %v, want %v", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			jsonEq(t, got, tt.want)
+		})
+	}
+}
+
+func TestStrategicMerge_WithoutSchemaActsLikeMergePatch(t *testing.T) {
+	got, err := patch.StrategicMerge([]byte(doc), []byte(`{"spec":{"parts":[{"name":"bolt"}]}}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonEq(t, got, `{"metadata":{"name":"w","labels":{"a":"1"}},"spec":{"color":"red","parts":[{"name":"bolt"}]}}`)
+}
+
+func TestSchemaFor_UnstructuredKindsAreUnsupported(t *testing.T) {
+	s := api.NewScheme()
+	gvk := scheme.GroupVersionKind{Group: "extra.example.com", Version: "v1", Kind: "Gadget"}
+	openapi.Register(s, gvk, &openapi.Schema{Type: "object", Properties: map[string]*openapi.Schema{"spec": {Type: "object"}}})
+	if _, err := patch.SchemaFor(s, gvk); !errors.Is(err, patch.ErrUnsupported) {
+		t.Fatalf("err = %v, want ErrUnsupported", err)
+	}
+	if _, err := patch.SchemaFor(s, widgetGVK); err != nil {
+		t.Fatalf("typed kind: %v", err)
+	}
+}

@@ -44,6 +44,10 @@ func (rq *request) create() {
 	rq.respond(http.StatusCreated, out)
 }
 
+// errEmptiedFinalizers stops the write of an update that removed the last finalizer of an
+// object being deleted: the object is deleted instead.
+var errEmptiedFinalizers = errors.New("the update removed the last finalizer of an object being deleted")
+
 // checkNamespace fills a missing namespace from the path and rejects a different one.
 func (rq *request) checkNamespace(obj scheme.Object) error {
 	ns := rq.info.Namespace
@@ -278,10 +282,11 @@ func (rq *request) prepareUpdate(in, old scheme.Object, dryRun bool) (scheme.Obj
 // result at the URL version and whether it was created.
 func (rq *request) updateObject(name string, dryRun, allowCreate bool, next func(old scheme.Object) (scheme.Object, error)) (scheme.Object, bool, error) {
 	key := rq.key(name)
-	var created, finalize bool
+	var created bool
+	var finalized, stored scheme.Object // set when the update empties the finalizers of a deleting object
 	warnings := rq.warnings
 	try := func(cur scheme.Object) (scheme.Object, error) {
-		created, finalize = false, false
+		created, finalized, stored = false, nil, cur
 		rq.warnings = warnings
 		var old scheme.Object
 		if cur != nil {
@@ -306,13 +311,20 @@ func (rq *request) updateObject(name string, dryRun, allowCreate bool, next func
 			if err := rq.prepareCreate(in, dryRun); err != nil {
 				return nil, err
 			}
-		} else {
-			if in, err = rq.prepareUpdate(in, old, dryRun); err != nil {
-				return nil, err
-			}
-			finalize = in.GetDeletionTimestamp() != nil && len(in.GetFinalizers()) == 0
+		} else if in, err = rq.prepareUpdate(in, old, dryRun); err != nil {
+			return nil, err
 		}
-		return rq.h.toVersion(in, rq.h.storageGV(rq.res))
+		out, err := rq.h.toVersion(in, rq.h.storageGV(rq.res))
+		if err != nil {
+			return nil, err
+		}
+		if !created && in.GetDeletionTimestamp() != nil && len(in.GetFinalizers()) == 0 {
+			// Like kube-apiserver, the update is not written: the object is deleted as it
+			// is stored, so watchers see one DELETED event.
+			finalized = out.(scheme.Object)
+			return nil, errEmptiedFinalizers
+		}
+		return out, nil
 	}
 	var out scheme.Object
 	var err error
@@ -325,14 +337,14 @@ func (rq *request) updateObject(name string, dryRun, allowCreate bool, next func
 			return nil, false, toStatus(gerr, rq.gr, name, key)
 		}
 		out, err = try(cur)
+		if errors.Is(err, errEmptiedFinalizers) {
+			out, err = finalized, nil
+		}
 	} else {
 		out, err = rq.h.store.GuaranteedUpdate(rq.ctx, key, storage.UpdateOptions{IgnoreNotFound: allowCreate}, try)
-		if err == nil && finalize {
-			uid, rv := out.GetUID(), out.GetResourceVersion()
-			_, derr := rq.h.store.Delete(rq.ctx, key, storage.DeleteOptions{Preconditions: &storage.Preconditions{UID: &uid, ResourceVersion: &rv}})
-			if derr != nil && !errors.Is(derr, storage.ErrNotFound) {
-				return nil, false, toStatus(derr, rq.gr, name, key)
-			}
+		if errors.Is(err, errEmptiedFinalizers) {
+			uid, rv := stored.GetUID(), stored.GetResourceVersion()
+			out, err = rq.h.store.Delete(rq.ctx, key, storage.DeleteOptions{Preconditions: &storage.Preconditions{UID: &uid, ResourceVersion: &rv}})
 		}
 	}
 	if err != nil {

@@ -55,6 +55,11 @@ type Options struct {
 	Convert func(obj map[string]any, gv scheme.GroupVersion) (map[string]any, error)
 	// Now returns the time recorded in entries (scheme.Now when nil).
 	Now func() scheme.Time
+	// Empty returns the unstructured form of a new, empty object of the kind: for a Go
+	// type, its zero value as it encodes ("spec": {"color": ""}), which kube compares
+	// against as kube-apiserver compares against a new typed object. Nil means {}, as
+	// for custom resources.
+	Empty func() map[string]any
 }
 
 // FieldManager tracks metadata.managedFields of one kind at one version and runs
@@ -211,6 +216,14 @@ func (fm *FieldManager) Apply(live, config map[string]any, manager string, force
 	liveTV, err := fm.pt.FromUnstructured(liveObj, typed.AllowDuplicates)
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to create typed live object (%s; %s): %w", nameOf(liveObj), gvkString(fm.gvk), err)
+	}
+	if len(m.fields) == 0 {
+		// kube's skipNonAppliedManager: the first apply to an object nobody manages yet
+		// finds its existing fields owned by "before-first-apply", so it conflicts
+		// where it would change them.
+		if err := fm.recordUpdate(&m, fm.emptyTV(), liveTV, beforeFirstApply); err != nil {
+			return nil, nil, fmt.Errorf("failed to create manager for existing fields: %w", err)
+		}
 	}
 	id, err := fm.id(manager, scheme.ManagedFieldsOperationApply)
 	if err != nil {
@@ -432,14 +445,42 @@ func (fm *FieldManager) Update(live, obj map[string]any, manager string) ([]sche
 	if err != nil {
 		return nil, fmt.Errorf("failed to create typed new object (%s; %s): %w", nameOf(obj), gvkString(fm.gvk), err)
 	}
+	if err := fm.recordUpdate(&m, liveTV, newTV, manager); err != nil {
+		return nil, err
+	}
+	return m.capAndEncode()
+}
+
+// beforeFirstApply owns the fields an object had before its first apply.
+const beforeFirstApply = "before-first-apply"
+
+// emptyTV is the typed empty object of the kind.
+func (fm *FieldManager) emptyTV() *typed.TypedValue {
+	empty := map[string]any{}
+	if fm.opts.Empty != nil {
+		if e := fm.opts.Empty(); e != nil {
+			empty = withoutManagedFields(e)
+		}
+	}
+	tv, err := fm.pt.FromUnstructured(empty, typed.AllowDuplicates)
+	if err != nil {
+		tv, _ = fm.pt.FromUnstructured(map[string]any{}, typed.AllowDuplicates)
+	}
+	return tv
+}
+
+// recordUpdate gives manager (operation Update, time now) the fields that changed from
+// liveTV to newTV, taking them from their owners, as kube's managedFieldsUpdater does
+// through a temporary "current-operation" manager.
+func (fm *FieldManager) recordUpdate(m *managed, liveTV, newTV *typed.TypedValue, manager string) error {
 	_, fields, err := fm.updater.Update(liveTV, newTV, fm.version, m.fields, currentOperation)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	stripMeta(fields, currentOperation)
 	id, err := fm.id(manager, scheme.ManagedFieldsOperationUpdate)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if vs, ok := fields[currentOperation]; ok {
 		delete(fields, currentOperation)
@@ -451,7 +492,7 @@ func (fm *FieldManager) Update(live, obj map[string]any, manager string) ([]sche
 		m.times[id] = fm.now()
 	}
 	m.fields = fields
-	return m.capAndEncode()
+	return nil
 }
 
 // converter lets structured-merge-diff compare field sets recorded at other versions.

@@ -359,3 +359,43 @@ func TestFieldManager_KubectlServerSideApplyInheritsClientSideApply(t *testing.T
 		t.Errorf("managedFields:\n%s", got)
 	}
 }
+
+func TestFieldManager_FirstApplyConflictsWithFieldsSetBefore(t *testing.T) {
+	fm := newFieldManager(t, patch.Options{Empty: func() map[string]any { return obj(t, `{"spec":{"color":""},"status":{}}`) }})
+	live := obj(t, `{"apiVersion":"toys.example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"default","uid":"u1"},"spec":{"color":"red","replicas":2}}`)
+	_, _, err := fm.Apply(live, obj(t, widget("blue")), "m", false)
+	if err == nil || err.Error() != `Apply failed with 1 conflict: conflict with "before-first-apply" using toys.example.com/v1: .spec.color` {
+		t.Fatalf("err = %v, want a conflict with before-first-apply", err)
+	}
+	_, managed, err := fm.Apply(live, obj(t, widget("blue")), "m", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `m/Apply={"f:spec":{"f:color":{}}}` + "\n" + `before-first-apply/Update={"f:spec":{"f:replicas":{}}}`
+	if got := summary(managed); got != want {
+		t.Errorf("managedFields:\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestFieldManager_UpdateWithEmptyManagedFieldsResetsThem(t *testing.T) {
+	fm := newFieldManager(t, patch.Options{})
+	live := obj(t, widget("red"))
+	live["metadata"].(map[string]any)["uid"] = "u1"
+	managed, err := fm.Update(obj(t, `{"spec":{"color":""}}`), obj(t, widget("red")), "creator")
+	if err != nil || len(managed) == 0 {
+		t.Fatalf("create: %v %v", managed, err)
+	}
+	live = withManaged(t, live, managed)
+	for _, reset := range []string{`[]`, `[{}]`} {
+		next := obj(t, widget("blue"))
+		var v []any
+		if err := json.Unmarshal([]byte(reset), &v); err != nil {
+			t.Fatal(err)
+		}
+		next["metadata"].(map[string]any)["managedFields"] = v
+		got, err := fm.Update(live, next, "editor")
+		if err != nil || got != nil {
+			t.Errorf("managedFields %s: got %v, %v; want them cleared", reset, got, err)
+		}
+	}
+}

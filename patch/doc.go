@@ -29,11 +29,16 @@
 // (415), or are a [*ConflictError] (409); package rest maps them to Status responses.
 // [ManagerFromUserAgent] is kube's default field manager name.
 //
+// Server-side apply follows kube-apiserver's field manager chain: fields set before an
+// object's first apply belong to "before-first-apply"; `kubectl` (the manager of
+// kubectl apply --server-side) inherits, without --force-conflicts, the fields its
+// client-side last-applied-configuration annotation set, and keeps that annotation in
+// step; metadata, name, namespace, uid and the like are never recorded; at most
+// MaxUpdateManagers Update entries are kept; managedFields set to [] or [{}] are reset.
+//
 // Where this package differs from kube-apiserver on the same input: JSON patch and
 // strategic merge failures that kube answers with a bare 422 (or, for a list item
 // without its merge key, a 500) carry the underlying message here; an apply body with
-// fields the schema does not declare is a 400 where kube still answers 500; the
-// client-side-apply upgrade helpers of kube (lastAppliedManager, lastAppliedUpdater:
-// sharing ownership with the last-applied-configuration annotation) and the explicit
-// "managedFields: []" reset are not implemented.
+// fields the schema does not declare is a 400 where kube still answers 500 (kubernetes
+// issue 139253). application/apply-patch+cbor is not served yet.
 package patch

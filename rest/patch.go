@@ -231,6 +231,13 @@ func (rq *request) fieldManagerFor() (*patch.FieldManager, error) {
 				}
 				return conversion.ToUnstructured(out)
 			},
+			Empty: func() map[string]any {
+				m, err := emptyMap(s, rq.gvk)
+				if err != nil {
+					return nil
+				}
+				return m
+			},
 		})
 		return fieldManagerEntry{fm, err}
 	}).(fieldManagerEntry)
@@ -382,7 +389,13 @@ func (rq *request) liveMap(old scheme.Object) (map[string]any, error) {
 	if old != nil {
 		return rq.externalMap(old)
 	}
-	k, err := rq.h.scheme.New(rq.gvk)
+	return emptyMap(rq.h.scheme, rq.gvk)
+}
+
+// emptyMap is the unstructured form of a new object of kind gvk: {} for unstructured
+// kinds, the encoded zero value for Go types.
+func emptyMap(s *scheme.Scheme, gvk scheme.GroupVersionKind) (map[string]any, error) {
+	k, err := s.New(gvk)
 	if err != nil {
 		return nil, err
 	}

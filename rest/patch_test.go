@@ -242,6 +242,23 @@ func TestApply_ConflictCausesForceAndPruning(t *testing.T) {
 	}
 }
 
+func TestApply_ToStatusChangesOnlyStatus(t *testing.T) {
+	s := newServer(t, nil)
+	s.create("st", "blue")
+	r := s.do("PATCH", widgetsPath+"/st/status?fieldManager=controller", applyCT,
+		"apiVersion: toys.example.com/v1\nkind: Widget\nmetadata:\n  name: st\nspec:\n  color: red\nstatus:\n  phase: Ready\n")
+	obj := r.json(t)
+	if r.code != 200 || get(obj, "spec", "color") != "blue" || get(obj, "status", "phase") != "Ready" {
+		t.Fatalf("apply to /status: %d %s", r.code, r.body)
+	}
+	if got := managedSummary(t, obj); !strings.Contains(got, `controller/Apply/status={"f:status":{"f:phase":{}}}`) {
+		t.Errorf("managedFields:\n%s", got)
+	}
+	if r := s.do("PATCH", widgetsPath+"/missing/status?fieldManager=c", applyCT, applyYAML("missing", "red")); r.code != 404 {
+		t.Errorf("apply to the status of a missing object: %d, want 404", r.code)
+	}
+}
+
 func TestApply_DryRunCreatesNothing(t *testing.T) {
 	s := newServer(t, nil)
 	r := s.do("PATCH", widgetsPath+"/d?fieldManager=m&dryRun=All", applyCT, applyYAML("d", "red"))

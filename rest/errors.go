@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -101,7 +102,7 @@ const continueExpiredMessage = "The provided continue parameter is too old to di
 // NewTooLargeResourceVersion is the 504 Timeout Status of a read at a resourceVersion the
 // store did not reach in time.
 func NewTooLargeResourceVersion(msg string) *scheme.Status {
-	return newStatus(http.StatusGatewayTimeout, scheme.StatusReasonTimeout, msg,
+	return newStatus(http.StatusGatewayTimeout, scheme.StatusReasonTimeout, "Timeout: "+msg,
 		&scheme.StatusDetails{
 			Causes:            []scheme.StatusCause{{Type: scheme.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}},
 			RetryAfterSeconds: 1,
@@ -161,9 +162,17 @@ func newInvalidOptions(kind string, errs validation.ErrorList) *scheme.Status {
 	return errs.ToStatus(scheme.GroupKind{Group: "meta.k8s.io", Kind: kind}, "")
 }
 
-// detail returns what a storage error says after "sentinel: key: ", or the whole text.
+// storageKeySuffix matches the " (key /group/resource/...)" a backend appends to an
+// error: storage keys are internal and never reach a client.
+var storageKeySuffix = regexp.MustCompile(` \(key /[^)]*\)`)
+
+// withoutKey removes the storage keys a backend's error message names.
+func withoutKey(msg string) string { return storageKeySuffix.ReplaceAllString(msg, "") }
+
+// detail returns what a storage error says after "sentinel: key: ", or the whole text,
+// without storage keys.
 func detail(err error, key string) string {
-	msg := err.Error()
+	msg := withoutKey(err.Error())
 	if i := strings.Index(msg, key+": "); i >= 0 && key != "" {
 		return msg[i+len(key)+2:]
 	}
@@ -192,15 +201,15 @@ func toStatus(err error, gr scheme.GroupResource, name, key string) *scheme.Stat
 	case errors.Is(err, storage.ErrGone):
 		return NewResourceExpired(detail(err, key))
 	case errors.Is(err, storage.ErrTooLargeResourceVersion):
-		return NewTooLargeResourceVersion("Too large resource version: " + detail(err, key))
+		return NewTooLargeResourceVersion(detail(err, key))
 	case errors.Is(err, storage.ErrInvalidContinue):
-		return NewBadRequest(strings.TrimPrefix(err.Error(), storage.ErrInvalidContinue.Error()+": "))
+		return NewBadRequest(withoutKey(err.Error()))
 	case errors.Is(err, storage.ErrInvalidSelector):
-		return NewBadRequest(strings.TrimPrefix(err.Error(), storage.ErrInvalidSelector.Error()+": "))
+		return NewBadRequest(withoutKey(strings.TrimPrefix(err.Error(), storage.ErrInvalidSelector.Error()+": ")))
 	case errors.Is(err, storage.ErrInvalidOptions):
-		return NewBadRequest(strings.TrimPrefix(err.Error(), storage.ErrInvalidOptions.Error()+": "))
+		return NewBadRequest(withoutKey(strings.TrimPrefix(err.Error(), storage.ErrInvalidOptions.Error()+": ")))
 	case errors.Is(err, storage.ErrInvalidResourceVersion):
-		return NewBadRequest(strings.TrimPrefix(err.Error(), storage.ErrInvalidResourceVersion.Error()+": "))
+		return NewBadRequest(withoutKey(strings.TrimPrefix(err.Error(), storage.ErrInvalidResourceVersion.Error()+": ")))
 	case errors.Is(err, codec.ErrNotAcceptable):
 		return NewNotAcceptable(nil)
 	}

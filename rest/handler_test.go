@@ -41,7 +41,9 @@ func TestErrors_CarryKubeCodesReasonsAndMessages(t *testing.T) {
 		{"nothing acceptable is NotAcceptable", "GET", widgetsPath + "/taken", "", "", 406, "NotAcceptable", "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/cbor"},
 		{"invalid json patch is Invalid", "PATCH", widgetsPath + "/taken", "application/json-patch+json", `[{"op":"remove","path":"/spec/nothere"}]`, 422, "Invalid", "the server rejected our request due to an error in our request"},
 		{"patch of a missing object is NotFound", "PATCH", widgetsPath + "/nope", "application/merge-patch+json", `{}`, 404, "NotFound", `widgets.toys.example.com "nope" not found`},
-		{"too new resourceVersion list is 400 for Exact with limit", "GET", widgetsPath + "?resourceVersionMatch=Exact&resourceVersion=0", "", "", 400, "BadRequest", ""},
+		{"Exact at resourceVersion 0 is Invalid ListOptions", "GET", widgetsPath + "?resourceVersionMatch=Exact&resourceVersion=0", "", "", 422, "Invalid", `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"`},
+		{"resourceVersionMatch without resourceVersion is Invalid ListOptions", "GET", widgetsPath + "?resourceVersionMatch=NotOlderThan", "", "", 422, "Invalid", `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`},
+		{"continue with a resourceVersion is BadRequest without storage keys", "GET", widgetsPath + "?limit=1&continue=abc&resourceVersion=5", "", "", 400, "BadRequest", "specifying resource version is not allowed when using continue"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

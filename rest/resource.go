@@ -492,9 +492,41 @@ func (rq *request) predicate() (storage.Predicate, error) {
 
 // ---- list ----
 
+// validateListOptions checks the combinations kube-apiserver rejects for a list with 422
+// Invalid ListOptions before it reads anything (ValidateListOptions upstream).
+func (rq *request) validateListOptions() *scheme.Status {
+	var errs validation.ErrorList
+	q := rq.query
+	path := validation.NewPath("resourceVersionMatch")
+	if match := q.Get("resourceVersionMatch"); match != "" {
+		if q.Get("resourceVersion") == "" {
+			errs = append(errs, validation.Forbidden(path, "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+		}
+		if q.Get("continue") != "" {
+			errs = append(errs, validation.Forbidden(path, "resourceVersionMatch is forbidden when continue is provided"))
+		}
+		switch storage.ResourceVersionMatch(match) {
+		case storage.ResourceVersionMatchExact:
+			if q.Get("resourceVersion") == "0" {
+				errs = append(errs, validation.Forbidden(path, `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`))
+			}
+		case storage.ResourceVersionMatchNotOlderThan:
+		default:
+			errs = append(errs, validation.NotSupported(path, match, []string{string(storage.ResourceVersionMatchExact), string(storage.ResourceVersionMatchNotOlderThan), ""}))
+		}
+	}
+	if q.Has("sendInitialEvents") {
+		errs = append(errs, validation.Forbidden(validation.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for list"))
+	}
+	if len(errs) > 0 {
+		return newInvalidOptions("ListOptions", errs)
+	}
+	return nil
+}
+
 func (rq *request) list() {
-	if rq.query.Has("sendInitialEvents") {
-		rq.fail(newInvalidOptions("ListOptions", validation.ErrorList{validation.Forbidden(validation.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for list")}))
+	if st := rq.validateListOptions(); st != nil {
+		rq.fail(st)
 		return
 	}
 	pred, err := rq.predicate()

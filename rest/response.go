@@ -3,8 +3,10 @@ package rest
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/apikit-dev/apikit/codec"
@@ -77,6 +79,12 @@ func (h *Handler) writeEncoded(w http.ResponseWriter, r *http.Request, code int,
 	hdr.Set("Content-Type", out.ContentType())
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	body := buf.Bytes()
+	if out.MediaType == codec.MediaTypeJSON && prettyPrint(r) {
+		var pb bytes.Buffer
+		if json.Indent(&pb, bytes.TrimSuffix(body, []byte("\n")), "", "  ") == nil {
+			body = append(pb.Bytes(), '\n')
+		}
+	}
 	if len(body) > gzipThreshold && acceptsGzip(r) {
 		var zb bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&zb, gzip.DefaultCompression)
@@ -90,6 +98,20 @@ func (h *Handler) writeEncoded(w http.ResponseWriter, r *http.Request, code int,
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)
 	}
+}
+
+// prettyPrint reports whether a JSON response is indented, as kube-apiserver decides it:
+// the pretty query parameter when given, otherwise for command-line tools and browsers
+// (User-Agent curl, Wget or Mozilla/5.0).
+func prettyPrint(r *http.Request) bool {
+	if strings.Contains(r.URL.RawQuery, "pretty") {
+		if v := r.URL.Query().Get("pretty"); v != "" {
+			b, _ := strconv.ParseBool(v)
+			return b
+		}
+	}
+	ua := r.UserAgent()
+	return strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget") || strings.HasPrefix(ua, "Mozilla/5.0")
 }
 
 func acceptsGzip(r *http.Request) bool {

@@ -7,12 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -715,137 +712,14 @@ func embeddedField(v reflect.Value, index []int) (reflect.Value, error) {
 	return v, nil
 }
 
-// typeFields lists the JSON members of a struct type by encoding/json's rules: exported
-// fields named by their tag (or Go name), "-" skipped, the fields of untagged embedded
-// structs promoted, and of several fields with one name the shallowest wins if it is
-// alone at its depth or the only tagged one there; otherwise none does.
+// typeFields lists the JSON members of a struct type by encoding/json's rules
+// (scheme.JSONFields), as the decoder's and encoder's fields.
 func typeFields(t reflect.Type) []structField {
-	type queued struct {
-		typ   reflect.Type
-		index []int
+	fs := scheme.JSONFields(t)
+	out := make([]structField, len(fs))
+	for i, f := range fs {
+		out[i] = structField{name: f.Name, tagged: f.Tagged, index: f.Index, typ: f.Type,
+			omitEmpty: f.OmitEmpty, omitZero: f.OmitZero, quoted: f.Quoted}
 	}
-	var out []structField
-	current, next := []queued{}, []queued{{typ: t}}
-	count, nextCount := map[reflect.Type]int{}, map[reflect.Type]int{t: 1}
-	visited := map[reflect.Type]bool{}
-	for len(next) > 0 {
-		current, next = next, current[:0]
-		count, nextCount = nextCount, map[reflect.Type]int{}
-		for _, q := range current {
-			if visited[q.typ] {
-				continue
-			}
-			visited[q.typ] = true
-			for i := 0; i < q.typ.NumField(); i++ {
-				sf := q.typ.Field(i)
-				if sf.Anonymous {
-					et := sf.Type
-					if et.Kind() == reflect.Pointer {
-						et = et.Elem()
-					}
-					if !sf.IsExported() && et.Kind() != reflect.Struct {
-						continue
-					}
-				} else if !sf.IsExported() {
-					continue
-				}
-				tag := sf.Tag.Get("json")
-				if tag == "-" {
-					continue
-				}
-				name, opts, _ := strings.Cut(tag, ",")
-				if !validTagName(name) {
-					name = ""
-				}
-				index := append(slices.Clone(q.index), i)
-				ft := sf.Type
-				if ft.Name() == "" && ft.Kind() == reflect.Pointer {
-					ft = ft.Elem()
-				}
-				if name != "" || !sf.Anonymous || ft.Kind() != reflect.Struct {
-					f := structField{name: name, tagged: name != "", index: index, typ: sf.Type,
-						omitEmpty: hasTagOption(opts, "omitempty"), omitZero: hasTagOption(opts, "omitzero")}
-					if hasTagOption(opts, "string") {
-						switch ft.Kind() {
-						case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-							reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-							reflect.Float32, reflect.Float64, reflect.String:
-							f.quoted = true
-						}
-					}
-					if f.name == "" {
-						f.name = sf.Name
-					}
-					out = append(out, f)
-					if count[q.typ] > 1 {
-						// The embedding type appears twice at this depth: its fields
-						// annihilate each other.
-						out = append(out, f)
-					}
-					continue
-				}
-				nextCount[ft]++
-				if nextCount[ft] == 1 {
-					next = append(next, queued{typ: ft, index: index})
-				}
-			}
-		}
-	}
-	slices.SortStableFunc(out, func(a, b structField) int {
-		if c := strings.Compare(a.name, b.name); c != 0 {
-			return c
-		}
-		if c := len(a.index) - len(b.index); c != 0 {
-			return c
-		}
-		if a.tagged != b.tagged {
-			if a.tagged {
-				return -1
-			}
-			return 1
-		}
-		return slices.Compare(a.index, b.index)
-	})
-	kept := out[:0]
-	for i := 0; i < len(out); {
-		j := i + 1
-		for j < len(out) && out[j].name == out[i].name {
-			j++
-		}
-		group := out[i:j]
-		if len(group) == 1 || len(group[0].index) < len(group[1].index) || group[0].tagged != group[1].tagged {
-			kept = append(kept, group[0])
-		}
-		i = j
-	}
-	slices.SortFunc(kept, func(a, b structField) int { return slices.Compare(a.index, b.index) })
-	return kept
-}
-
-// validTagName reports whether a json tag name is usable, by encoding/json's rule:
-// letters, digits and the punctuation below; anything else makes the Go name count.
-func validTagName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		switch {
-		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
-		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
-			return false
-		}
-	}
-	return true
-}
-
-// hasTagOption reports whether the comma-separated options of a json tag hold opt.
-func hasTagOption(opts, opt string) bool {
-	for opts != "" {
-		var o string
-		o, opts, _ = strings.Cut(opts, ",")
-		if o == opt {
-			return true
-		}
-	}
-	return false
+	return out
 }

@@ -328,19 +328,19 @@ type encField struct {
 }
 
 func compileStructEncoder(t reflect.Type) encodeFunc {
-	jf := jsonFields(t)
+	jf := scheme.JSONFields(t)
 	fields := make([]encField, len(jf))
 	for i, f := range jf {
 		fields[i] = encField{
-			name:      f.name,
-			index:     f.index,
-			enc:       encoderLocked(f.typ),
-			kind:      f.typ.Kind(),
-			omitEmpty: f.omitEmpty,
-			quoted:    f.quoted,
+			name:      f.Name,
+			index:     f.Index,
+			enc:       encoderLocked(f.Type),
+			kind:      f.Type.Kind(),
+			omitEmpty: f.OmitEmpty,
+			quoted:    f.Quoted,
 		}
-		if f.omitZero {
-			fields[i].omitZero = zeroChecker(f.typ)
+		if f.OmitZero {
+			fields[i].omitZero = zeroChecker(f.Type)
 		}
 	}
 	hint := min(len(fields), 8) // one map group; most fields of big structs are omitted

@@ -351,14 +351,14 @@ type decField struct {
 }
 
 func compileStructDecoder(t reflect.Type) decodeFunc {
-	jf := jsonFields(t)
+	jf := scheme.JSONFields(t)
 	fields := make([]decField, 0, len(jf))
 	for _, f := range jf {
-		dec := decoderLocked(f.typ)
-		if f.quoted {
+		dec := decoderLocked(f.Type)
+		if f.Quoted {
 			dec = quotedDecoder(dec)
 		}
-		fields = append(fields, decField{name: f.name, index: f.index, dec: dec})
+		fields = append(fields, decField{name: f.Name, index: f.Index, dec: dec})
 	}
 	return func(x any, v reflect.Value) error {
 		m, ok := x.(map[string]any)

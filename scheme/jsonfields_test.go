@@ -28,9 +28,9 @@ type jfOuter struct {
 	Skip   string   `json:"-"`
 	Dash   string   `json:"-,"`
 	hidden string
-	Z      *int  `json:"z,omitzero"`
-	Q      bool  `json:",string"`
-	Bad    int   `json:"a b\u0001"`
+	Z      *int `json:"z,omitzero"`
+	Q      bool `json:",string"`
+	Bad    int  `json:"a b\u0001"`
 	E      jfTagged
 	F      []int `json:"f,omitempty,omitzero"`
 }

@@ -30,7 +30,7 @@ func TestErrors_CarryKubeCodesReasonsAndMessages(t *testing.T) {
 		{"namespace mismatch is BadRequest", "POST", widgetsPath, "application/json", widgetJSON("x", "blue", `"namespace":"other"`), 400, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request"},
 		{"wrong method is MethodNotAllowed", "POST", widgetsPath + "/taken", "application/json", widgetJSON("taken", "blue"), 405, "MethodNotAllowed", ""},
 		{"protobuf body for a kind without protobuf is UnsupportedMediaType", "POST", "/apis/toys.example.com/v1alpha1/namespaces/default/widgets", "application/vnd.kubernetes.protobuf", "x", 415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/cbor"},
-		{"CBOR apply patch is UnsupportedMediaType", "PATCH", widgetsPath + "/taken", "application/apply-patch+cbor", "{}", 415, "UnsupportedMediaType", ""},
+		{"CBOR apply patch to /scale is UnsupportedMediaType", "PATCH", widgetsPath + "/taken/scale?fieldManager=m", "application/apply-patch+cbor", "{}", 415, "UnsupportedMediaType", ""},
 		{"large body is RequestEntityTooLarge", "POST", widgetsPath, "application/json", widgetJSON("big", strings.Repeat("b", 2048)), 413, "RequestEntityTooLarge", "Request entity too large: limit is 1024"},
 		{"unsupported field selector is BadRequest", "GET", widgetsPath + "?fieldSelector=spec.size%3D1", "", "", 400, "BadRequest", "field label not supported: spec.size"},
 		{"bad label selector is BadRequest", "GET", widgetsPath + "?labelSelector=a%20in", "", "", 400, "BadRequest", ""},

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/apikit-dev/apikit/codec"
+	"github.com/apikit-dev/apikit/codec/cbor"
 	"github.com/apikit-dev/apikit/conversion"
 	"github.com/apikit-dev/apikit/patch"
 	"github.com/apikit-dev/apikit/scheme"
@@ -18,11 +19,13 @@ import (
 
 // patchRequest is a decoded PATCH body and its options.
 type patchRequest struct {
-	// apply is set for server-side apply (application/apply-patch+yaml); config is then
-	// the applied configuration.
-	apply  bool
-	config map[string]any
-	force  bool
+	// apply is set for server-side apply (application/apply-patch+yaml or +cbor); config
+	// is then the applied configuration, and duplicates the error naming its duplicate
+	// fields (what fieldValidation Strict or Warn reports), if any.
+	apply      bool
+	config     map[string]any
+	duplicates error
+	force      bool
 	// fn applies a JSON, merge or strategic merge patch to a JSON document.
 	fn func([]byte) ([]byte, error)
 }
@@ -38,7 +41,11 @@ func (rq *request) patchTypes() []string {
 	if _, err := patch.SchemaFor(rq.h.scheme, rq.gvk); err == nil {
 		types = append(types, codec.MediaTypeStrategicMergePatch)
 	}
-	return append(types, codec.MediaTypeApplyPatchYAML)
+	types = append(types, codec.MediaTypeApplyPatchYAML)
+	if !rq.h.opts.DisableCBOR {
+		types = append(types, codec.MediaTypeApplyPatchCBOR)
+	}
+	return types
 }
 
 // fieldManager is the manager name of a write: the fieldManager parameter, or the
@@ -92,7 +99,8 @@ func (rq *request) decodePatch(data []byte) (*patchRequest, error) {
 		}
 	}
 	essence := mt.Essence()
-	if err := rq.validateFieldManager("PatchOptions", essence == codec.MediaTypeApplyPatchYAML, hasForce); err != nil {
+	isApply := essence == codec.MediaTypeApplyPatchYAML || essence == codec.MediaTypeApplyPatchCBOR
+	if err := rq.validateFieldManager("PatchOptions", isApply, hasForce); err != nil {
 		return nil, err
 	}
 	switch essence {
@@ -123,7 +131,24 @@ func (rq *request) decodePatch(data []byte) (*patchRequest, error) {
 		if err != nil {
 			return nil, patchStatus(err)
 		}
+		p.apply, p.config, p.duplicates = true, cfg, patch.StrictApplyConfigError(data)
+	case codec.MediaTypeApplyPatchCBOR:
+		if rq.info.Subresource == "scale" || rq.h.opts.DisableCBOR {
+			return nil, NewUnsupportedMediaType(ct, rq.patchTypes())
+		}
+		var cfg map[string]any
+		issues, err := cbor.Unmarshal(data, &cfg)
+		if err != nil || cfg == nil {
+			msg := "the apply configuration is empty; an object is expected"
+			if err != nil {
+				msg = err.Error()
+			}
+			return nil, NewBadRequest("error decoding CBOR: " + msg)
+		}
 		p.apply, p.config = true, cfg
+		if len(issues) > 0 {
+			p.duplicates = fmt.Errorf("error strict decoding CBOR: %w", issues.Err())
+		}
 	default:
 		return nil, NewUnsupportedMediaType(ct, rq.patchTypes())
 	}

@@ -3,6 +3,7 @@ package rest_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/apikit-dev/apikit/codec/cbor"
 	"net/http"
 	"net/url"
 	"strings"
@@ -116,10 +117,10 @@ func TestPatch_EachContentTypeAppliesToTheStoredObject(t *testing.T) {
 func TestPatch_UnsupportedTypesAre415WithTheAcceptedList(t *testing.T) {
 	s := newServer(t, nil)
 	s.create("u", "blue")
-	for _, ct := range []string{"application/apply-patch+cbor", "text/plain", "application/json"} {
+	for _, ct := range []string{"text/plain", "application/json"} {
 		r := s.do("PATCH", widgetsPath+"/u", ct, "{}")
 		st := r.json(t)
-		want := "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml"
+		want := "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml, application/apply-patch+cbor"
 		if r.code != 415 || st["reason"] != "UnsupportedMediaType" || st["message"] != want {
 			t.Errorf("%s: %d %s", ct, r.code, r.body)
 		}
@@ -143,7 +144,7 @@ func TestPatch_StrategicMergeOnUnstructuredKindsIs415LikeCustomResources(t *test
 		t.Fatalf("create: %d %s", r.code, r.body)
 	}
 	r = s.do("PATCH", path+"/g", strategicCT, `{"spec":{"size":2}}`)
-	want := "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+	want := "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/apply-patch+cbor"
 	if st := r.json(t); r.code != 415 || st["message"] != want {
 		t.Errorf("strategic: %d %s", r.code, r.body)
 	}
@@ -391,5 +392,40 @@ func BenchmarkPatch(b *testing.B) {
 				i++
 			}
 		})
+	}
+}
+
+func TestPatch_ApplyInCBORCreatesAndUpdatesLikeYAML(t *testing.T) {
+	s := newServer(t, nil)
+	cfg := func(color string) string {
+		b, err := cbor.Marshal(map[string]any{
+			"apiVersion": "toys.example.com/v1", "kind": "Widget",
+			"metadata": map[string]any{"name": "cb"},
+			"spec":     map[string]any{"color": color, "replicas": int64(2)},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	const ct = "application/apply-patch+cbor"
+	r := s.do("PATCH", widgetsPath+"/cb?fieldManager=cbor-applier", ct, cfg("red"))
+	if r.code != 201 || get(r.json(t), "spec", "color") != "red" {
+		t.Fatalf("apply that creates: %d %s", r.code, r.body)
+	}
+	r = s.do("PATCH", widgetsPath+"/cb?fieldManager=cbor-applier", ct, cfg("blue"))
+	m := r.json(t)
+	if r.code != 200 || get(m, "spec", "color") != "blue" || get(m, "spec", "replicas") != float64(2) {
+		t.Fatalf("apply that updates: %d %s", r.code, r.body)
+	}
+	mf, _ := get(m, "metadata", "managedFields").([]any)
+	if len(mf) != 1 || mf[0].(map[string]any)["manager"] != "cbor-applier" || mf[0].(map[string]any)["operation"] != "Apply" {
+		t.Errorf("managedFields = %v", mf)
+	}
+	if r := s.do("PATCH", widgetsPath+"/cb", ct, cfg("green")); r.code != 422 {
+		t.Errorf("apply without fieldManager: %d %s", r.code, r.body)
+	}
+	if r := s.do("PATCH", widgetsPath+"/cb?fieldManager=m", ct, "\xff\x00"); r.code != 400 {
+		t.Errorf("malformed CBOR apply body: %d %s", r.code, r.body)
 	}
 }

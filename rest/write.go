@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/apikit-dev/apikit/patch"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 )
@@ -165,14 +164,12 @@ func (rq *request) update() {
 			return
 		}
 		if p.apply {
-			if fv == "Strict" || fv == "Warn" || fv == "" {
-				if err := patch.StrictApplyConfigError(data); err != nil {
-					if fv == "Strict" {
-						rq.fail(NewBadRequest(err.Error()))
-						return
-					}
-					rq.warnings = append(rq.warnings, err.Error())
+			if err := p.duplicates; err != nil && (fv == "Strict" || fv == "Warn" || fv == "") {
+				if fv == "Strict" {
+					rq.fail(NewBadRequest(err.Error()))
+					return
 				}
+				rq.warnings = append(rq.warnings, err.Error())
 			}
 			rq.applied = true
 			allowCreate = rq.info.Subresource == ""

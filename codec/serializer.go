@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"sync"
 
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -179,29 +178,14 @@ func peekTypeMeta(data []byte) (apiVersion, kind string, err error) {
 	return apiVersion, kind, err
 }
 
-// Encode writes obj as JSON and a newline, in one Write, byte-identical to
-// apimachinery's output. The bytes are built in a pooled buffer that w must not keep.
+// Encode writes obj as JSON and a newline, in one Write (see WriteAppended),
+// byte-identical to apimachinery's output.
 func (s *JSONSerializer) Encode(w io.Writer, obj scheme.Kinded) error {
-	bp := encodeBufferPool.Get().(*[]byte)
-	b, err := marshalObject(obj, (*bp)[:0])
-	if err == nil {
-		_, err = w.Write(append(b, '\n'))
-	}
-	if cap(b) <= maxPooledEncodeBuffer {
-		*bp = b[:0]
-		encodeBufferPool.Put(bp)
-	}
-	return err
+	return WriteAppended(w, obj, func(b []byte) ([]byte, error) {
+		b, err := marshalObject(obj, b)
+		return append(b, '\n'), err
+	})
 }
-
-// maxPooledEncodeBuffer bounds the buffers kept for reuse, so that one huge list does
-// not pin its memory.
-const maxPooledEncodeBuffer = 256 << 10
-
-var encodeBufferPool = sync.Pool{New: func() any {
-	b := make([]byte, 0, 4096)
-	return &b
-}}
 
 // marshalObject appends the compact JSON of obj to b.
 func marshalObject(obj scheme.Kinded, b []byte) ([]byte, error) {

@@ -32,9 +32,10 @@ var selfDescribed = []byte{0xd9, 0xd9, 0xf7}
 // times without tags, definite lengths only, nil slices and maps as null, omitempty
 // like encoding/json, Go strings and field names as byte strings, and json tags for
 // field names. One deliberate difference: TextMarshaler is not used, so that types
-// with MarshalJSON (scheme.Time, scheme.FieldsV1) are transcoded from their JSON
-// like the MarshalCBOR methods of their meta/v1 counterparts do, giving kube's bytes
-// (an RFC 3339 time is a byte string, as meta/v1 Time.MarshalCBOR writes it).
+// with MarshalJSON and no MarshalCBOR (scheme.FieldsV1) are transcoded from their
+// JSON like the MarshalCBOR methods of their meta/v1 counterparts do, giving kube's
+// bytes. scheme.Time has its own MarshalCBOR/UnmarshalCBOR (an RFC 3339 byte
+// string, as meta/v1 Time.MarshalCBOR writes it), which take precedence.
 func encOptions() fx.EncOptions {
 	return fx.EncOptions{
 		Sort:                 fx.SortBytewiseLexical,

@@ -88,44 +88,16 @@ func (s *scanner) skip() error {
 		if err := s.enter(); err != nil {
 			return err
 		}
-		defer func() { s.depth-- }()
-		per := uint64(1)
-		if major == majorMap {
-			per = 2
-		}
-		if info == 31 {
-			for {
-				if s.pos >= len(s.data) {
-					return errIncomplete
-				}
-				if s.data[s.pos] == 0xff {
-					s.pos++
-					return nil
-				}
-				for i := uint64(0); i < per; i++ {
-					if err := s.skip(); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		// Every item takes at least one byte: a count beyond the remaining input is
-		// incomplete without looping over it.
-		if arg > uint64(len(s.data)-s.pos) {
-			return errIncomplete
-		}
-		for n := arg * per; n > 0; n-- {
-			if err := s.skip(); err != nil {
-				return err
-			}
-		}
-		return nil
+		err := s.skipItems(major, info, arg)
+		s.depth--
+		return err
 	case majorTag:
 		if err := s.enter(); err != nil {
 			return err
 		}
-		defer func() { s.depth-- }()
-		return s.skip()
+		err := s.skip()
+		s.depth--
+		return err
 	default: // simple values and floats
 		if info == 31 {
 			return fmt.Errorf("cbor: unexpected break at byte offset %d", s.pos-1)
@@ -135,6 +107,59 @@ func (s *scanner) skip() error {
 		}
 		return nil
 	}
+}
+
+// skipItems skips the content of an array or map whose head was just read. It has no
+// defer (skip recurses once per nested item, and a deferred call there costs more
+// than the skipping).
+func (s *scanner) skipItems(major, info byte, arg uint64) error {
+	per := uint64(1)
+	if major == majorMap {
+		per = 2
+	}
+	if info == 31 {
+		for {
+			if s.pos >= len(s.data) {
+				return errIncomplete
+			}
+			if s.data[s.pos] == 0xff {
+				s.pos++
+				return nil
+			}
+			for i := uint64(0); i < per; i++ {
+				if err := s.skip(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	// Every item takes at least one byte: a count beyond the remaining input is
+	// incomplete without looping over it.
+	if arg > uint64(len(s.data)-s.pos) {
+		return errIncomplete
+	}
+	for n := arg * per; n > 0; n-- {
+		// Short strings and small integers, most of any object, inline.
+		if s.pos < len(s.data) {
+			b := s.data[s.pos]
+			if m, ai := b>>5, b&0x1f; ai < 24 {
+				switch m {
+				case majorUint, majorNegInt:
+					s.pos++
+					continue
+				case majorBytes, majorText:
+					if int(ai) < len(s.data)-s.pos {
+						s.pos += 1 + int(ai)
+						continue
+					}
+				}
+			}
+		}
+		if err := s.skip(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *scanner) skipBytes(n uint64) error {

@@ -1,6 +1,7 @@
 package cbor
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -27,17 +28,18 @@ func New(s *scheme.Scheme) *Serializer { return &Serializer{scheme: s} }
 // MediaType returns application/cbor.
 func (s *Serializer) MediaType() string { return codec.MediaTypeCBOR }
 
-// Encode writes the self-described CBOR tag and obj, in one Write. Unstructured objects
+// Encode writes the self-described CBOR tag and obj, in one Write (see
+// codec.WriteAppended; a *bytes.Buffer is left as it was on error). Unstructured objects
 // are written as their maps, an UnstructuredList with its items under "items".
 func (s *Serializer) Encode(w io.Writer, obj scheme.Kinded) error {
-	buf := getBuffer()
-	defer putBuffer(buf)
-	buf.Write(selfDescribed)
-	if err := enc.MarshalToBuffer(content(obj), buf); err != nil {
-		return fmt.Errorf("encoding %s as CBOR: %w", kindOf(obj), err)
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	v := content(obj)
+	return codec.WriteAppended(w, obj, func(b []byte) ([]byte, error) {
+		buf := bytes.NewBuffer(append(b, selfDescribed...))
+		if err := enc.MarshalToBuffer(v, buf); err != nil {
+			return nil, fmt.Errorf("encoding %s as CBOR: %w", kindOf(obj), err)
+		}
+		return buf.Bytes(), nil
+	})
 }
 
 // content is the value encoded for obj.

@@ -64,7 +64,9 @@ func appendStringMap(b []byte, num protowire.Number, m map[string]string) []byte
 	if len(m) == 0 {
 		return b
 	}
-	keys := make([]string, 0, len(m))
+	// Most label and annotation maps are small: their keys are sorted on the stack.
+	var small [16]string
+	keys := small[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
@@ -81,8 +83,12 @@ func appendStringMap(b []byte, num protowire.Number, m map[string]string) []byte
 
 // decodeMapEntry reads one map<string,string> entry into m.
 func decodeMapEntry(data []byte, m map[string]string) error {
+	return decodeMapEntryFrom(reader{b: data, msg: "map entry"}, m)
+}
+
+// decodeMapEntryFrom reads one map<string,string> entry from r into m.
+func decodeMapEntryFrom(r reader, m map[string]string) error {
 	var k, v string
-	r := reader{b: data, msg: "map entry"}
 	for {
 		ok, err := r.next()
 		if err != nil {
@@ -141,8 +147,11 @@ func appendObjectMeta(b []byte, m *scheme.ObjectMeta) []byte {
 }
 
 // decodeObjectMeta reads an ObjectMeta body into m, which should be zero.
+//
+// Its strings (and those of labels and annotations) share one copy of data, as the
+// fields of one object live and die together.
 func decodeObjectMeta(data []byte, m *scheme.ObjectMeta) error {
-	r := reader{b: data, msg: "ObjectMeta"}
+	r := sharedReader(data, "ObjectMeta")
 	for {
 		ok, err := r.next()
 		if err != nil || !ok {
@@ -182,16 +191,16 @@ func decodeObjectMeta(data []byte, m *scheme.ObjectMeta) error {
 			n, err = r.int64()
 			m.DeletionGracePeriodSeconds = &n
 		case 11, 12:
-			var v []byte
-			if v, err = r.bytes(); err == nil {
+			var entry reader
+			if entry, err = r.embedded("map entry"); err == nil {
 				target := &m.Labels
 				if r.num == 12 {
 					target = &m.Annotations
 				}
 				if *target == nil {
-					*target = map[string]string{}
+					*target = make(map[string]string, 4)
 				}
-				err = decodeMapEntry(v, *target)
+				err = decodeMapEntryFrom(entry, *target)
 			}
 		case 13:
 			var v []byte

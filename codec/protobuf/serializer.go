@@ -6,7 +6,6 @@ import (
 	"io"
 	"reflect"
 	"slices"
-	"sync"
 
 	"google.golang.org/protobuf/proto"
 
@@ -100,19 +99,11 @@ func (s *Serializer) EncodeAs(w io.Writer, gvk scheme.GroupVersionKind, v any) e
 	return s.encode(w, apiVersion, kind, gvk, v)
 }
 
+// encode writes the envelope of v in one Write (see codec.WriteAppended).
 func (s *Serializer) encode(w io.Writer, apiVersion, kind string, gvk scheme.GroupVersionKind, v any) error {
-	bp := bufPool.Get().(*[]byte)
-	b, err := appendEnvelopeFunc((*bp)[:0], apiVersion, kind, func(b []byte) ([]byte, error) {
-		return s.appendObject(b, gvk, v)
+	return codec.WriteAppended(w, v, func(b []byte) ([]byte, error) {
+		return appendEnvelopeFunc(b, apiVersion, kind, func(b []byte) ([]byte, error) { return s.appendObject(b, gvk, v) })
 	})
-	if err == nil {
-		_, err = w.Write(b)
-	}
-	if cap(b) <= maxPooled {
-		*bp = b[:0]
-		bufPool.Put(bp)
-	}
-	return err
 }
 
 // AppendAs appends the enveloped encoding of v as the kind gvk to b.
@@ -122,13 +113,6 @@ func (s *Serializer) AppendAs(b []byte, gvk scheme.GroupVersionKind, v any) ([]b
 		return s.appendObject(b, gvk, v)
 	})
 }
-
-const maxPooled = 256 << 10
-
-var bufPool = sync.Pool{New: func() any {
-	b := make([]byte, 0, 4096)
-	return &b
-}}
 
 // appendObject appends the message (no envelope) of v.
 func (s *Serializer) appendObject(b []byte, gvk scheme.GroupVersionKind, v any) ([]byte, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/watch"
 )
@@ -74,16 +75,13 @@ func (s *Serializer) EncodeEvent(w io.Writer, ev watch.Event) error {
 	if err != nil {
 		return err
 	}
-	bp := bufPool.Get().(*[]byte)
-	b := append((*bp)[:0], 0, 0, 0, 0)
-	b = AppendWatchEvent(b, string(ev.Type), obj)
-	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
-	_, err = w.Write(b)
-	if cap(b) <= maxPooled {
-		*bp = b[:0]
-		bufPool.Put(bp)
-	}
-	return err
+	return codec.WriteAppended(w, ev, func(b []byte) ([]byte, error) {
+		b = append(b, 0, 0, 0, 0)
+		start := len(b)
+		b = AppendWatchEvent(b, string(ev.Type), obj)
+		binary.BigEndian.PutUint32(b[start-4:], uint32(len(b)-start))
+		return b, nil
+	})
 }
 
 // encodedKey names this serializer's object encoding in watch.Event's cache.

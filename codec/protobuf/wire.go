@@ -81,6 +81,10 @@ func wireError(msg string, num protowire.Number, format string, args ...any) err
 type reader struct {
 	b   []byte
 	msg string // message name, for errors
+	// src, when set, is the message's bytes as one string (end is the length of the
+	// message): strings are cut from it instead of each being copied, one allocation
+	// per message instead of one per string field.
+	src string
 
 	num protowire.Number
 	typ protowire.Type
@@ -124,7 +128,31 @@ func (r *reader) bytes() ([]byte, error) {
 // string reads a length-delimited value as a string.
 func (r *reader) string() (string, error) {
 	v, err := r.bytes()
-	return string(v), err
+	if err != nil || r.src == "" {
+		return string(v), err
+	}
+	end := len(r.src) - len(r.b)
+	return r.src[end-len(v) : end], nil
+}
+
+// sharedReader returns a reader of data whose strings share one copy of data.
+func sharedReader(data []byte, msg string) reader {
+	return reader{b: data, msg: msg, src: string(data)}
+}
+
+// embedded reads a length-delimited embedded message and returns a reader of it
+// that shares r's string copy, if r has one.
+func (r *reader) embedded(msg string) (reader, error) {
+	v, err := r.bytes()
+	if err != nil {
+		return reader{}, err
+	}
+	sub := reader{b: v, msg: msg}
+	if r.src != "" {
+		end := len(r.src) - len(r.b)
+		sub.src = r.src[end-len(v) : end]
+	}
+	return sub, nil
 }
 
 // varint reads a varint value.

@@ -28,11 +28,25 @@ func New(s *scheme.Scheme) *Serializer { return &Serializer{scheme: s} }
 // MediaType returns application/cbor.
 func (s *Serializer) MediaType() string { return codec.MediaTypeCBOR }
 
-// Encode writes the self-described CBOR tag and obj, in one Write (see
-// codec.WriteAppended; a *bytes.Buffer is left as it was on error). Unstructured objects
-// are written as their maps, an UnstructuredList with its items under "items".
+// Encode writes the self-described CBOR tag and obj. A *bytes.Buffer is encoded into
+// directly and left as it was on error; any other writer gets one Write, of nothing on
+// error (see codec.WriteAppended). Unstructured objects are written as their maps, an
+// UnstructuredList with its items under "items".
 func (s *Serializer) Encode(w io.Writer, obj scheme.Kinded) error {
 	v := content(obj)
+	if bb, ok := w.(*bytes.Buffer); ok {
+		// Straight into the caller's buffer, like apimachinery: no copy of the output,
+		// and the room fxamacker sorts map pairs in (as much again as the map's
+		// encoding) stays in the buffer for its next use instead of being grown and
+		// dropped on every encode.
+		n := bb.Len()
+		bb.Write(selfDescribed)
+		if err := enc.MarshalToBuffer(v, bb); err != nil {
+			bb.Truncate(n)
+			return fmt.Errorf("encoding %s as CBOR: %w", kindOf(obj), err)
+		}
+		return nil
+	}
 	return codec.WriteAppended(w, obj, func(b []byte) ([]byte, error) {
 		buf := bytes.NewBuffer(append(b, selfDescribed...))
 		if err := enc.MarshalToBuffer(v, buf); err != nil {

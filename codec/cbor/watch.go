@@ -21,30 +21,35 @@ const DefaultMaxEventSize = 64 << 20
 // Encode writes it (its self-described tag is added when missing), typically shared
 // between watchers through watch.Event.Encoded.
 func AppendEvent(dst []byte, typ watch.EventType, object []byte) []byte {
-	dst = append(dst, selfDescribed...)
-	dst = append(dst, 0xa2) // map of two pairs, keys in length-first order
-	dst = append(dst, 0x44, 't', 'y', 'p', 'e')
-	dst = appendHead(dst, majorBytes, uint64(len(typ)))
-	dst = append(dst, typ...)
-	dst = append(dst, 0x46, 'o', 'b', 'j', 'e', 'c', 't')
+	dst = appendEventHead(dst, typ)
 	if !bytes.HasPrefix(object, selfDescribed) {
 		dst = append(dst, selfDescribed...)
 	}
 	return append(dst, object...)
 }
 
+// appendEventHead appends what comes before the object in an event: the tag, the
+// map head, the type pair and the "object" key.
+func appendEventHead(dst []byte, typ watch.EventType) []byte {
+	dst = append(dst, selfDescribed...)
+	dst = append(dst, 0xa2) // map of two pairs, keys in length-first order
+	dst = append(dst, 0x44, 't', 'y', 'p', 'e')
+	dst = appendHead(dst, majorBytes, uint64(len(typ)))
+	dst = append(dst, typ...)
+	return append(dst, 0x46, 'o', 'b', 'j', 'e', 'c', 't')
+}
+
 // EncodeEvent encodes ev.Object and writes the event as one application/cbor-seq entry,
-// in one Write.
+// in one Write. The object is encoded in place after the event's head, in one pooled
+// buffer.
 func (s *Serializer) EncodeEvent(w io.Writer, ev watch.Event) error {
-	obj := getBuffer()
-	defer putBuffer(obj)
-	if err := s.Encode(obj, ev.Object); err != nil {
-		return err
-	}
 	buf := getBuffer()
 	defer putBuffer(buf)
-	b := AppendEvent(buf.AvailableBuffer(), ev.Type, obj.Bytes())
-	_, err := w.Write(b)
+	buf.Write(appendEventHead(buf.AvailableBuffer(), ev.Type))
+	if err := s.Encode(buf, ev.Object); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
 	return err
 }
 

@@ -6,6 +6,9 @@ import (
 	"io"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/encoding/protowire"
+
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -63,26 +66,85 @@ func TestEncode_BufferAndOtherWritersGetTheSameBytes(t *testing.T) {
 	}
 }
 
-func TestDecode_ObjectMetaStringsSurviveTheInputBeingReused(t *testing.T) {
-	in := &scheme.PartialObjectMetadata{
+func TestDecode_StringsSurviveTheInputBeingReused(t *testing.T) {
+	pom := &scheme.PartialObjectMetadata{
 		TypeMeta:   scheme.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadata"},
 		ObjectMeta: scheme.ObjectMeta{Name: "n", Namespace: "ns", UID: "u", Labels: map[string]string{"k": "v"}, Annotations: map[string]string{"a": "b"}},
 	}
-	var buf bytes.Buffer
+	tests := []struct {
+		name string
+		obj  scheme.Kinded
+	}{
+		{"PartialObjectMetadata with labels and annotations", pom},
+		{"PartialObjectMetadata with owner references and managed fields", &scheme.PartialObjectMetadata{
+			TypeMeta: scheme.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadata"}, ObjectMeta: fullMeta()}},
+		{"Status with details and causes", sampleStatus()},
+		{"PartialObjectMetadataList", &scheme.PartialObjectMetadataList{
+			TypeMeta: scheme.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadataList"},
+			ListMeta: scheme.ListMeta{ResourceVersion: "9", Continue: "c"},
+			Items:    []scheme.PartialObjectMetadata{{ObjectMeta: fullMeta()}, {ObjectMeta: scheme.ObjectMeta{Name: "b"}}}}},
+	}
 	ser := New(testScheme())
-	if err := ser.Encode(&buf, in); err != nil {
-		t.Fatal(err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := ser.Encode(&buf, tt.obj); err != nil {
+				t.Fatal(err)
+			}
+			data := buf.Bytes()
+			res, err := ser.Decode(data, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range data { // the decoded strings must not alias the input
+				data[i] = 'X'
+			}
+			if diff := cmp.Diff(tt.obj, res.Object); diff != "" {
+				t.Errorf("decoded object changed with its input (-want +got):\n%s", diff)
+			}
+		})
 	}
-	data := buf.Bytes()
-	res, err := ser.Decode(data, nil, nil)
-	if err != nil {
-		t.Fatal(err)
+}
+
+func TestDecode_ListItemsAreAllocatedAtTheirCount(t *testing.T) {
+	for _, n := range []int{1, 3, 17} {
+		t.Run(fmt.Sprintf("%d items", n), func(t *testing.T) {
+			in := &scheme.PartialObjectMetadataList{TypeMeta: scheme.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadataList"}}
+			for i := range n {
+				in.Items = append(in.Items, scheme.PartialObjectMetadata{ObjectMeta: scheme.ObjectMeta{Name: fmt.Sprint(i)}})
+			}
+			res, err := New(testScheme()).Decode(encode(t, New(testScheme()), in), nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			items := res.Object.(*scheme.PartialObjectMetadataList).Items
+			if len(items) != n || cap(items) != n {
+				t.Errorf("items: len %d cap %d, want both %d", len(items), cap(items), n)
+			}
+		})
 	}
-	for i := range data { // the decoded strings must not alias the input
-		data[i] = 'X'
+}
+
+func TestCountField_CountsOneFieldAndStopsAtMalformedInput(t *testing.T) {
+	msg := appendString(appendString(appendVarintField(appendString(nil, 2, "a"), 1, 7), 2, "bb"), 3, "c")
+	tests := []struct {
+		name string
+		data []byte
+		num  protowire.Number
+		want int
+	}{
+		{"repeated field among others", msg, 2, 2},
+		{"field that appears once", msg, 1, 1},
+		{"absent field", msg, 9, 0},
+		{"empty message", nil, 2, 0},
+		{"truncated value counts what came before", append(appendString(nil, 2, "a"), 0x12, 0x05, 'x'), 2, 1},
+		{"group is not skipped", append(appendString(nil, 2, "a"), 0x13), 2, 1},
 	}
-	got := res.Object.(*scheme.PartialObjectMetadata).ObjectMeta
-	if got.Name != "n" || got.Namespace != "ns" || got.UID != "u" || got.Labels["k"] != "v" || got.Annotations["a"] != "b" {
-		t.Errorf("decoded metadata changed with its input: %+v", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := countField(tt.data, tt.num); got != tt.want {
+				t.Errorf("countField = %d, want %d", got, tt.want)
+			}
+		})
 	}
 }

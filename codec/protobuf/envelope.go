@@ -105,7 +105,8 @@ func DecodeEnvelope(data []byte) (Unknown, error) {
 }
 
 func decodeTypeMeta(data []byte, u *Unknown) error {
-	r := reader{b: data, msg: "TypeMeta"}
+	// apiVersion and kind share one copy.
+	r := sharedReader(data, "TypeMeta")
 	for {
 		ok, err := r.next()
 		if err != nil || !ok {

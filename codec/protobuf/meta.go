@@ -203,10 +203,10 @@ func decodeObjectMeta(data []byte, m *scheme.ObjectMeta) error {
 				err = decodeMapEntryFrom(entry, *target)
 			}
 		case 13:
-			var v []byte
-			if v, err = r.bytes(); err == nil {
+			var sub reader
+			if sub, err = r.embedded("OwnerReference"); err == nil {
 				var o scheme.OwnerReference
-				err = decodeOwnerReference(v, &o)
+				err = decodeOwnerReference(sub, &o)
 				m.OwnerReferences = append(m.OwnerReferences, o)
 			}
 		case 14:
@@ -214,10 +214,10 @@ func decodeObjectMeta(data []byte, m *scheme.ObjectMeta) error {
 			s, err = r.string()
 			m.Finalizers = append(m.Finalizers, s)
 		case 17:
-			var v []byte
-			if v, err = r.bytes(); err == nil {
+			var sub reader
+			if sub, err = r.embedded("ManagedFieldsEntry"); err == nil {
 				var e scheme.ManagedFieldsEntry
-				err = decodeManagedFieldsEntry(v, &e)
+				err = decodeManagedFieldsEntry(sub, &e)
 				m.ManagedFields = append(m.ManagedFields, e)
 			}
 		default:
@@ -244,9 +244,9 @@ func appendOwnerReference(b []byte, o *scheme.OwnerReference) []byte {
 	return b
 }
 
-// decodeOwnerReference reads an OwnerReference body.
-func decodeOwnerReference(data []byte, o *scheme.OwnerReference) error {
-	r := reader{b: data, msg: "OwnerReference"}
+// decodeOwnerReference reads an OwnerReference body from r (its strings cut from r's
+// shared copy, if it has one).
+func decodeOwnerReference(r reader, o *scheme.OwnerReference) error {
 	for {
 		ok, err := r.next()
 		if err != nil || !ok {
@@ -300,9 +300,9 @@ func appendManagedFieldsEntry(b []byte, e *scheme.ManagedFieldsEntry) []byte {
 	return appendString(b, 8, e.Subresource)
 }
 
-// decodeManagedFieldsEntry reads a ManagedFieldsEntry body.
-func decodeManagedFieldsEntry(data []byte, e *scheme.ManagedFieldsEntry) error {
-	r := reader{b: data, msg: "ManagedFieldsEntry"}
+// decodeManagedFieldsEntry reads a ManagedFieldsEntry body from r (its strings cut
+// from r's shared copy, if it has one).
+func decodeManagedFieldsEntry(r reader, e *scheme.ManagedFieldsEntry) error {
 	for {
 		ok, err := r.next()
 		if err != nil || !ok {
@@ -478,9 +478,10 @@ func appendStatus(b []byte, s *scheme.Status) []byte {
 	return appendVarintField(b, 6, uint64(s.Code))
 }
 
-// decodeStatus reads a Status body.
+// decodeStatus reads a Status body. Its strings (and those of its details) share one
+// copy of data.
 func decodeStatus(data []byte, s *scheme.Status) error {
-	r := reader{b: data, msg: "Status"}
+	r := sharedReader(data, "Status")
 	for {
 		ok, err := r.next()
 		if err != nil || !ok {
@@ -501,10 +502,10 @@ func decodeStatus(data []byte, s *scheme.Status) error {
 			v, err = r.string()
 			s.Reason = scheme.StatusReason(v)
 		case 5:
-			var v []byte
-			if v, err = r.bytes(); err == nil {
+			var sub reader
+			if sub, err = r.embedded("StatusDetails"); err == nil {
 				s.Details = &scheme.StatusDetails{}
-				err = decodeStatusDetails(v, s.Details)
+				err = decodeStatusDetails(sub, s.Details)
 			}
 		case 6:
 			s.Code, err = r.int32()
@@ -517,9 +518,8 @@ func decodeStatus(data []byte, s *scheme.Status) error {
 	}
 }
 
-// decodeStatusDetails reads a StatusDetails body.
-func decodeStatusDetails(data []byte, d *scheme.StatusDetails) error {
-	r := reader{b: data, msg: "StatusDetails"}
+// decodeStatusDetails reads a StatusDetails body from r.
+func decodeStatusDetails(r reader, d *scheme.StatusDetails) error {
 	for {
 		ok, err := r.next()
 		if err != nil || !ok {
@@ -533,10 +533,10 @@ func decodeStatusDetails(data []byte, d *scheme.StatusDetails) error {
 		case 3:
 			d.Kind, err = r.string()
 		case 4:
-			var v []byte
-			if v, err = r.bytes(); err == nil {
+			var sub reader
+			if sub, err = r.embedded("StatusCause"); err == nil {
 				var c scheme.StatusCause
-				err = decodeStatusCause(v, &c)
+				err = decodeStatusCause(sub, &c)
 				d.Causes = append(d.Causes, c)
 			}
 		case 5:
@@ -554,9 +554,8 @@ func decodeStatusDetails(data []byte, d *scheme.StatusDetails) error {
 	}
 }
 
-// decodeStatusCause reads a StatusCause body.
-func decodeStatusCause(data []byte, c *scheme.StatusCause) error {
-	r := reader{b: data, msg: "StatusCause"}
+// decodeStatusCause reads a StatusCause body from r.
+func decodeStatusCause(r reader, c *scheme.StatusCause) error {
 	for {
 		ok, err := r.next()
 		if err != nil || !ok {
@@ -623,6 +622,9 @@ func appendPartialObjectMetadataList(b []byte, l *scheme.PartialObjectMetadataLi
 // no apiVersion and kind on the wire and, as with apimachinery, get none.
 func decodePartialObjectMetadataList(data []byte, l *scheme.PartialObjectMetadataList) error {
 	r := reader{b: data, msg: "PartialObjectMetadataList"}
+	if n := countField(data, 2); n > 0 {
+		l.Items = make([]scheme.PartialObjectMetadata, 0, n)
+	}
 	for {
 		ok, err := r.next()
 		if err != nil || !ok {

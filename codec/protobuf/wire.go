@@ -213,3 +213,25 @@ func (r *reader) skip() error {
 	r.b = r.b[n:]
 	return nil
 }
+
+// countField counts the occurrences of field num in a message, so that a repeated
+// field's slice is allocated once at its size. It stops, with what it counted, at the
+// first malformed key or value, which the decode that follows reports.
+func countField(data []byte, num protowire.Number) int {
+	n := 0
+	for len(data) > 0 {
+		fn, typ, k := protowire.ConsumeTag(data)
+		if k < 0 || typ == protowire.StartGroupType || typ == protowire.EndGroupType {
+			return n
+		}
+		m := protowire.ConsumeFieldValue(fn, typ, data[k:])
+		if m < 0 {
+			return n
+		}
+		if fn == num {
+			n++
+		}
+		data = data[k+m:]
+	}
+	return n
+}

@@ -334,7 +334,7 @@ func BenchmarkProtobufMeta(b *testing.B) {
 	ours := protobuf.New(scheme.New())
 	for _, c := range protoCases(b)[:3] {
 		data := k8sProtoEncode(b, k8s, c.k8s)
-		b.Run(c.name+"/Encode/apimachinery", func(b *testing.B) {
+		b.Run(c.name+"/Encode/impl=apimachinery", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if err := k8s.Encode(c.k8s, io.Discard); err != nil {
@@ -342,7 +342,7 @@ func BenchmarkProtobufMeta(b *testing.B) {
 				}
 			}
 		})
-		b.Run(c.name+"/Encode/apikit", func(b *testing.B) {
+		b.Run(c.name+"/Encode/impl=apikit", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if err := ours.Encode(io.Discard, c.ours); err != nil {
@@ -350,7 +350,7 @@ func BenchmarkProtobufMeta(b *testing.B) {
 				}
 			}
 		})
-		b.Run(c.name+"/Decode/apimachinery", func(b *testing.B) {
+		b.Run(c.name+"/Decode/impl=apimachinery", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				into := reflect.New(reflect.TypeOf(c.k8s).Elem()).Interface().(runtime.Object)
@@ -359,7 +359,7 @@ func BenchmarkProtobufMeta(b *testing.B) {
 				}
 			}
 		})
-		b.Run(c.name+"/Decode/apikit", func(b *testing.B) {
+		b.Run(c.name+"/Decode/impl=apikit", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := ours.Decode(data, nil, c.into().(scheme.Kinded)); err != nil {

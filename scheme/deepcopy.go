@@ -1,9 +1,12 @@
 package scheme
 
 import (
+	"maps"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // DeepCopier is implemented by types that copy themselves; DeepCopy uses the method instead
@@ -19,24 +22,80 @@ type DeepCopier interface {
 // sync types) are copied as plain values; give such a type a DeepCopyObject method if it
 // holds mutable state behind unexported pointers.
 func DeepCopy[T any](v T) T {
-	if c, ok := any(v).(DeepCopier); ok && !isNilPointer(v) {
+	e := any(v)
+	if e == nil {
+		return v // a nil interface
+	}
+	if c, ok := e.(DeepCopier); ok && !isNilPointer(e) {
 		if out, ok := c.DeepCopyObject().(T); ok {
 			return out
 		}
 	}
-	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
+	ef := (*eface)(unsafe.Pointer(&e))
+	if p := pointerPlanFor(ef.typ, e); p != nil {
 		// The common case, a pointer (possibly held in an interface such as Object): copy
 		// into a new value without boxing v.
-		if rv.IsNil() {
+		if ef.data == nil {
 			return v
 		}
-		out := reflect.New(rv.Type().Elem())
-		copierFor(rv.Type().Elem())(out.Elem(), rv.Elem())
-		return out.Interface().(T)
+		out := reflect.New(p.elemType).UnsafePointer()
+		p.elem(out, ef.data)
+		var r any
+		*(*eface)(unsafe.Pointer(&r)) = eface{ef.typ, out}
+		return r.(T)
 	}
+	return deepCopyValue(v)
+}
+
+// eface is the memory layout of an interface value: its dynamic type's word and its data
+// word, which for a pointer type is the pointer itself.
+type eface struct {
+	typ, data unsafe.Pointer
+}
+
+// pointerPlan copies what a pointer type points to.
+type pointerPlan struct {
+	elemType reflect.Type
+	elem     copier
+}
+
+// pointerPlans caches the plans DeepCopy starts from by the type word of the value's
+// interface: a plain map read is cheaper than a sync.Map. A nil plan is a non-pointer
+// type. It is replaced, never changed, under buildMu.
+var pointerPlans atomic.Pointer[map[unsafe.Pointer]*pointerPlan]
+
+// pointerPlanFor returns the plan for e, whose type word is typ, or nil if e is not a
+// pointer.
+func pointerPlanFor(typ unsafe.Pointer, e any) *pointerPlan {
+	if m := pointerPlans.Load(); m != nil {
+		if p, ok := (*m)[typ]; ok {
+			return p
+		}
+	}
+	t := reflect.TypeOf(e)
+	var p *pointerPlan
+	if t.Kind() == reflect.Pointer {
+		p = &pointerPlan{elemType: t.Elem(), elem: copierFor(t.Elem())}
+	}
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	m := map[unsafe.Pointer]*pointerPlan{}
+	if old := pointerPlans.Load(); old != nil {
+		if p, ok := (*old)[typ]; ok {
+			return p // built meanwhile by another goroutine
+		}
+		m = maps.Clone(*old)
+	}
+	m[typ] = p
+	pointerPlans.Store(&m)
+	return p
+}
+
+// deepCopyValue copies a non-pointer v. It is apart from DeepCopy because taking v's
+// address moves it to the heap, which the pointer case must not pay for.
+func deepCopyValue[T any](v T) T {
 	var out T
-	src := reflect.ValueOf(&v).Elem()
-	copierFor(src.Type())(reflect.ValueOf(&out).Elem(), src)
+	copierFor(reflect.TypeFor[T]())(unsafe.Pointer(&out), unsafe.Pointer(&v))
 	return out
 }
 
@@ -45,41 +104,84 @@ func isNilPointer(v any) bool {
 	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
 
-// copier copies src into dst; both have the same type and dst is settable.
-type copier func(dst, src reflect.Value)
+// copier copies the value at src into dst. Both point to values of the copier's type;
+// dst holds either the zero value or a shallow copy of src (a plain assignment), and a
+// copier overwrites every word of it that must differ.
+//
+// Copiers work on raw pointers and field offsets rather than reflect.Values, the way
+// generated deep-copy code does. Every store of a word the garbage collector sees as a
+// pointer goes through an unsafe.Pointer or a typed assignment (so it has its write
+// barrier); only words without pointers are moved as raw memory.
+type copier func(dst, src unsafe.Pointer)
+
+// plan is how values of one type are copied.
+type plan struct {
+	// copy copies a value into dst, zeroed or a shallow copy of src.
+	copy copier
+	// fix, given a shallow copy of src in dst, replaces the parts the two still share;
+	// nil if a shallow copy is already deep.
+	fix copier
+}
 
 var (
-	copiers      sync.Map // reflect.Type -> copier
-	buildMu      sync.Mutex
-	copiersBuild = map[reflect.Type]*copier{} // under buildMu: plans being built, for recursive types
+	plans   sync.Map // reflect.Type -> *plan, complete with every plan it reaches
+	buildMu sync.Mutex
+	// Under buildMu: plans being built (for recursive types), and plans built but not yet
+	// published, because they may reach one still being built.
+	building = map[reflect.Type]*plan{}
+	built    = map[reflect.Type]*plan{}
 )
 
 func copierFor(t reflect.Type) copier {
-	if c, ok := copiers.Load(t); ok {
-		return c.(copier)
+	if p, ok := plans.Load(t); ok {
+		return p.(*plan).copy
 	}
 	buildMu.Lock()
 	defer buildMu.Unlock()
-	return buildCopierLocked(t)
+	return planLocked(t).copier()
 }
 
-func buildCopierLocked(t reflect.Type) copier {
-	if c, ok := copiers.Load(t); ok {
-		return c.(copier)
+func planLocked(t reflect.Type) *plan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*plan)
 	}
-	if p, ok := copiersBuild[t]; ok {
-		// A recursive type: defer to the plan once it is complete.
-		return func(dst, src reflect.Value) { (*p)(dst, src) }
+	if p, ok := built[t]; ok {
+		return p
 	}
-	var c copier
-	copiersBuild[t] = &c
-	c = newCopier(t)
-	delete(copiersBuild, t)
-	copiers.Store(t, c)
-	return c
+	if p, ok := building[t]; ok {
+		return p // a recursive type: complete once its outermost build returns
+	}
+	p := &plan{}
+	building[t] = p
+	p.copy, p.fix = newPlan(t)
+	delete(building, t)
+	built[t] = p
+	if len(building) == 0 {
+		// The outermost build: every plan built is complete now, and so is all it reaches.
+		for bt, bp := range built {
+			plans.Store(bt, bp)
+		}
+		clear(built)
+	}
+	return p
 }
 
-func assign(dst, src reflect.Value) { dst.Set(src) }
+// copier returns p's copy, deferring to it at run time while p is being built.
+func (p *plan) copier() copier {
+	if p.copy != nil {
+		return p.copy
+	}
+	return func(dst, src unsafe.Pointer) { p.copy(dst, src) }
+}
+
+// fixer returns p's fix the same way. A type still being built is recursive, so it
+// reaches itself through a pointer, slice or map: it is never plain and has a fix.
+func (p *plan) fixer() copier {
+	if p.copy != nil {
+		return p.fix
+	}
+	return func(dst, src unsafe.Pointer) { p.fix(dst, src) }
+}
 
 var (
 	timeType      = reflect.TypeOf(time.Time{})
@@ -114,174 +216,435 @@ func isPlain(t reflect.Type) bool {
 	return true
 }
 
-func newCopier(t reflect.Type) copier {
+// hasPointers reports whether values of t hold any word the garbage collector scans.
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.String, reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan,
+		reflect.Func, reflect.Slice, reflect.Interface:
+		return true
+	case reflect.Array:
+		return t.Len() > 0 && hasPointers(t.Elem())
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if hasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func newPlan(t reflect.Type) (copy, fix copier) {
 	if isPlain(t) {
-		return assign
+		return shallowCopier(t), nil
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
-		return pointerCopier(t)
+		c := pointerCopier(t)
+		return c, c
 	case reflect.Slice:
-		return sliceCopier(t)
+		c := sliceCopier(t)
+		return c, c
 	case reflect.Map:
-		return mapCopier(t)
+		c := mapCopier(t)
+		return c, c
 	case reflect.Interface:
-		return interfaceCopier
+		c := interfaceCopier(t)
+		return c, c
 	case reflect.Array:
-		elem := buildCopierLocked(t.Elem())
-		return func(dst, src reflect.Value) {
-			for i := 0; i < src.Len(); i++ {
-				elem(dst.Index(i), src.Index(i))
+		elem := planLocked(t.Elem())
+		ec, ef := elem.copier(), elem.fixer()
+		size, n := t.Elem().Size(), uintptr(t.Len())
+		return func(dst, src unsafe.Pointer) {
+				for i := uintptr(0); i < n; i++ {
+					ec(unsafe.Add(dst, i*size), unsafe.Add(src, i*size))
+				}
+			}, func(dst, src unsafe.Pointer) {
+				for i := uintptr(0); i < n; i++ {
+					ef(unsafe.Add(dst, i*size), unsafe.Add(src, i*size))
+				}
+			}
+	case reflect.Struct:
+		return structCopiers(t)
+	}
+	return shallowCopier(t), nil
+}
+
+const wordSize = unsafe.Sizeof(uintptr(0))
+
+// Word classes of a layout: what a copy does with each word of a value.
+const (
+	wordRaw  byte = iota // no pointer: moved as memory
+	wordPtr              // a pointer: stored through an unsafe.Pointer
+	wordSkip             // left alone: a fix fills it
+)
+
+// A wordOp copies n consecutive runs of one shape from src to dst at off.
+type wordOp struct {
+	off, n uintptr
+	kind   byte
+}
+
+// Shapes of wordOps.
+const (
+	opRaw     byte = iota // n words without pointers
+	opPtrs                // n pointer words
+	opStrings             // n pairs of a pointer word and a word without pointers (a string's shape)
+)
+
+// markShallow marks the pointer words of a t stored at off, for a copy by value.
+func markShallow(t reflect.Type, off uintptr, words []byte) {
+	switch t.Kind() {
+	case reflect.String, reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan,
+		reflect.Func, reflect.Slice:
+		words[off/wordSize] = wordPtr // a slice's length and capacity stay raw
+	case reflect.Interface:
+		words[off/wordSize], words[off/wordSize+1] = wordPtr, wordPtr
+	case reflect.Array:
+		if hasPointers(t.Elem()) {
+			for i, size := 0, t.Elem().Size(); i < t.Len(); i++ {
+				markShallow(t.Elem(), off+uintptr(i)*size, words)
 			}
 		}
 	case reflect.Struct:
-		return structCopier(t)
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			markShallow(f.Type, off+f.Offset, words)
+		}
 	}
-	return assign
+}
+
+// wordOps turns a word classification into the operations that copy it.
+func wordOps(words []byte) []wordOp {
+	var out []wordOp
+	for i := 0; i < len(words); {
+		op := wordOp{off: uintptr(i) * wordSize}
+		switch {
+		case words[i] == wordSkip:
+			i++
+			continue
+		case words[i] == wordPtr && i+1 < len(words) && words[i+1] == wordRaw:
+			op.kind = opStrings
+			for ; i+1 < len(words) && words[i] == wordPtr && words[i+1] == wordRaw; i += 2 {
+				op.n++
+			}
+		case words[i] == wordPtr:
+			op.kind = opPtrs
+			for ; i < len(words) && words[i] == wordPtr; i++ {
+				op.n++
+			}
+		default:
+			op.kind = opRaw
+			for ; i < len(words) && words[i] == wordRaw; i++ {
+				op.n++
+			}
+		}
+		out = append(out, op)
+	}
+	return out
+}
+
+// copyWords runs ops from src to dst.
+func copyWords(ops []wordOp, dst, src unsafe.Pointer) {
+	for i := range ops {
+		op := &ops[i]
+		d, s := unsafe.Add(dst, op.off), unsafe.Add(src, op.off)
+		switch op.kind {
+		case opStrings:
+			for j := uintptr(0); j < op.n; j++ {
+				*(*string)(unsafe.Add(d, 2*wordSize*j)) = *(*string)(unsafe.Add(s, 2*wordSize*j))
+			}
+		case opPtrs:
+			for j := uintptr(0); j < op.n; j++ {
+				*(*unsafe.Pointer)(unsafe.Add(d, wordSize*j)) = *(*unsafe.Pointer)(unsafe.Add(s, wordSize*j))
+			}
+		default:
+			switch op.n {
+			case 1:
+				*(*uintptr)(d) = *(*uintptr)(s)
+			case 2:
+				*(*[2]uintptr)(d) = *(*[2]uintptr)(s)
+			default:
+				copy(unsafe.Slice((*byte)(d), op.n*wordSize), unsafe.Slice((*byte)(s), op.n*wordSize))
+			}
+		}
+	}
+}
+
+// maxWordOps is the number of wordOps above which a shallow copy is one typed memory
+// move (reflect.Value.Set, about the cost of six wordOps) rather than word by word.
+const maxWordOps = 6
+
+// shallowCopier makes a plain assignment of a t.
+func shallowCopier(t reflect.Type) copier {
+	size := t.Size()
+	switch {
+	case size == 0:
+		return func(dst, src unsafe.Pointer) {}
+	case !hasPointers(t) && size == wordSize:
+		return func(dst, src unsafe.Pointer) { *(*uintptr)(dst) = *(*uintptr)(src) }
+	case !hasPointers(t):
+		return func(dst, src unsafe.Pointer) {
+			copy(unsafe.Slice((*byte)(dst), size), unsafe.Slice((*byte)(src), size))
+		}
+	}
+	words := make([]byte, size/wordSize) // a type with pointers is a whole number of words
+	markShallow(t, 0, words)
+	if ops := wordOps(words); len(ops) <= maxWordOps {
+		return func(dst, src unsafe.Pointer) { copyWords(ops, dst, src) }
+	}
+	pt := typeWord(reflect.PointerTo(t))
+	return func(dst, src unsafe.Pointer) { valueAt(pt, dst).Set(valueAt(pt, src)) }
+}
+
+// fieldFix is a field whose shallow copy needs fixing, at its offset in the outer struct.
+type fieldFix struct {
+	off uintptr
+	fix copier
+	// nilable: the field is a pointer, slice, map or interface, whose first word is nil
+	// exactly when it is nil, and then the shallow copy is already right.
+	nilable bool
+}
+
+// deepFields lists the fields of a struct that is not plain (so all its fields are
+// exported) stored at off whose shallow copy needs a fix; nested structs are flattened
+// into the outer list.
+func deepFields(t reflect.Type, off uintptr, deep []fieldFix) []fieldFix {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		switch {
+		case isPlain(f.Type):
+		case f.Type.Kind() == reflect.Struct:
+			deep = deepFields(f.Type, off+f.Offset, deep)
+		default:
+			k := f.Type.Kind()
+			nilable := k == reflect.Pointer || k == reflect.Slice || k == reflect.Map || k == reflect.Interface
+			deep = append(deep, fieldFix{off + f.Offset, planLocked(f.Type).fixer(), nilable})
+		}
+	}
+	return deep
+}
+
+func structCopiers(t reflect.Type) (copy, fix copier) {
+	deep := deepFields(t, 0, nil)
+	shallow := shallowCopier(t)
+	fix = func(dst, src unsafe.Pointer) {
+		for i := range deep {
+			f := &deep[i]
+			s := unsafe.Add(src, f.off)
+			if f.nilable && *(*unsafe.Pointer)(s) == nil {
+				continue
+			}
+			f.fix(unsafe.Add(dst, f.off), s)
+		}
+	}
+	copy = func(dst, src unsafe.Pointer) {
+		shallow(dst, src)
+		fix(dst, src)
+	}
+	return copy, fix
 }
 
 func pointerCopier(t reflect.Type) copier {
 	et := t.Elem()
 	if t.Implements(deepCopierTyp) {
-		return func(dst, src reflect.Value) {
-			if src.IsNil() {
-				dst.SetZero()
+		return func(dst, src unsafe.Pointer) {
+			s := reflect.NewAt(t, src).Elem()
+			if s.IsNil() {
 				return
 			}
-			dst.Set(reflect.ValueOf(src.Interface().(DeepCopier).DeepCopyObject()))
+			reflect.NewAt(t, dst).Elem().Set(reflect.ValueOf(s.Interface().(DeepCopier).DeepCopyObject()))
 		}
 	}
-	elem := buildCopierLocked(et)
-	return func(dst, src reflect.Value) {
-		if src.IsNil() {
-			dst.SetZero()
+	if size := et.Size(); size > 0 && !hasPointers(et) {
+		// *int32, *bool, *Quantity-like values: the new value holds no pointers, so
+		// its memory may be allocated untyped, without reflect.New's type look-up.
+		return func(dst, src unsafe.Pointer) {
+			s := *(*unsafe.Pointer)(src)
+			if s == nil {
+				return
+			}
+			b := make([]byte, size)
+			copy(b, unsafe.Slice((*byte)(s), size))
+			*(*unsafe.Pointer)(dst) = unsafe.Pointer(&b[0])
+		}
+	}
+	elem := planLocked(et).copier()
+	return func(dst, src unsafe.Pointer) {
+		s := *(*unsafe.Pointer)(src)
+		if s == nil {
 			return
 		}
-		p := reflect.New(et)
-		elem(p.Elem(), src.Elem())
-		dst.Set(p)
+		p := reflect.New(et).UnsafePointer()
+		elem(p, s)
+		*(*unsafe.Pointer)(dst) = p
 	}
 }
 
+// sliceHeader is the memory layout of every slice.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+// typeWord returns the type word of interfaces holding a t.
+func typeWord(t reflect.Type) unsafe.Pointer {
+	x := reflect.Zero(t).Interface()
+	return (*eface)(unsafe.Pointer(&x)).typ
+}
+
+// valueAt returns the addressable value at p, given the type word of pointers to its
+// type. It is reflect.NewAt(t, p).Elem() without NewAt's look-up of the pointer type.
+func valueAt(ptrTypeWord, p unsafe.Pointer) reflect.Value {
+	var x any
+	*(*eface)(unsafe.Pointer(&x)) = eface{ptrTypeWord, p}
+	return reflect.ValueOf(x).Elem()
+}
+
+// emptyBacking is where copies of empty, non-nil slices point: not nil, and no element
+// can be written through a zero capacity.
+var emptyBacking [1]uintptr
+
 func sliceCopier(t reflect.Type) copier {
-	if isPlain(t.Elem()) {
-		return func(dst, src reflect.Value) {
-			if src.IsNil() {
-				dst.SetZero()
+	et := t.Elem()
+	size := et.Size()
+	switch {
+	case !hasPointers(et):
+		// The backing array holds no pointers, so its memory may be allocated untyped.
+		return func(dst, src unsafe.Pointer) {
+			s, d := (*sliceHeader)(src), (*sliceHeader)(dst)
+			if s.data == nil {
 				return
 			}
-			if src.Len() == 0 {
-				dst.Set(reflect.MakeSlice(t, 0, 0)) // empty, not nil
+			n := uintptr(s.len) * size
+			if n == 0 { // empty, or elements of size zero
+				*d = sliceHeader{unsafe.Pointer(&emptyBacking), s.len, s.len}
 				return
 			}
-			// Grow and SetLen fill dst in place: MakeSlice would allocate a header too.
-			dst.SetZero()
-			dst.Grow(src.Len())
-			dst.SetLen(src.Len())
-			reflect.Copy(dst, src)
+			b := make([]byte, n)
+			copy(b, unsafe.Slice((*byte)(s.data), n))
+			*d = sliceHeader{unsafe.Pointer(&b[0]), s.len, s.len}
+		}
+	case et.Kind() == reflect.String:
+		return func(dst, src unsafe.Pointer) {
+			s := *(*[]string)(src)
+			if s == nil {
+				return
+			}
+			if len(s) == 0 {
+				*(*sliceHeader)(dst) = sliceHeader{data: unsafe.Pointer(&emptyBacking)}
+				return
+			}
+			out := make([]string, len(s))
+			copy(out, s)
+			*(*[]string)(dst) = out
 		}
 	}
-	elem := buildCopierLocked(t.Elem())
-	return func(dst, src reflect.Value) {
-		if src.IsNil() {
-			dst.SetZero()
+	fix := planLocked(et).fixer() // nil: the elements are plain
+	pt := typeWord(reflect.PointerTo(t))
+	return func(dst, src unsafe.Pointer) {
+		s, d := (*sliceHeader)(src), (*sliceHeader)(dst)
+		if s.data == nil {
 			return
 		}
-		l := src.Len()
-		if l == 0 {
-			dst.Set(reflect.MakeSlice(t, 0, 0)) // empty, not nil
+		if s.len == 0 {
+			*d = sliceHeader{data: unsafe.Pointer(&emptyBacking)}
 			return
 		}
-		dst.SetZero()
-		dst.Grow(l)
-		dst.SetLen(l)
-		for i := 0; i < l; i++ {
-			elem(dst.Index(i), src.Index(i))
+		// Growing a zero dst allocates just the typed array (MakeSlice would allocate a
+		// header too); Copy moves the elements in bulk, and fix makes them deep.
+		*d = sliceHeader{}
+		dv := valueAt(pt, dst)
+		dv.Grow(s.len)
+		d.len = s.len
+		reflect.Copy(dv, valueAt(pt, src))
+		if fix != nil {
+			for i := uintptr(0); i < uintptr(s.len); i++ {
+				fix(unsafe.Add(d.data, i*size), unsafe.Add(s.data, i*size))
+			}
 		}
 	}
 }
 
 func mapCopier(t reflect.Type) copier {
 	if t == stringMapType {
-		return func(dst, src reflect.Value) {
-			if src.IsNil() {
-				dst.SetZero()
+		return func(dst, src unsafe.Pointer) {
+			in := *(*map[string]string)(src)
+			if in == nil {
 				return
 			}
-			in := src.Interface().(map[string]string)
-			out := make(map[string]string, len(in))
-			for k, v := range in {
-				out[k] = v
-			}
-			dst.Set(reflect.ValueOf(out))
+			// Clone copies the hash table as memory: no key is hashed again.
+			*(*map[string]string)(dst) = maps.Clone(in)
 		}
 	}
 	kt, vt := t.Key(), t.Elem()
-	kc, vc := buildCopierLocked(kt), buildCopierLocked(vt)
-	plainKey, plainVal := isPlain(kt), isPlain(vt)
-	return func(dst, src reflect.Value) {
-		if src.IsNil() {
-			dst.SetZero()
+	var kc, vc copier // nil: plain, the map's own copy is enough
+	if !isPlain(kt) {
+		kc = planLocked(kt).copier()
+	}
+	if !isPlain(vt) {
+		vc = planLocked(vt).copier()
+	}
+	return func(dst, src unsafe.Pointer) {
+		sv := reflect.NewAt(t, src).Elem()
+		if sv.IsNil() {
 			return
 		}
-		m := reflect.MakeMapWithSize(t, src.Len())
-		it := src.MapRange()
+		m := reflect.MakeMapWithSize(t, sv.Len())
+		it := sv.MapRange()
 		for it.Next() {
 			k, v := it.Key(), it.Value()
-			if !plainKey {
-				nk := reflect.New(kt).Elem()
-				kc(nk, k)
-				k = nk
+			if kc != nil {
+				k = copyValue(kt, kc, k)
 			}
-			if !plainVal {
-				nv := reflect.New(vt).Elem()
-				vc(nv, v)
-				v = nv
+			if vc != nil {
+				v = copyValue(vt, vc, v)
 			}
 			m.SetMapIndex(k, v)
 		}
-		dst.Set(m)
+		reflect.NewAt(t, dst).Elem().Set(m)
 	}
 }
 
-func interfaceCopier(dst, src reflect.Value) {
-	if src.IsNil() {
-		dst.SetZero()
-		return
-	}
-	v := src.Interface()
-	if c, ok := v.(DeepCopier); ok && !isNilPointer(v) {
-		dst.Set(reflect.ValueOf(c.DeepCopyObject()))
-		return
-	}
-	switch v.(type) {
-	case map[string]any, []any:
-		dst.Set(reflect.ValueOf(DeepCopyJSONValue(v)))
-		return
-	}
-	e := src.Elem()
-	n := reflect.New(e.Type()).Elem()
-	copierFor(e.Type())(n, e)
-	dst.Set(n)
+// copyValue copies v, of type t, with c into a new value.
+func copyValue(t reflect.Type, c copier, v reflect.Value) reflect.Value {
+	src := reflect.New(t)
+	src.Elem().Set(v)
+	dst := reflect.New(t)
+	c(dst.UnsafePointer(), src.UnsafePointer())
+	return dst.Elem()
 }
 
-func structCopier(t reflect.Type) copier {
-	type fieldCopy struct {
-		index int
-		copy  copier
-	}
-	var deep []fieldCopy
-	for i := 0; i < t.NumField(); i++ {
-		ft := t.Field(i).Type
-		if !isPlain(ft) {
-			deep = append(deep, fieldCopy{i, buildCopierLocked(ft)})
+func interfaceCopier(t reflect.Type) copier {
+	return func(dst, src unsafe.Pointer) {
+		sv := reflect.NewAt(t, src).Elem()
+		if sv.IsNil() {
+			return
 		}
-	}
-	return func(dst, src reflect.Value) {
-		dst.Set(src) // plain fields in one move; the others are replaced below
-		for _, f := range deep {
-			f.copy(dst.Field(f.index), src.Field(f.index))
+		dv := reflect.NewAt(t, dst).Elem()
+		v := sv.Interface()
+		if c, ok := v.(DeepCopier); ok && !isNilPointer(v) {
+			dv.Set(reflect.ValueOf(c.DeepCopyObject()))
+			return
 		}
+		switch v.(type) {
+		case map[string]any, []any:
+			dv.Set(reflect.ValueOf(DeepCopyJSONValue(v)))
+			return
+		}
+		e := sv.Elem()
+		et := e.Type()
+		if et.Kind() == reflect.Pointer {
+			if e.IsNil() {
+				dv.Set(e)
+				return
+			}
+			p := reflect.New(et.Elem())
+			copierFor(et.Elem())(p.UnsafePointer(), e.UnsafePointer())
+			dv.Set(p)
+			return
+		}
+		dv.Set(copyValue(et, copierFor(et), e))
 	}
 }
 

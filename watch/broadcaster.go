@@ -190,7 +190,7 @@ func (t systemTimer) Stop() bool          { return t.t.Stop() }
 // an out-of-order change is refused with ErrOutOfOrder. After Stop, Publish does nothing.
 func (b *Broadcaster) Publish(c Change) error {
 	now := b.clock.Now()
-	e := entry{change: c, cache: &encodeCache{}, at: now}
+	e := entry{change: c, at: now} // its encodeCache is made for the first watcher
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.stopped {

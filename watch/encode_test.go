@@ -91,3 +91,48 @@ func TestEvent_EncodedWithoutSharedCacheEncodesEachTime(t *testing.T) {
 		t.Fatalf("encode called %d times, want 3", calls)
 	}
 }
+
+func TestEvent_EncodedOnceForWatchersReplayingHistory(t *testing.T) {
+	b := NewBroadcaster(Options{BookmarkInterval: -1, ResourceVersion: 1})
+	defer b.Stop()
+	// Published before anyone watches: the shared cache is made by the first replay.
+	mustPublish(t, b, added("w", 2))
+	var calls int
+	enc := func(o scheme.Kinded) ([]byte, error) { calls++; return json.Marshal(o) }
+	var first []byte
+	for i := 0; i < 3; i++ {
+		w := mustWatch(t, b, 1, everything)
+		ev := next(t, w)
+		data, err := ev.Encoded("json", enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = data
+		} else if !bytes.Equal(data, first) {
+			t.Fatalf("watcher %d got %s, want the shared %s", i, data, first)
+		}
+		w.Stop()
+	}
+	if calls != 1 {
+		t.Fatalf("encode called %d times for three replaying watchers, want 1", calls)
+	}
+}
+
+func TestBroadcaster_PublishWithoutWatchersDoesNotAllocate(t *testing.T) {
+	b := NewBroadcaster(Options{BookmarkInterval: -1, HistorySize: 16})
+	defer b.Stop()
+	c := added("w", 1)
+	rv := uint64(0)
+	publish := func() {
+		rv++
+		c.ResourceVersion = rv
+		mustPublish(t, b, c)
+	}
+	for i := 0; i < 32; i++ { // fill the history ring to its limit
+		publish()
+	}
+	if n := testing.AllocsPerRun(100, publish); n != 0 {
+		t.Fatalf("Publish with no watcher allocated %v times per call, want 0", n)
+	}
+}

@@ -11,11 +11,20 @@ import (
 // entry is one published change as the history keeps it.
 type entry struct {
 	change Change
-	cache  *encodeCache
+	cache  *encodeCache // nil until a watcher receives the change: see sharedCache
 	at     time.Time
 	// left is what watchers whose selector the object left see: PrevObject at the
 	// change's resourceVersion. Made on first use, under the Broadcaster's lock.
 	left *view
+}
+
+// sharedCache returns the encodeCache of the change's object, made on first use so that
+// a change no watcher receives costs no allocation. Called with the Broadcaster's lock held.
+func (e *entry) sharedCache() *encodeCache {
+	if e.cache == nil {
+		e.cache = &encodeCache{}
+	}
+	return e.cache
 }
 
 // view is an object shared by several watchers with its encodings.

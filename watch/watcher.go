@@ -105,7 +105,7 @@ func (w *watcher) filter(e *entry) (Event, bool) {
 	} else if c.Key != w.opts.Key {
 		return Event{}, false
 	}
-	ev := Event{Type: c.Type, Object: c.Object, cache: e.cache}
+	ev := Event{Type: c.Type, Object: c.Object, cache: e.sharedCache()}
 	p := w.opts.Predicate
 	if p == nil {
 		return ev, true

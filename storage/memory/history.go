@@ -33,7 +33,7 @@ func (s *Store) logIndexLocked(rv uint64) int { return int(rv - s.log[0].rv) }
 // getLocked returns the entry at key in the state at version v (v <= s.rv, within the
 // window): the live entry with the writes after v undone. The caller holds s.mu.
 func (s *Store) getLocked(key string, v uint64) (*entry, bool) {
-	e, ok := s.live.Get(&entry{key: key})
+	e, ok := s.index[key]
 	if v < s.rv {
 		// The earliest write after v to key, if any, holds its state at v.
 		for i := len(s.log) - 1; i >= 0 && s.log[i].rv > v; i-- {

@@ -82,8 +82,11 @@ type tree = btree.BTreeG[*entry]
 type Store struct {
 	opts Options
 
-	mu       sync.RWMutex
-	live     *tree
+	mu   sync.RWMutex
+	live *tree
+	// index holds the entries of live by key: point lookups and writes find an entry
+	// with one hash lookup instead of a tree descent (and no probe allocation).
+	index    map[string]*entry
 	rv       uint64   // the latest write, visible or not
 	visible  uint64   // the latest write readers and watches see; <= rv
 	log      []change // one change per version, ascending and contiguous, up to rv
@@ -128,6 +131,7 @@ func Restore(opts Options, rv uint64, fill func(add func(key string, obj scheme.
 	s := &Store{
 		opts:    opts.withDefaults(),
 		live:    btree.NewG(32, lessEntry),
+		index:   make(map[string]*entry),
 		notify:  make(chan struct{}),
 		rv:      rv,
 		visible: rv,
@@ -142,9 +146,12 @@ func Restore(opts Options, rv uint64, fill func(add func(key string, obj scheme.
 			if err != nil || orv == 0 || orv > rv {
 				return storage.NewErrorf(storage.ErrInvalidObject, key, "resourceVersion %q is not in 1..%d", obj.GetResourceVersion(), rv)
 			}
-			if _, dup := s.live.ReplaceOrInsert(&entry{key: key, obj: obj, rv: orv}); dup {
+			if _, dup := s.index[key]; dup {
 				return storage.NewErrorf(storage.ErrInvalidObject, key, "restored twice")
 			}
+			e := &entry{key: key, obj: obj, rv: orv}
+			s.index[key] = e
+			s.live.ReplaceOrInsert(e)
 			return nil
 		})
 		if err != nil {
@@ -188,8 +195,9 @@ func (s *Store) CurrentResourceVersion(context.Context) (uint64, error) {
 // It returns the write's version and the journal's handle (nil without a journal: the
 // write is already visible). The caller holds s.mu for writing and waits for the handle, if
 // any, after unlocking (see settle). A failed store or a journal that refuses the write
-// fails it before anything changes.
-func (s *Store) commitLocked(typ watch.EventType, key string, obj, prev scheme.Object, value []byte) (uint64, Durability, error) {
+// fails it before anything changes. old is the live entry at key the caller found under
+// the same lock (nil: none) and obj the new object (nil: delete old).
+func (s *Store) commitLocked(typ watch.EventType, key string, old *entry, obj scheme.Object, value []byte) (uint64, Durability, error) {
 	if s.failed != nil {
 		return 0, nil, fmt.Errorf("%w: %s", s.failed, key)
 	}
@@ -202,12 +210,18 @@ func (s *Store) commitLocked(typ watch.EventType, key string, obj, prev scheme.O
 		}
 	}
 	s.rv = rv
-	var old *entry
+	var prev scheme.Object
+	if old != nil {
+		prev = old.obj
+	}
 	if obj != nil {
 		obj.SetResourceVersion(storage.FormatResourceVersion(rv))
-		old, _ = s.live.ReplaceOrInsert(&entry{key: key, obj: obj, rv: rv})
-	} else {
-		old, _ = s.live.Delete(&entry{key: key})
+		e := &entry{key: key, obj: obj, rv: rv}
+		s.index[key] = e
+		s.live.ReplaceOrInsert(e)
+	} else if old != nil {
+		delete(s.index, key)
+		s.live.Delete(old)
 	}
 	now := s.opts.Now()
 	s.log = append(s.log, change{rv: rv, at: now, key: key, prev: old})
@@ -340,14 +354,14 @@ func (s *Store) Create(ctx context.Context, key string, obj scheme.Object) (sche
 		return nil, err
 	}
 	s.mu.Lock()
-	if e, ok := s.live.Get(&entry{key: key}); ok {
+	if e, ok := s.index[key]; ok {
 		s.mu.Unlock()
 		if err := s.settle(ctx, key, e.rv, nil); err != nil {
 			return nil, err
 		}
 		return nil, storage.NewError(storage.ErrAlreadyExists, key)
 	}
-	rv, d, err := s.commitLocked(watch.Added, key, stored, nil, value)
+	rv, d, err := s.commitLocked(watch.Added, key, nil, stored, value)
 	s.mu.Unlock()
 	if err != nil {
 		return nil, err
@@ -511,7 +525,18 @@ func checkPreconditions(key string, p *storage.Preconditions, obj scheme.Object)
 // resourceVersion to cur's.
 func unchanged(cur, next scheme.Object) bool {
 	next.SetResourceVersion(cur.GetResourceVersion())
+	if metaDiffers(cur, next) {
+		return false
+	}
 	return reflect.DeepEqual(cur, next)
+}
+
+// metaDiffers is unchanged's cheap first test: a different generation (the counter of
+// spec changes, read in O(1) from typed and unstructured objects alike) means the objects
+// differ, and the reflective comparison is skipped. It never reports a difference
+// reflect.DeepEqual would not find.
+func metaDiffers(a, b scheme.Object) bool {
+	return a.GetGeneration() != b.GetGeneration()
 }
 
 // readLive returns the live entry at key and the version of the state it was read from:
@@ -519,7 +544,7 @@ func unchanged(cur, next scheme.Object) bool {
 func (s *Store) readLive(key string) (e *entry, found bool, seen uint64) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	e, found = s.live.Get(&entry{key: key})
+	e, found = s.index[key]
 	if found {
 		return e, true, e.rv
 	}
@@ -587,7 +612,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 			return nil, err
 		}
 		s.mu.Lock()
-		now, ok := s.live.Get(&entry{key: key})
+		now, ok := s.index[key]
 		if ok != found || (found && now != e) {
 			s.mu.Unlock()
 			continue // somebody else wrote in between: read again
@@ -595,9 +620,9 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 		var rv uint64
 		var d Durability
 		if found {
-			rv, d, err = s.commitLocked(watch.Modified, key, stored, e.obj, value)
+			rv, d, err = s.commitLocked(watch.Modified, key, e, stored, value)
 		} else {
-			rv, d, err = s.commitLocked(watch.Added, key, stored, nil, value)
+			rv, d, err = s.commitLocked(watch.Added, key, nil, stored, value)
 		}
 		s.mu.Unlock()
 		if err != nil {
@@ -635,11 +660,11 @@ func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptio
 			}
 		}
 		s.mu.Lock()
-		if now, ok := s.live.Get(&entry{key: key}); !ok || now != e {
+		if now, ok := s.index[key]; !ok || now != e {
 			s.mu.Unlock()
 			continue
 		}
-		rv, d, err := s.commitLocked(watch.Deleted, key, nil, e.obj, nil)
+		rv, d, err := s.commitLocked(watch.Deleted, key, e, nil, nil)
 		s.mu.Unlock()
 		if err != nil {
 			return nil, err

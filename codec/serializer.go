@@ -58,7 +58,7 @@ func (s *JSONSerializer) Decode(data []byte, defaults *scheme.GroupVersionKind, 
 	}
 	actual := gv.WithKind(kind)
 	if defaults != nil {
-		actual = withDefaults(actual, *defaults)
+		actual = WithDefaults(actual, *defaults)
 	}
 
 	var obj scheme.Kinded
@@ -83,7 +83,7 @@ func (s *JSONSerializer) Decode(data []byte, defaults *scheme.GroupVersionKind, 
 		case err != nil:
 			return Result{}, err
 		}
-		actual = withDefaults(actual, preferredKind(kinds, actual))
+		actual = WithDefaults(actual, PreferredKind(kinds, actual))
 		for _, k := range kinds {
 			if k == actual {
 				obj = into
@@ -109,9 +109,9 @@ func (s *JSONSerializer) Decode(data []byte, defaults *scheme.GroupVersionKind, 
 	return Result{Object: obj, GVK: actual, Issues: issues}, nil
 }
 
-// preferredKind picks, among the kinds of a Go type, the one in the document's group
-// version, else the first.
-func preferredKind(kinds []scheme.GroupVersionKind, actual scheme.GroupVersionKind) scheme.GroupVersionKind {
+// PreferredKind picks, among the kinds of a Go type, the one in the document's group
+// version, else the first. Every serializer resolves an into object's kind this way.
+func PreferredKind(kinds []scheme.GroupVersionKind, actual scheme.GroupVersionKind) scheme.GroupVersionKind {
 	for _, k := range kinds {
 		if k.Group == actual.Group && k.Version == actual.Version {
 			return k
@@ -120,10 +120,10 @@ func preferredKind(kinds []scheme.GroupVersionKind, actual scheme.GroupVersionKi
 	return kinds[0]
 }
 
-// withDefaults fills what the document left out, as apimachinery does: the kind, and
-// group and version together when both are missing (or the version alone when the
-// group matches).
-func withDefaults(actual, def scheme.GroupVersionKind) scheme.GroupVersionKind {
+// WithDefaults fills what a document left out of its kind, as apimachinery does: the
+// kind, and group and version together when both are missing (or the version alone
+// when the group matches). Every serializer defaults a document's kind this way.
+func WithDefaults(actual, def scheme.GroupVersionKind) scheme.GroupVersionKind {
 	if actual.Kind == "" {
 		actual.Kind = def.Kind
 	}

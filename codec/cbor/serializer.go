@@ -140,7 +140,7 @@ func (s *Serializer) Decode(data []byte, defaults *scheme.GroupVersionKind, into
 	}
 	actual := gv.WithKind(kind)
 	if defaults != nil {
-		actual = withDefaults(actual, *defaults)
+		actual = codec.WithDefaults(actual, *defaults)
 	}
 
 	var obj scheme.Kinded
@@ -173,7 +173,7 @@ func (s *Serializer) Decode(data []byte, defaults *scheme.GroupVersionKind, into
 		case err != nil:
 			return codec.Result{}, err
 		}
-		actual = withDefaults(actual, preferredKind(kinds, actual))
+		actual = codec.WithDefaults(actual, codec.PreferredKind(kinds, actual))
 		for _, k := range kinds {
 			if k == actual {
 				obj = into
@@ -354,31 +354,4 @@ func diagnose(data []byte) string {
 		d = d[:limit] + "..."
 	}
 	return d
-}
-
-// preferredKind picks, among the kinds of a Go type, the one in the document's group
-// version, else the first.
-func preferredKind(kinds []scheme.GroupVersionKind, actual scheme.GroupVersionKind) scheme.GroupVersionKind {
-	for _, k := range kinds {
-		if k.Group == actual.Group && k.Version == actual.Version {
-			return k
-		}
-	}
-	return kinds[0]
-}
-
-// withDefaults fills what the document left out, as apimachinery does: the kind, and
-// group and version together when both are missing (or the version alone when the
-// group matches).
-func withDefaults(actual, def scheme.GroupVersionKind) scheme.GroupVersionKind {
-	if actual.Kind == "" {
-		actual.Kind = def.Kind
-	}
-	if actual.Version == "" && actual.Group == "" {
-		actual.Group, actual.Version = def.Group, def.Version
-	}
-	if actual.Version == "" && actual.Group == def.Group {
-		actual.Version = def.Version
-	}
-	return actual
 }

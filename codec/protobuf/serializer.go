@@ -185,7 +185,7 @@ func (s *Serializer) Decode(data []byte, defaults *scheme.GroupVersionKind, into
 	}
 	actual := scheme.FromAPIVersionAndKind(u.APIVersion, u.Kind)
 	if defaults != nil {
-		actual = withDefaults(actual, *defaults)
+		actual = codec.WithDefaults(actual, *defaults)
 	}
 	obj := into
 	if into != nil {
@@ -194,7 +194,7 @@ func (s *Serializer) Decode(data []byte, defaults *scheme.GroupVersionKind, into
 			*scheme.Status, *scheme.PartialObjectMetadata, *scheme.PartialObjectMetadataList:
 		default:
 			if kinds, err := s.scheme.ObjectKinds(into); err == nil {
-				actual = withDefaults(actual, kinds[0])
+				actual = codec.WithDefaults(actual, kinds[0])
 				// A registered Go type of another kind is not decoded into: the
 				// object is created for the kind the data names, as apimachinery does.
 				if !slices.Contains(kinds, actual) {
@@ -225,20 +225,6 @@ func (s *Serializer) Decode(data []byte, defaults *scheme.GroupVersionKind, into
 		obj.GetObjectKind().SetGroupVersionKind(actual)
 	}
 	return codec.Result{Object: obj, GVK: actual}, nil
-}
-
-// withDefaults fills what the envelope left out, as apimachinery does.
-func withDefaults(actual, def scheme.GroupVersionKind) scheme.GroupVersionKind {
-	if actual.Kind == "" {
-		actual.Kind = def.Kind
-	}
-	if actual.Version == "" && actual.Group == "" {
-		actual.Group, actual.Version = def.Group, def.Version
-	}
-	if actual.Version == "" && actual.Group == def.Group {
-		actual.Version = def.Version
-	}
-	return actual
 }
 
 // newObject creates the value a kind decodes into.

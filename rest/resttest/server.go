@@ -2,7 +2,6 @@ package resttest
 
 import (
 	"context"
-	"crypto/subtle"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -14,13 +13,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/discovery"
+	"github.com/apikit-dev/apikit/rest/kubeconfig"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/storage/memory"
@@ -193,7 +192,7 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 		}
 	}()
 	if c.token != "" && !c.customAuthn {
-		c.restOpts.Authenticator = TokenAuthenticator{Token: c.token}
+		c.restOpts.Authenticator = TokenAuthenticator{Token: c.token, User: &rest.User{Name: "resttest", Groups: []string{"system:masters", "system:authenticated"}}}
 	}
 	for _, f := range c.tweaks {
 		f(&c.restOpts)
@@ -219,7 +218,7 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 	}
 	srv.URL = "http://" + ln.Addr().String()
 	if c.tls {
-		cert, caPEM, err := selfSignedCert()
+		cert, caPEM, err := kubeconfig.SelfSignedCertificate("resttest", 24*time.Hour, "127.0.0.1", "::1", "localhost")
 		if err != nil {
 			return nil, errors.Join(err, ln.Close())
 		}
@@ -302,27 +301,9 @@ func (s *Server) closeStorage() error {
 	return nil
 }
 
-// TokenAuthenticator is a rest.Authenticator that accepts requests carrying
-// "Authorization: Bearer <Token>" as User (or, when User is nil, as "resttest" in group
-// "system:masters") and rejects every other request.
-type TokenAuthenticator struct {
-	// Token is the one accepted bearer token; it must not be empty.
-	Token string
-	// User is who a request with the token is; nil means "resttest".
-	User *rest.User
-}
-
-// Authenticate implements rest.Authenticator.
-func (a TokenAuthenticator) Authenticate(r *http.Request) (*rest.User, bool, error) {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || a.Token == "" || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(a.Token)) != 1 {
-		return nil, false, nil
-	}
-	if a.User != nil {
-		return a.User, true, nil
-	}
-	return &rest.User{Name: "resttest", Groups: []string{"system:masters", "system:authenticated"}}, true, nil
-}
+// TokenAuthenticator is rest.TokenAuthenticator; WithToken installs one whose user is
+// "resttest" in group system:masters.
+type TokenAuthenticator = rest.TokenAuthenticator
 
 // tokenTransport adds a bearer token to requests that carry no Authorization header.
 type tokenTransport struct {

@@ -3,10 +3,7 @@ package server
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"crypto/tls"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -24,6 +20,7 @@ import (
 	"github.com/apikit-dev/apikit/examples/widgets/api"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/discovery"
+	"github.com/apikit-dev/apikit/rest/kubeconfig"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/storage/bolt"
 	"github.com/apikit-dev/apikit/storage/memory"
@@ -163,7 +160,7 @@ func New(cfg Config) (_ *Server, err error) {
 	}
 	hostPort := clientAddress(ln.Addr().(*net.TCPAddr))
 	host, _, _ := net.SplitHostPort(hostPort)
-	cert, caPEM, err := selfSignedCert(uniq("127.0.0.1", "::1", "localhost", host))
+	cert, caPEM, err := kubeconfig.SelfSignedCertificate("widgets example server", 365*24*time.Hour, uniq("127.0.0.1", "::1", "localhost", host)...)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("widgets server: %w", err), ln.Close())
 	}
@@ -305,52 +302,16 @@ func (s *Server) storageName() string {
 	return s.cfg.Storage
 }
 
-// TokenAuthenticator is the example's rest.Authenticator: a request is "admin" (group
-// system:masters) when it carries "Authorization: Bearer <Token>", and unauthenticated
-// (401) otherwise.
-type TokenAuthenticator struct {
-	// Token is the one accepted bearer token; an empty Token accepts nothing.
-	Token string
-}
+// TokenAuthenticator is the example's rest.Authenticator, rest.TokenAuthenticator: a
+// request is "admin" (group system:masters) when it carries "Authorization: Bearer
+// <Token>", and unauthenticated (401) otherwise.
+type TokenAuthenticator = rest.TokenAuthenticator
 
-// Authenticate implements rest.Authenticator.
-func (a TokenAuthenticator) Authenticate(r *http.Request) (*rest.User, bool, error) {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || a.Token == "" || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(a.Token)) != 1 {
-		return nil, false, nil
-	}
-	return &rest.User{Name: "admin", Groups: []string{"system:masters", "system:authenticated"}}, true, nil
-}
-
-// Kubeconfig returns a kubeconfig (a v1 Config, in YAML) for kubectl and client-go: one
-// cluster "widgets" at serverURL trusting the PEM certificate caPEM (none when empty),
-// one user authenticating with the bearer token, and the current context joining them
-// in namespace "default". kubectl sends the token only when serverURL is https.
+// Kubeconfig returns the kubeconfig kubectl and client-go use (see kubeconfig.New), with
+// cluster, user and context named "widgets". kubectl sends the token only when
+// serverURL is https.
 func Kubeconfig(serverURL, token string, caPEM []byte) []byte {
-	q := func(s string) string { b, _ := json.Marshal(s); return string(b) } // a JSON string is a YAML scalar
-	ca := ""
-	if len(caPEM) > 0 {
-		ca = "\n    certificate-authority-data: " + base64.StdEncoding.EncodeToString(caPEM)
-	}
-	return []byte(`apiVersion: v1
-kind: Config
-preferences: {}
-clusters:
-- name: widgets
-  cluster:
-    server: ` + q(serverURL) + ca + `
-users:
-- name: widgets
-  user:
-    token: ` + q(token) + `
-contexts:
-- name: widgets
-  context:
-    cluster: widgets
-    user: widgets
-    namespace: default
-current-context: widgets
-`)
+	return kubeconfig.New("widgets", serverURL, token, caPEM)
 }
 
 // clientAddress is the host:port clients use for a listener's address: the loopback

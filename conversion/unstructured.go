@@ -1,7 +1,6 @@
 package conversion
 
 import (
-	"bytes"
 	"encoding"
 	"encoding/base64"
 	"encoding/json"
@@ -455,7 +454,7 @@ func marshalJSONValue(m json.Marshaler) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeJSON(b)
+	return scheme.DecodeJSONValue(b)
 }
 
 func marshalText(m encoding.TextMarshaler) (any, error) {
@@ -467,36 +466,6 @@ func marshalText(m encoding.TextMarshaler) (any, error) {
 }
 
 // decodeJSON decodes JSON text into the unstructured form: integral numbers as int64.
-func decodeJSON(b []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	return numbers(v), nil
-}
-
-func numbers(v any) any {
-	switch t := v.(type) {
-	case json.Number:
-		if i, err := strconv.ParseInt(string(t), 10, 64); err == nil {
-			return i
-		}
-		f, _ := t.Float64()
-		return f
-	case map[string]any:
-		for k, e := range t {
-			t[k] = numbers(e)
-		}
-	case []any:
-		for i, e := range t {
-			t[i] = numbers(e)
-		}
-	}
-	return v
-}
-
 // uintValue is what an unsigned integer becomes through JSON text.
 func uintValue(u uint64) any {
 	if u <= math.MaxInt64 {

@@ -416,7 +416,7 @@ func quotedDecoder(dec decodeFunc) decodeFunc {
 			}
 			return fmt.Errorf("json: invalid use of ,string struct tag, trying to unmarshal %s into %v", jsonKind(x), v.Type())
 		}
-		inner, err := decodeJSON([]byte(s))
+		inner, err := scheme.DecodeJSONValue([]byte(s))
 		if err != nil {
 			return fmt.Errorf("json: invalid use of ,string struct tag, trying to unmarshal %q into %v", s, v.Type())
 		}

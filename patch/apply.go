@@ -308,15 +308,14 @@ func (fm *FieldManager) allowedByLastApplied(live map[string]any, liveTV *typed.
 	if la == "" {
 		return nil
 	}
-	var last map[string]any
-	if err := decodeJSON([]byte(la), &last); err != nil {
-		return nil
-	}
-	n, err := normalizeNumbers(last)
+	v, err := scheme.DecodeJSONValue([]byte(la))
 	if err != nil {
 		return nil
 	}
-	last = n.(map[string]any)
+	last, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
 	if av, _ := last["apiVersion"].(string); av != string(fm.version) {
 		return nil
 	}

@@ -1,10 +1,9 @@
 package patch
 
 import (
-	"encoding/json"
 	"fmt"
-	"math"
 
+	"github.com/apikit-dev/apikit/scheme"
 	"sigs.k8s.io/yaml"
 )
 
@@ -17,18 +16,18 @@ func DecodeApplyConfig(data []byte) (map[string]any, error) {
 	if err != nil {
 		return nil, malformed("error decoding YAML: %v", err)
 	}
-	var m map[string]any
-	if err := decodeJSON(js, &m); err != nil {
-		return nil, malformed("error decoding YAML: %v", err)
-	}
-	if m == nil {
-		return nil, malformed("error decoding YAML: the apply configuration is empty; an object is expected")
-	}
-	out, err := normalizeNumbers(m)
+	v, err := scheme.DecodeJSONValue(js)
 	if err != nil {
 		return nil, malformed("error decoding YAML: %v", err)
 	}
-	return out.(map[string]any), nil
+	if v == nil {
+		return nil, malformed("error decoding YAML: the apply configuration is empty; an object is expected")
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, malformed("error decoding YAML: the apply configuration is a %T; an object is expected", v)
+	}
+	return m, nil
 }
 
 // StrictApplyConfigError reports duplicate fields in an apply body, as kube's
@@ -39,36 +38,4 @@ func StrictApplyConfigError(data []byte) error {
 		return fmt.Errorf("error strict decoding YAML: %w", err)
 	}
 	return nil
-}
-
-// normalizeNumbers replaces json.Number with int64 or float64 throughout v.
-func normalizeNumbers(v any) (any, error) {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i, nil
-		}
-		f, err := x.Float64()
-		if err != nil || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("number %s out of range", x)
-		}
-		return f, nil
-	case map[string]any:
-		for k, e := range x {
-			n, err := normalizeNumbers(e)
-			if err != nil {
-				return nil, err
-			}
-			x[k] = n
-		}
-	case []any:
-		for i, e := range x {
-			n, err := normalizeNumbers(e)
-			if err != nil {
-				return nil, err
-			}
-			x[i] = n
-		}
-	}
-	return v, nil
 }

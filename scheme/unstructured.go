@@ -282,7 +282,7 @@ func (u *Unstructured) SetManagedFields(v []ManagedFieldsEntry) {
 		}
 		putNonEmpty(m, "fieldsType", e.FieldsType)
 		if e.FieldsV1 != nil && e.FieldsV1.Raw != nil {
-			if f, err := decodeJSONValue(e.FieldsV1.Raw); err == nil {
+			if f, err := DecodeJSONValue(e.FieldsV1.Raw); err == nil {
 				m["fieldsV1"] = f
 			}
 		}
@@ -546,18 +546,22 @@ func toInt64(v any) (int64, bool) {
 	return 0, false
 }
 
-func decodeJSONValue(b []byte) (any, error) {
+// DecodeJSONValue decodes one JSON value into the shapes Unstructured holds:
+// map[string]any, []any, string, bool, nil, and numbers as int64 where integral and in
+// range, float64 otherwise. A number beyond float64's range is an error, as in
+// encoding/json. It is the one such decoder; packages above scheme use it too.
+func DecodeJSONValue(b []byte) (any, error) {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	var v any
 	if err := d.Decode(&v); err != nil {
 		return nil, err
 	}
-	return normalizeNumbers(v), nil
+	return normalizeNumbers(v)
 }
 
 func decodeJSONObject(b []byte) (map[string]any, error) {
-	v, err := decodeJSONValue(b)
+	v, err := DecodeJSONValue(b)
 	if err != nil {
 		return nil, err
 	}
@@ -568,23 +572,35 @@ func decodeJSONObject(b []byte) (map[string]any, error) {
 	return m, nil
 }
 
-// normalizeNumbers turns json.Number into int64 where integral and float64 otherwise.
-func normalizeNumbers(v any) any {
+// normalizeNumbers replaces json.Number throughout v with int64 where integral and in
+// range and float64 otherwise; a number beyond float64's range is an error.
+func normalizeNumbers(v any) (any, error) {
 	switch t := v.(type) {
 	case json.Number:
 		if i, err := strconv.ParseInt(string(t), 10, 64); err == nil {
-			return i
+			return i, nil
 		}
-		f, _ := t.Float64()
-		return f
+		f, err := t.Float64()
+		if err != nil || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("number %s out of range", t)
+		}
+		return f, nil
 	case map[string]any:
 		for k, e := range t {
-			t[k] = normalizeNumbers(e)
+			n, err := normalizeNumbers(e)
+			if err != nil {
+				return nil, err
+			}
+			t[k] = n
 		}
 	case []any:
 		for i, e := range t {
-			t[i] = normalizeNumbers(e)
+			n, err := normalizeNumbers(e)
+			if err != nil {
+				return nil, err
+			}
+			t[i] = n
 		}
 	}
-	return v
+	return v, nil
 }

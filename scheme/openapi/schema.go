@@ -458,36 +458,16 @@ func (s *Schema) setKey(k string, v json.RawMessage) error {
 
 // unmarshalValue decodes a JSON value keeping integers exact (int64 where they fit).
 func unmarshalValue[T any](b []byte, out *T) error {
-	var v T
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
+	v, err := scheme.DecodeJSONValue(b)
+	if err != nil {
 		return err
 	}
-	*out = any(normalizeNumbers(v)).(T)
-	return nil
-}
-
-func normalizeNumbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
-	case []any:
-		for i := range x {
-			x[i] = normalizeNumbers(x[i])
-		}
-		return x
-	case map[string]any:
-		for k := range x {
-			x[k] = normalizeNumbers(x[k])
-		}
-		return x
+	t, ok := v.(T)
+	if !ok && v != nil {
+		return fmt.Errorf("expected %T, got %T", *out, v)
 	}
-	return v
+	*out = t
+	return nil
 }
 
 // Clone returns a deep copy of the schema.

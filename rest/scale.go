@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/apikit-dev/apikit/codec"
-	"github.com/apikit-dev/apikit/conversion"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 )
@@ -110,18 +109,8 @@ func (rq *request) respondScale(code int, sc *Scale) {
 // the object's spec path through the update pipeline, with optimistic concurrency on
 // the Scale's resourceVersion.
 func (rq *request) writeScale() {
-	kind := "UpdateOptions"
-	if rq.info.Verb == "patch" {
-		kind = "PatchOptions"
-	}
-	dryRun, fv, err := rq.writeOptions(kind)
-	if err != nil {
-		rq.fail(err)
-		return
-	}
-	data, err := rq.readBody()
-	if err != nil {
-		rq.fail(err)
+	dryRun, fv, data, ok := rq.updateRequest()
+	if !ok {
 		return
 	}
 	name := rq.info.Name
@@ -196,20 +185,10 @@ func (rq *request) writeScale() {
 		if err := writePath(m, rq.res.Scale.SpecReplicasPath, int64(sc.Spec.Replicas)); err != nil {
 			return nil, err
 		}
-		k, err := rq.h.scheme.New(rq.gvk)
+		obj, err := unstructuredToObject(rq.h.scheme, rq.gvk, m)
 		if err != nil {
 			return nil, err
 		}
-		if u, ok := k.(*scheme.Unstructured); ok {
-			u.Object = m
-		} else if err := conversion.FromUnstructured(m, k); err != nil {
-			return nil, err
-		}
-		obj, err := asObject(k)
-		if err != nil {
-			return nil, err
-		}
-		obj.GetObjectKind().SetGroupVersionKind(rq.gvk)
 		return rq.h.toInternal(obj, rq.gvk.GroupKind())
 	}
 	out, _, err := rq.updateObject(name, dryRun, false, next)

@@ -138,20 +138,28 @@ func (rq *request) createObject(in scheme.Object, dryRun bool) (scheme.Object, e
 
 // ---- update and patch ----
 
-// update serves PUT and PATCH on an object or its status.
-func (rq *request) update() {
+// updateRequest reads what every PUT and PATCH starts with: the options (dryRun,
+// fieldValidation) and the body. On failure it has answered the request.
+func (rq *request) updateRequest() (dryRun bool, fieldValidation string, body []byte, ok bool) {
 	kind := "UpdateOptions"
 	if rq.info.Verb == "patch" {
 		kind = "PatchOptions"
 	}
-	dryRun, fv, err := rq.writeOptions(kind)
-	if err != nil {
-		rq.fail(err)
-		return
+	dryRun, fieldValidation, err := rq.writeOptions(kind)
+	if err == nil {
+		body, err = rq.readBody()
 	}
-	data, err := rq.readBody()
 	if err != nil {
 		rq.fail(err)
+		return false, "", nil, false
+	}
+	return dryRun, fieldValidation, body, true
+}
+
+// update serves PUT and PATCH on an object or its status.
+func (rq *request) update() {
+	dryRun, fv, data, ok := rq.updateRequest()
+	if !ok {
 		return
 	}
 	name := rq.info.Name

@@ -99,15 +99,10 @@ func statusValue(obj scheme.Object) (reflect.Value, bool) {
 		return reflect.Value{}, false
 	}
 	v = v.Elem()
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" && !f.Anonymous {
-			name = f.Name
-		}
-		if name == "status" && f.IsExported() {
-			return v.Field(i), true
+	for _, f := range scheme.JSONFields(v.Type()) {
+		if f.Name == "status" {
+			fv, err := v.FieldByIndexErr(f.Index)
+			return fv, err == nil
 		}
 	}
 	return reflect.Value{}, false

@@ -38,7 +38,7 @@ func DeepCopy[T any](v T) T {
 		if ef.data == nil {
 			return v
 		}
-		out := reflect.New(p.elemType).UnsafePointer()
+		out := unsafeNew(p.elemType)
 		p.elem(out, ef.data)
 		var r any
 		*(*eface)(unsafe.Pointer(&r)) = eface{ef.typ, out}
@@ -55,7 +55,7 @@ type eface struct {
 
 // pointerPlan copies what a pointer type points to.
 type pointerPlan struct {
-	elemType reflect.Type
+	elemType unsafe.Pointer // the type word of the element type
 	elem     copier
 }
 
@@ -75,7 +75,7 @@ func pointerPlanFor(typ unsafe.Pointer, e any) *pointerPlan {
 	t := reflect.TypeOf(e)
 	var p *pointerPlan
 	if t.Kind() == reflect.Pointer {
-		p = &pointerPlan{elemType: t.Elem(), elem: copierFor(t.Elem())}
+		p = &pointerPlan{elemType: typeWord(t.Elem()), elem: copierFor(t.Elem())}
 	}
 	buildMu.Lock()
 	defer buildMu.Unlock()
@@ -470,12 +470,13 @@ func pointerCopier(t reflect.Type) copier {
 		}
 	}
 	elem := planLocked(et).copier()
+	etw := typeWord(et)
 	return func(dst, src unsafe.Pointer) {
 		s := *(*unsafe.Pointer)(src)
 		if s == nil {
 			return
 		}
-		p := reflect.New(et).UnsafePointer()
+		p := unsafeNew(etw)
 		elem(p, s)
 		*(*unsafe.Pointer)(dst) = p
 	}
@@ -541,7 +542,7 @@ func sliceCopier(t reflect.Type) copier {
 		}
 	}
 	fix := planLocked(et).fixer() // nil: the elements are plain
-	pt := typeWord(reflect.PointerTo(t))
+	etw := typeWord(et)
 	return func(dst, src unsafe.Pointer) {
 		s, d := (*sliceHeader)(src), (*sliceHeader)(dst)
 		if s.data == nil {
@@ -551,13 +552,11 @@ func sliceCopier(t reflect.Type) copier {
 			*d = sliceHeader{data: unsafe.Pointer(&emptyBacking)}
 			return
 		}
-		// Growing a zero dst allocates just the typed array (MakeSlice would allocate a
-		// header too); Copy moves the elements in bulk, and fix makes them deep.
-		*d = sliceHeader{}
-		dv := valueAt(pt, dst)
-		dv.Grow(s.len)
-		d.len = s.len
-		reflect.Copy(dv, valueAt(pt, src))
+		// A typed array, the elements moved in bulk (with the write barriers the
+		// collector needs), then fix makes them deep.
+		out := sliceHeader{unsafeNewArray(etw, s.len), s.len, s.len}
+		typedslicecopy(etw, out, *s)
+		*d = out
 		if fix != nil {
 			for i := uintptr(0); i < uintptr(s.len); i++ {
 				fix(unsafe.Add(d.data, i*size), unsafe.Add(s.data, i*size))

@@ -33,7 +33,9 @@ import (
 // Backends never retain memory the caller passed in, and never return memory that they
 // or another caller keep: every object handed in is deep-copied before it is stored, and
 // every object handed out by Create, Get, List, GuaranteedUpdate and Delete is the
-// caller's own copy (see scheme.DeepCopy). Objects in watch events are the exception:
+// caller's own (see scheme.DeepCopy). Create hands back the caller's own object, updated
+// to what was stored, so that a create costs one copy, as kube-apiserver's fills in its
+// out argument. Objects in watch events are the exception:
 // like kube-apiserver's watch cache, a backend may share one event object between all
 // its watches, so event objects are read-only.
 //
@@ -42,9 +44,10 @@ import (
 // Every error wraps one of the sentinels of this package (ErrNotFound, ErrConflict, ...)
 // with the key it concerns, so errors.Is works and the message names the object.
 type Interface interface {
-	// Create stores obj at key, which must not exist (else ErrAlreadyExists). obj's
-	// resourceVersion must be empty (else ErrInvalidObject). It returns the stored object,
-	// a copy carrying its new resourceVersion; obj itself is not modified.
+	// Create stores a copy of obj at key, which must not exist (else ErrAlreadyExists).
+	// obj's resourceVersion must be empty (else ErrInvalidObject). On success it sets obj's
+	// resourceVersion to the new version and returns obj, which now equals what is stored
+	// and remains the caller's; on failure obj is unchanged.
 	Create(ctx context.Context, key string, obj scheme.Object) (scheme.Object, error)
 
 	// Get returns the object at key, or ErrNotFound. opts.ResourceVersion follows the

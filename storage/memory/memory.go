@@ -337,7 +337,7 @@ func (s *Store) latest(ctx context.Context, key string, rv uint64) (*tree, uint6
 
 func copyObject(obj scheme.Object) scheme.Object { return scheme.DeepCopy(obj) }
 
-// Create stores a copy of obj at key.
+// Create stores a copy of obj at key and gives obj its resourceVersion.
 func (s *Store) Create(ctx context.Context, key string, obj scheme.Object) (scheme.Object, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -366,11 +366,11 @@ func (s *Store) Create(ctx context.Context, key string, obj scheme.Object) (sche
 	if err != nil {
 		return nil, err
 	}
-	out := copyObject(stored)
 	if err := s.settle(ctx, key, rv, d); err != nil {
 		return nil, err
 	}
-	return out, nil
+	obj.SetResourceVersion(stored.GetResourceVersion()) // stored is read-only now
+	return obj, nil
 }
 
 // encode gives the journal's bytes for obj, or nil without a journal.

@@ -12,31 +12,37 @@ import (
 )
 
 var crudBehaviours = []behaviour{
-	{"Create_StoresACopyWithANewResourceVersion", func(t *testing.T, e env) {
+	{"Create_StoresACopyAndReturnsItsArgumentWithTheNewResourceVersion", func(t *testing.T, e env) {
 		in := e.k.new("ns1", "a", map[string]string{"app": "x"}, 1)
 		out, err := e.s.Create(e.ctx, e.k.key("ns1", "a"), in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rvOf(t, out.GetResourceVersion())
-		if in.GetResourceVersion() != "" {
-			t.Errorf("Create modified its argument: resourceVersion %q", in.GetResourceVersion())
+		if out != in {
+			t.Errorf("Create returned %p, not its argument %p", out, in)
+		}
+		rv := rvOf(t, in.GetResourceVersion())
+		if cur := e.currentRV(t); cur != rv {
+			t.Errorf("Create set resourceVersion %d; the store is at %d", rv, cur)
 		}
 		e.k.setSize(in, 100)
-		e.k.setSize(out, 200)
-		out.SetLabels(map[string]string{"app": "changed"})
+		in.SetLabels(map[string]string{"app": "changed"})
 		got, err := e.s.Get(e.ctx, e.k.key("ns1", "a"), storage.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if e.k.size(got) != 1 || got.GetLabels()["app"] != "x" {
-			t.Errorf("stored object changed with the caller's copies: size %d labels %v", e.k.size(got), got.GetLabels())
+			t.Errorf("stored object changed with the caller's object: size %d labels %v", e.k.size(got), got.GetLabels())
 		}
 	}},
 	{"Create_ExistingKeyFailsWithAlreadyExists", func(t *testing.T, e env) {
 		e.create(t, "ns1", "a", nil, 1)
-		_, err := e.s.Create(e.ctx, e.k.key("ns1", "a"), e.k.new("ns1", "a", nil, 2))
+		in := e.k.new("ns1", "a", nil, 2)
+		_, err := e.s.Create(e.ctx, e.k.key("ns1", "a"), in)
 		wantErrWithKey(t, err, storage.ErrAlreadyExists, e.k.key("ns1", "a"))
+		if rv := in.GetResourceVersion(); rv != "" {
+			t.Errorf("a failed Create set its argument's resourceVersion to %q", rv)
+		}
 	}},
 	{"Create_WithResourceVersionFailsWithInvalidObject", func(t *testing.T, e env) {
 		obj := e.k.new("ns1", "a", nil, 1)

@@ -130,26 +130,19 @@ func wrapErr(err error) error {
 // Decode reads one CBOR object; see [codec.Serializer]. The self-described tag is
 // accepted but not required.
 func (s *Serializer) Decode(data []byte, defaults *scheme.GroupVersionKind, into scheme.Kinded) (codec.Result, error) {
-	apiVersion, kind, err := peekTypeMeta(data)
-	if err != nil {
-		return codec.Result{}, err
-	}
-	gv, err := scheme.ParseGroupVersion(apiVersion)
-	if err != nil {
-		return codec.Result{}, err
-	}
-	actual := gv.WithKind(kind)
-	if defaults != nil {
-		actual = codec.WithDefaults(actual, *defaults)
-	}
-
-	var obj scheme.Kinded
 	switch o := into.(type) {
-	case nil:
 	case *scheme.Unstructured, *scheme.UnstructuredList:
+		// The kind is read from the decoded map: no scan ahead for it.
 		issues, err := decodeUnstructured(data, o)
 		if err != nil {
+			actual, terr := typeMetaOf(data, defaults)
+			if terr != nil {
+				return codec.Result{}, terr
+			}
 			return codec.Result{GVK: actual, Issues: issues}, err
+		}
+		if err := checkTypeMeta(unstructuredContent(o), data, defaults); err != nil {
+			return codec.Result{Issues: issues}, err
 		}
 		got := o.GetObjectKind().GroupVersionKind()
 		if got.Kind == "" {
@@ -159,7 +152,13 @@ func (s *Serializer) Decode(data []byte, defaults *scheme.GroupVersionKind, into
 			return codec.Result{GVK: got, Issues: issues}, &codec.MissingVersionError{Data: diagnose(data)}
 		}
 		return codec.Result{Object: o, GVK: got, Issues: issues}, nil
-	default:
+	}
+	actual, err := typeMetaOf(data, defaults)
+	if err != nil {
+		return codec.Result{}, err
+	}
+	var obj scheme.Kinded
+	if into != nil {
 		kinds, err := s.scheme.ObjectKinds(into)
 		var nre *scheme.NotRegisteredError
 		switch {
@@ -203,6 +202,56 @@ func (s *Serializer) Decode(data []byte, defaults *scheme.GroupVersionKind, into
 	}
 	obj.GetObjectKind().SetGroupVersionKind(actual)
 	return codec.Result{Object: obj, GVK: actual, Issues: issues}, nil
+}
+
+// typeMetaOf reads the document's apiVersion and kind, filled in from defaults.
+func typeMetaOf(data []byte, defaults *scheme.GroupVersionKind) (scheme.GroupVersionKind, error) {
+	apiVersion, kind, err := peekTypeMeta(data)
+	if err != nil {
+		return scheme.GroupVersionKind{}, err
+	}
+	gv, err := scheme.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return scheme.GroupVersionKind{}, err
+	}
+	actual := gv.WithKind(kind)
+	if defaults != nil {
+		actual = codec.WithDefaults(actual, *defaults)
+	}
+	return actual, nil
+}
+
+// checkTypeMeta fails a decoded map's apiVersion and kind where the scan ahead that
+// typed objects get (typeMetaOf) would have failed them: a value that is not a string
+// or null, or an apiVersion that is no group/version.
+func checkTypeMeta(m map[string]any, data []byte, defaults *scheme.GroupVersionKind) error {
+	for _, k := range [...]string{"apiVersion", "kind"} {
+		switch v := m[k].(type) {
+		case nil:
+		case string:
+			if k == "apiVersion" {
+				if _, err := scheme.ParseGroupVersion(v); err != nil {
+					return err
+				}
+			}
+		default:
+			if _, err := typeMetaOf(data, defaults); err != nil {
+				return err
+			}
+			return fmt.Errorf("unable to determine group/version/kind: %s is not a string", k)
+		}
+	}
+	return nil
+}
+
+func unstructuredContent(o scheme.Kinded) map[string]any {
+	switch o := o.(type) {
+	case *scheme.Unstructured:
+		return o.Object
+	case *scheme.UnstructuredList:
+		return o.Object
+	}
+	return nil
 }
 
 // decodeUnstructured decodes a document into an Unstructured or UnstructuredList the

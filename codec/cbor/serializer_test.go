@@ -481,3 +481,31 @@ func TestWatch_DecoderBoundsAndTruncation(t *testing.T) {
 		})
 	}
 }
+
+// Unstructured targets read apiVersion and kind from the decoded map rather than a scan
+// ahead; malformed type fields must fail them as they fail typed targets.
+func TestDecode_UnstructuredRejectsMalformedTypeMetaLikeTyped(t *testing.T) {
+	tests := []struct {
+		name string
+		data []byte
+	}{
+		{"apiVersion is a number", doc("apiVersion", []byte{0x05}, "kind", "Widget")},
+		{"kind is a map", doc("apiVersion", "toys.example.com/v1", "kind", doc("a", "b"))},
+		{"apiVersion with two slashes", doc("apiVersion", "a/b/c", "kind", "Widget")},
+	}
+	s := New(api.NewScheme())
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, typedErr := s.Decode(tt.data, nil, nil)
+			if typedErr == nil {
+				t.Fatal("decoded without error into a new object")
+			}
+			for _, into := range []scheme.Kinded{&scheme.Unstructured{}, &scheme.UnstructuredList{}} {
+				_, err := s.Decode(tt.data, nil, into)
+				if err == nil || err.Error() != typedErr.Error() {
+					t.Errorf("into %T: error %v; the typed path fails with %v", into, err, typedErr)
+				}
+			}
+		})
+	}
+}

@@ -78,12 +78,15 @@ func wireError(msg string, num protowire.Number, format string, args ...any) err
 // reader walks the fields of one message. Every length is checked against what is
 // left of the input before it is used, so no input makes it read out of bounds or
 // allocate more than the input's size.
+//
+// The common cases (a one-byte field key, a length under 128) are read inline; the
+// position is an index rather than a re-sliced b, so advancing stores no pointer.
 type reader struct {
-	b   []byte
+	b   []byte // the message
+	pos int    // the first byte not read yet
 	msg string // message name, for errors
-	// src, when set, is the message's bytes as one string (end is the length of the
-	// message): strings are cut from it instead of each being copied, one allocation
-	// per message instead of one per string field.
+	// src, when set, is b as one string: strings are cut from it instead of each being
+	// copied, one allocation per message instead of one per string field.
 	src string
 
 	num protowire.Number
@@ -92,14 +95,23 @@ type reader struct {
 
 // next reads the next field key; it returns false at the end of the message.
 func (r *reader) next() (bool, error) {
-	if len(r.b) == 0 {
+	if r.pos >= len(r.b) {
 		return false, nil
 	}
-	num, typ, n := protowire.ConsumeTag(r.b)
+	if c := r.b[r.pos]; c < 0x80 && c >= 1<<3 { // a one-byte key with a field number
+		r.num, r.typ = protowire.Number(c>>3), protowire.Type(c&7)
+		r.pos++
+		return true, nil
+	}
+	return r.nextLong()
+}
+
+func (r *reader) nextLong() (bool, error) {
+	num, typ, n := protowire.ConsumeTag(r.b[r.pos:])
 	if n < 0 {
 		return false, fmt.Errorf("%w: %s: bad field key: %v", ErrMalformed, r.msg, protowire.ParseError(n))
 	}
-	r.b = r.b[n:]
+	r.pos += n
 	r.num, r.typ = num, typ
 	return true, nil
 }
@@ -114,14 +126,24 @@ func (r *reader) expect(typ protowire.Type) error {
 
 // bytes reads a length-delimited value. The result aliases the input.
 func (r *reader) bytes() ([]byte, error) {
+	if r.typ == protowire.BytesType && r.pos < len(r.b) {
+		if n := int(r.b[r.pos]); n < 0x80 && n < len(r.b)-r.pos {
+			r.pos += 1 + n
+			return r.b[r.pos-n : r.pos], nil
+		}
+	}
+	return r.bytesLong()
+}
+
+func (r *reader) bytesLong() ([]byte, error) {
 	if err := r.expect(protowire.BytesType); err != nil {
 		return nil, err
 	}
-	v, n := protowire.ConsumeBytes(r.b)
+	v, n := protowire.ConsumeBytes(r.b[r.pos:])
 	if n < 0 {
 		return nil, wireError(r.msg, r.num, "%v", protowire.ParseError(n))
 	}
-	r.b = r.b[n:]
+	r.pos += n
 	return v, nil
 }
 
@@ -131,8 +153,7 @@ func (r *reader) string() (string, error) {
 	if err != nil || r.src == "" {
 		return string(v), err
 	}
-	end := len(r.src) - len(r.b)
-	return r.src[end-len(v) : end], nil
+	return r.src[r.pos-len(v) : r.pos], nil
 }
 
 // sharedReader returns a reader of data whose strings share one copy of data.
@@ -149,22 +170,31 @@ func (r *reader) embedded(msg string) (reader, error) {
 	}
 	sub := reader{b: v, msg: msg}
 	if r.src != "" {
-		end := len(r.src) - len(r.b)
-		sub.src = r.src[end-len(v) : end]
+		sub.src = r.src[r.pos-len(v) : r.pos]
 	}
 	return sub, nil
 }
 
 // varint reads a varint value.
 func (r *reader) varint() (uint64, error) {
+	if r.typ == protowire.VarintType && r.pos < len(r.b) {
+		if c := r.b[r.pos]; c < 0x80 {
+			r.pos++
+			return uint64(c), nil
+		}
+	}
+	return r.varintLong()
+}
+
+func (r *reader) varintLong() (uint64, error) {
 	if err := r.expect(protowire.VarintType); err != nil {
 		return 0, err
 	}
-	v, n := protowire.ConsumeVarint(r.b)
+	v, n := protowire.ConsumeVarint(r.b[r.pos:])
 	if n < 0 {
 		return 0, wireError(r.msg, r.num, "%v", protowire.ParseError(n))
 	}
-	r.b = r.b[n:]
+	r.pos += n
 	return v, nil
 }
 
@@ -192,11 +222,11 @@ func (r *reader) double() (float64, error) {
 	if err := r.expect(protowire.Fixed64Type); err != nil {
 		return 0, err
 	}
-	v, n := protowire.ConsumeFixed64(r.b)
+	v, n := protowire.ConsumeFixed64(r.b[r.pos:])
 	if n < 0 {
 		return 0, wireError(r.msg, r.num, "%v", protowire.ParseError(n))
 	}
-	r.b = r.b[n:]
+	r.pos += n
 	return math.Float64frombits(v), nil
 }
 
@@ -206,11 +236,11 @@ func (r *reader) skip() error {
 	if r.typ == protowire.StartGroupType || r.typ == protowire.EndGroupType {
 		return wireError(r.msg, r.num, "groups are not supported")
 	}
-	n := protowire.ConsumeFieldValue(r.num, r.typ, r.b)
+	n := protowire.ConsumeFieldValue(r.num, r.typ, r.b[r.pos:])
 	if n < 0 {
 		return wireError(r.msg, r.num, "%v", protowire.ParseError(n))
 	}
-	r.b = r.b[n:]
+	r.pos += n
 	return nil
 }
 

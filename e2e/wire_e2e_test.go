@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kproto "k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	clientfeatures "k8s.io/client-go/features"
@@ -366,5 +367,30 @@ func TestWire_ProtobufClients(t *testing.T) {
 	// A missing Widget: client-go reads the protobuf Status into a typed error.
 	if err := rc.Get().Namespace("pb").Resource("widgets").Name("nope").Do(ctx).ContentType(&contentType).Error(); !apierrors.IsNotFound(err) || contentType != "application/vnd.kubernetes.protobuf" {
 		t.Errorf("protobuf get of a missing widget: %v (%q), want NotFound from a protobuf Status", err, contentType)
+	}
+
+	// Deletes: this client sends its DeleteOptions in protobuf too.
+	wrongUID := types.UID("not-the-uid")
+	deletes := []struct {
+		opts metav1.DeleteOptions
+		want func(error) bool
+	}{
+		{metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &wrongUID}}, apierrors.IsConflict},
+		{metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}, func(err error) bool { return err == nil }},
+		{metav1.DeleteOptions{PropagationPolicy: ptrTo(metav1.DeletePropagationBackground)}, func(err error) bool { return err == nil }},
+	}
+	before := len(log.exchanges())
+	for _, d := range deletes {
+		if err := rc.Delete().Namespace("pb").Resource("widgets").Name("p0").Body(&d.opts).Do(ctx).Error(); !d.want(err) {
+			t.Errorf("protobuf delete with %+v: %v", d.opts, err)
+		}
+	}
+	if _, err := plain.Get(ctx, "p0", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("after the protobuf delete: %v, want NotFound", err)
+	}
+	for _, x := range log.exchanges()[before:] {
+		if x.Method == "DELETE" && (x.RequestType != "application/vnd.kubernetes.protobuf" || !bytes.HasPrefix(x.RequestHead, protobufMagic)) {
+			t.Errorf("delete body not protobuf: %v", x)
+		}
 	}
 }

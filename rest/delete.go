@@ -40,6 +40,9 @@ type DeleteOptions struct {
 	OrphanDependents   *bool                `json:"orphanDependents,omitempty"`
 	PropagationPolicy  *DeletionPropagation `json:"propagationPolicy,omitempty"`
 	DryRun             []string             `json:"dryRun,omitempty"`
+	// IgnoreStoreReadErrorWithClusterBreakingPotential is accepted and has no effect:
+	// apikit's stores hold no object they cannot read.
+	IgnoreStoreReadErrorWithClusterBreakingPotential *bool `json:"ignoreStoreReadErrorWithClusterBreakingPotential,omitempty"`
 }
 
 // DeletePreconditions must hold on the stored object for a delete to proceed.

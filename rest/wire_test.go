@@ -198,7 +198,7 @@ func TestWire_RequestBodiesDecodeByContentType(t *testing.T) {
 		{"protobuf body without the k8s prefix is BadRequest", widgetsPath, protobufType, "not protobuf", "", 400, "BadRequest"},
 		{"malformed CBOR is BadRequest", widgetsPath, cborType, "\xbf", "", 400, "BadRequest"},
 		{"an unknown Content-Type is UnsupportedMediaType", widgetsPath, "text/plain", "hello", "", 415, "UnsupportedMediaType"},
-		{"a protobuf DeleteOptions body is UnsupportedMediaType", widgetsPath + "/c1", protobufType, widgetBody(t, protobufType, "c1", "red"), "", 415, "UnsupportedMediaType"},
+		{"a protobuf delete body of another kind than DeleteOptions is UnsupportedMediaType", widgetsPath + "/c1", protobufType, widgetBody(t, protobufType, "c1", "red"), "", 415, "UnsupportedMediaType"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -426,5 +426,59 @@ func TestWire_WatchAsPartialObjectMetadataInProtobuf(t *testing.T) {
 	pm, ok := ev.Object.(*scheme.PartialObjectMetadata)
 	if err != nil || !ok || pm.Name != "a" || ev.Type != watch.Added {
 		t.Errorf("event %v %v, want ADDED PartialObjectMetadata a", ev, err)
+	}
+}
+
+// client-go's typed clients configured for protobuf send DeleteOptions in protobuf,
+// under the group version they talk to; kube-apiserver reads them like JSON ones.
+func TestWire_ProtobufDeleteOptionsBodies(t *testing.T) {
+	s := newServer(t, nil)
+	r := s.do("POST", widgetsPath, "application/json", widgetBody(t, "application/json", "d1", "red"))
+	if r.code != 201 {
+		t.Fatalf("create: %d %s", r.code, r.body)
+	}
+	created := decodeAs(t, "application/json", r.body).(*scheme.Unstructured)
+	deleteBody := func(apiVersion string, o *rest.DeleteOptions) string {
+		t.Helper()
+		gv, err := scheme.ParseGroupVersion(apiVersion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := protobuf.New(api.NewScheme()).EncodeAs(&b, gv.WithKind("DeleteOptions"), o); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	wrongUID := scheme.UID("not-" + created.GetUID())
+	uid := scheme.UID(created.GetUID())
+	rv := created.GetResourceVersion()
+	sideways := rest.DeletionPropagation("Sideways")
+	tests := []struct {
+		name, apiVersion string
+		opts             rest.DeleteOptions
+		code             int
+		reason           string
+	}{
+		{"a failed uid precondition is Conflict", "toys.example.com/v1", rest.DeleteOptions{Preconditions: &rest.DeletePreconditions{UID: &wrongUID}}, 409, "Conflict"},
+		{"an invalid propagationPolicy is Invalid", "meta.k8s.io/v1", rest.DeleteOptions{PropagationPolicy: &sideways}, 422, "Invalid"},
+		{"dryRun deletes nothing", "v1", rest.DeleteOptions{DryRun: []string{"All"}}, 200, ""},
+		{"matching preconditions delete", "toys.example.com/v1", rest.DeleteOptions{Preconditions: &rest.DeletePreconditions{UID: &uid, ResourceVersion: &rv}}, 200, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do("DELETE", widgetsPath+"/d1", protobufType, deleteBody(tt.apiVersion, &tt.opts))
+			if r.code != tt.code {
+				t.Fatalf("code = %d, want %d: %s", r.code, tt.code, r.body)
+			}
+			if tt.reason != "" {
+				if got := reasonOf(decodeAs(t, "application/json", r.body)); got != tt.reason {
+					t.Errorf("reason %q, want %q", got, tt.reason)
+				}
+			}
+		})
+	}
+	if r := s.do("GET", widgetsPath+"/d1", "", ""); r.code != 404 {
+		t.Errorf("after the delete: GET answered %d, want 404", r.code)
 	}
 }

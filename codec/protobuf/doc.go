@@ -12,9 +12,11 @@
 //     PartialObjectMetadata and PartialObjectMetadataList, ObjectMeta in full
 //     (OwnerReference, ManagedFieldsEntry, FieldsV1, Time as {seconds=1, nanos=2}),
 //     ListMeta, Condition, and watch events (WatchEvent {type=1, object=2}).
-//   - Built-in schemas: discovery's APIResourceList (v1) and autoscaling/v1 Scale,
-//     encoded from any Go value with their JSON field names (see [Serializer.EncodeAs]
-//     for values that do not carry apiVersion and kind).
+//   - Built-in schemas: discovery's APIResourceList (v1), autoscaling/v1 Scale and
+//     meta/v1 DeleteOptions (under any group version, as client-go's typed clients
+//     send it in delete bodies), encoded from and decoded into any Go value with
+//     their JSON field names (see [Serializer.EncodeAs] for values that do not carry
+//     apiVersion and kind).
 //   - User kinds: a Go type implementing [Marshaler] and [Unmarshaler] (like
 //     gogo-generated Kubernetes types) or proto.Message, or a kind described with
 //     [RegisterFields] (JSON paths to field numbers), typed or unstructured; its list

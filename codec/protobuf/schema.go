@@ -189,8 +189,34 @@ func (r *registry) lookup(gvk scheme.GroupVersionKind) *message {
 	if m != nil {
 		return m
 	}
-	return builtin[gvk]
+	if m := builtin[gvk]; m != nil {
+		return m
+	}
+	if gvk.Kind == "DeleteOptions" {
+		// Clients send meta/v1 DeleteOptions under the group version they talk to.
+		return deleteOptions
+	}
+	return nil
 }
+
+// deleteOptions is meta/v1 DeleteOptions, the body of a delete from a client whose
+// content type is protobuf (client-go's typed clients configured for it).
+var deleteOptions = func() *message {
+	m, err := compile("DeleteOptions", []Field{
+		{Path: "gracePeriodSeconds", Number: 1, Type: TypeInt64, Optional: true},
+		{Path: "preconditions", Number: 2, Type: TypeMessage, Optional: true},
+		{Path: "preconditions.uid", Number: 1, Type: TypeString, Optional: true},
+		{Path: "preconditions.resourceVersion", Number: 2, Type: TypeString, Optional: true},
+		{Path: "orphanDependents", Number: 3, Type: TypeBool, Optional: true},
+		{Path: "propagationPolicy", Number: 4, Type: TypeString, Optional: true},
+		{Path: "dryRun", Number: 5, Type: TypeString, Repeated: true},
+		{Path: "ignoreStoreReadErrorWithClusterBreakingPotential", Number: 6, Type: TypeBool, Optional: true},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return m
+}()
 
 // builtin holds the kinds every server may serve besides its own: discovery's
 // APIResourceList and the scale subresource's autoscaling/v1 Scale.

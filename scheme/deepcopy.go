@@ -372,7 +372,7 @@ func copyWords(ops []wordOp, dst, src unsafe.Pointer) {
 }
 
 // maxWordOps is the number of wordOps above which a shallow copy is one typed memory
-// move (reflect.Value.Set, about the cost of six wordOps) rather than word by word.
+// move (typedmemmove, about the cost of six wordOps) rather than word by word.
 const maxWordOps = 6
 
 // shallowCopier makes a plain assignment of a t.
@@ -393,8 +393,8 @@ func shallowCopier(t reflect.Type) copier {
 	if ops := wordOps(words); len(ops) <= maxWordOps {
 		return func(dst, src unsafe.Pointer) { copyWords(ops, dst, src) }
 	}
-	pt := typeWord(reflect.PointerTo(t))
-	return func(dst, src unsafe.Pointer) { valueAt(pt, dst).Set(valueAt(pt, src)) }
+	tw := typeWord(t)
+	return func(dst, src unsafe.Pointer) { typedmemmove(tw, dst, src) }
 }
 
 // fieldFix is a field whose shallow copy needs fixing, at its offset in the outer struct.
@@ -492,14 +492,6 @@ type sliceHeader struct {
 func typeWord(t reflect.Type) unsafe.Pointer {
 	x := reflect.Zero(t).Interface()
 	return (*eface)(unsafe.Pointer(&x)).typ
-}
-
-// valueAt returns the addressable value at p, given the type word of pointers to its
-// type. It is reflect.NewAt(t, p).Elem() without NewAt's look-up of the pointer type.
-func valueAt(ptrTypeWord, p unsafe.Pointer) reflect.Value {
-	var x any
-	*(*eface)(unsafe.Pointer(&x)) = eface{ptrTypeWord, p}
-	return reflect.ValueOf(x).Elem()
 }
 
 // emptyBacking is where copies of empty, non-nil slices point: not nil, and no element

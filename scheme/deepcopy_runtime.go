@@ -17,5 +17,8 @@ func unsafeNew(typ unsafe.Pointer) unsafe.Pointer
 //go:linkname unsafeNewArray reflect.unsafe_NewArray
 func unsafeNewArray(typ unsafe.Pointer, n int) unsafe.Pointer
 
+//go:linkname typedmemmove reflect.typedmemmove
+func typedmemmove(typ, dst, src unsafe.Pointer)
+
 //go:linkname typedslicecopy reflect.typedslicecopy
 func typedslicecopy(elemType unsafe.Pointer, dst, src sliceHeader) int

@@ -105,6 +105,48 @@ func BenchmarkTrackerCRUD(b *testing.B) {
 			}
 		}
 	})
+	// Deletes remove objects created before the timer starts.
+	b.Run("op=delete/impl=apikit", func(b *testing.B) {
+		st := memory.New(memory.Options{})
+		defer st.Close()
+		_, obj := smallWidgetPair(b, parts, "ns", "w")
+		keys := make([]string, b.N)
+		for i := range keys {
+			o := scheme.DeepCopy(obj)
+			o.SetName(fmt.Sprintf("w-%d", i))
+			keys[i] = storage.Key(widgetsGR, "ns", o.GetName())
+			if _, err := st.Create(ctx, keys[i], o); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if _, err := st.Delete(ctx, keys[i], storage.DeleteOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("op=delete/impl=client-go", func(b *testing.B) {
+		tr := newTracker()
+		kw, _ := smallWidgetPair(b, parts, "ns", "w")
+		names := make([]string, b.N)
+		for i := range names {
+			o := kw.DeepCopy()
+			o.Name = fmt.Sprintf("w-%d", i)
+			names[i] = o.Name
+			if err := tr.Create(k8sWidgetsGVR, o, "ns"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if err := tr.Delete(k8sWidgetsGVR, "ns", names[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("op=update/impl=apikit", func(b *testing.B) {
 		st := memory.New(memory.Options{})
 		defer st.Close()

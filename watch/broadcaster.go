@@ -17,7 +17,9 @@ type Change struct {
 	Type EventType
 	// Object is the state after the write; for Deleted, the last state, carrying the
 	// deletion's resourceVersion. The Broadcaster shares it with every watcher: after
-	// Publish nobody may modify it.
+	// Publish nobody may modify it. A Deleted change may leave it nil and set
+	// PrevObject: the Broadcaster then makes it (a copy of PrevObject at ResourceVersion)
+	// when a watcher first receives the change, so a delete nobody watches costs no copy.
 	Object scheme.Object
 	// PrevObject is the state before the write: nil for Added. Selector transitions are
 	// computed from it, and a Deleted change is matched against it when it is set.
@@ -92,6 +94,9 @@ var (
 	// ErrOutOfOrder means a Change was published with a resourceVersion not above the
 	// current one.
 	ErrOutOfOrder = errors.New("change published out of resourceVersion order")
+	// ErrNoObject means a Change was published without its Object, which only a
+	// Deleted change with a PrevObject may leave out.
+	ErrNoObject = errors.New("change published without an object")
 )
 
 // InitialEventsAnnotation marks the BOOKMARK that ends the initial events of a watch with
@@ -187,8 +192,12 @@ func (t systemTimer) Stop() bool          { return t.t.Stop() }
 
 // Publish records a committed change and hands it to every matching watcher. It never
 // waits for a watcher. Changes must come in strictly increasing resourceVersion order;
-// an out-of-order change is refused with ErrOutOfOrder. After Stop, Publish does nothing.
+// an out-of-order change is refused with ErrOutOfOrder, one without its object with
+// ErrNoObject. After Stop, Publish does nothing.
 func (b *Broadcaster) Publish(c Change) error {
+	if c.Object == nil && (c.Type != Deleted || c.PrevObject == nil) {
+		return fmt.Errorf("%w: %s at %d (key %q)", ErrNoObject, c.Type, c.ResourceVersion, c.Key)
+	}
 	now := b.clock.Now()
 	e := entry{change: c, at: now} // its encodeCache is made for the first watcher
 	b.mu.Lock()

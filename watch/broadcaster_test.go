@@ -241,13 +241,18 @@ func TestBroadcaster_PredicateAndSelectorTransitions(t *testing.T) {
 		{name: "deleted matching (by last state)", typ: Deleted, prev: blue, now: blue, want: Deleted},
 		{name: "deleted not matching", typ: Deleted, prev: red, now: red},
 		{name: "deleted without PrevObject matches by Object", typ: Deleted, now: blue, want: Deleted},
+		{name: "deleted without Object is sent as PrevObject at the change's version", typ: Deleted, prev: blue, want: Deleted, wantPrev: true},
+		{name: "deleted without Object not matching", typ: Deleted, prev: red},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := NewBroadcaster(Options{BookmarkInterval: -1})
 			defer b.Stop()
 			w := mustWatch(t, b, 0, WatchOptions{Recursive: true, Predicate: isBlue})
-			c := Change{Type: tt.typ, Object: newWidget("w", 2, tt.now), ResourceVersion: 2, Key: widgetKey("w")}
+			c := Change{Type: tt.typ, ResourceVersion: 2, Key: widgetKey("w")}
+			if tt.now != nil {
+				c.Object = newWidget("w", 2, tt.now)
+			}
 			if tt.prev != nil {
 				c.PrevObject = newWidget("w", 1, tt.prev)
 			}
@@ -575,6 +580,47 @@ func TestBroadcaster_PublishOutOfOrderIsRefused(t *testing.T) {
 	}
 	if got := b.ResourceVersion(); got != 5 {
 		t.Fatalf("ResourceVersion() = %d, want 5", got)
+	}
+}
+
+func TestBroadcaster_ChangeWithoutObjectIsRefusedUnlessADeleteWithPrevObject(t *testing.T) {
+	b := NewBroadcaster(Options{BookmarkInterval: -1})
+	defer b.Stop()
+	for i, c := range []Change{
+		{Type: Added, Key: widgetKey("w")},
+		{Type: Modified, PrevObject: newWidget("w", 1, nil), Key: widgetKey("w")},
+		{Type: Deleted, Key: widgetKey("w")},
+	} {
+		c.ResourceVersion = uint64(i + 1)
+		if err := b.Publish(c); !errors.Is(err, ErrNoObject) {
+			t.Errorf("Publish(%s without Object): %v, want ErrNoObject", c.Type, err)
+		}
+	}
+	if got := b.ResourceVersion(); got != 0 {
+		t.Errorf("ResourceVersion() = %d after refused changes, want 0", got)
+	}
+}
+
+// Watchers that receive the same delete published without its Object share one copy
+// of PrevObject, made once.
+func TestBroadcaster_DeleteWithoutObjectIsMadeOnceForAllWatchers(t *testing.T) {
+	b := NewBroadcaster(Options{BookmarkInterval: -1})
+	defer b.Stop()
+	w1 := mustWatch(t, b, 0, WatchOptions{Recursive: true})
+	w2 := mustWatch(t, b, 0, WatchOptions{Key: widgetKey("w")})
+	prev := newWidget("w", 1, map[string]string{"a": "b"})
+	mustPublish(t, b, Change{Type: Deleted, PrevObject: prev, ResourceVersion: 7, Key: widgetKey("w")})
+	e1, e2 := next(t, w1), next(t, w2)
+	if e1.Type != Deleted || e1.Object != e2.Object || e1.Object == scheme.Kinded(prev) {
+		t.Fatalf("events %s %p and %s %p: want one shared copy of PrevObject %p", e1.Type, e1.Object, e2.Type, e2.Object, prev)
+	}
+	if rvOf(t, e1) != 7 || prev.GetResourceVersion() != "1" {
+		t.Errorf("event rv %d, PrevObject rv %s: want 7 and 1", rvOf(t, e1), prev.GetResourceVersion())
+	}
+	// A watch from the past replays it from the history the same way.
+	w3 := mustWatch(t, b, 6, WatchOptions{Recursive: true})
+	if e3 := next(t, w3); e3.Object != e1.Object {
+		t.Errorf("replayed delete object %p, want the shared %p", e3.Object, e1.Object)
 	}
 }
 

@@ -34,9 +34,10 @@ type view struct {
 }
 
 // leftSelector returns the object of a DELETED event sent because a Modified change
-// took the object out of a watcher's selector: like kube-apiserver, the last state that
-// matched (PrevObject) carrying the change's resourceVersion. It is made once per change
-// and shared by every such watcher. Called with the Broadcaster's lock held.
+// took the object out of a watcher's selector, or for a Deleted change published
+// without its Object: like kube-apiserver, the last state that matched (PrevObject)
+// carrying the change's resourceVersion. It is made once per change and shared by
+// every such watcher. Called with the Broadcaster's lock held.
 func (e *entry) leftSelector() *view {
 	if e.left == nil {
 		obj := scheme.DeepCopy(e.change.PrevObject)

@@ -105,8 +105,16 @@ func (w *watcher) filter(e *entry) (Event, bool) {
 	} else if c.Key != w.opts.Key {
 		return Event{}, false
 	}
-	ev := Event{Type: c.Type, Object: c.Object, cache: e.sharedCache()}
 	p := w.opts.Predicate
+	if c.Type == Deleted && c.Object == nil {
+		// The backend left the deleted object to be made on first use.
+		if p != nil && !p(c.PrevObject) {
+			return Event{}, false
+		}
+		v := e.leftSelector()
+		return Event{Type: Deleted, Object: v.obj, cache: v.cache}, true
+	}
+	ev := Event{Type: c.Type, Object: c.Object, cache: e.sharedCache()}
 	if p == nil {
 		return ev, true
 	}

@@ -225,13 +225,9 @@ func (s *Store) commitLocked(typ watch.EventType, key string, old *entry, obj sc
 	}
 	now := s.opts.Now()
 	s.log = append(s.log, change{rv: rv, at: now, key: key, prev: old})
+	// A Deleted change leaves Object nil: the broadcaster makes the last state at the
+	// deletion's resourceVersion only if a watcher receives the event.
 	change := watch.Change{Type: typ, Object: obj, PrevObject: prev, ResourceVersion: rv, Key: key}
-	if typ == watch.Deleted {
-		// The last state, carrying the deletion's resourceVersion.
-		last := copyObject(prev)
-		last.SetResourceVersion(storage.FormatResourceVersion(rv))
-		change.Object = last
-	}
 	if d == nil {
 		s.showLocked(change)
 	} else {

@@ -225,9 +225,9 @@ func kubectlScale(t *testing.T, es *exampleServer) {
 }
 
 func kubectlDeletePlain(t *testing.T, es *exampleServer) {
-	// The default namespace: in any other, kubectl first looks the namespace up after a
-	// NotFound (GET /api/v1/namespaces/NS) and reports that lookup's error instead.
-	const ns = "default"
+	// Not the default namespace: after a NotFound there kubectl looks the namespace up
+	// (GET /api/v1/namespaces/NS) and would report a failed lookup instead.
+	const ns = "delete-plain"
 	es.mustKubectl(t, "create", "-f", writeTemp(t, "w.yaml", widgetYAML(ns, "gone", "red", 1, "")))
 	res := es.mustKubectl(t, "delete", "widget", "gone", "-n", ns)
 	if got, want := strings.TrimSpace(res.Stdout), `widget.toys.example.com "gone" deleted`; got != want {

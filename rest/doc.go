@@ -14,4 +14,7 @@
 // kube-apiserver. Watches stream newline-terminated WatchEvent JSON documents. Objects
 // with finalizers follow the DELETING state of the object lifecycle; since apikit has no
 // garbage collector, propagationPolicy=Orphan is carried out by the server itself.
+// Unless the scheme has a core namespaces resource, namespaces exist implicitly: GET
+// /api/v1/namespaces/NAME answers an Active Namespace, as kubectl expects after a
+// NotFound in a namespace other than default.
 package rest

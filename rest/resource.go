@@ -43,6 +43,10 @@ type request struct {
 func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *RequestInfo) {
 	gr := scheme.GroupResource{Group: info.APIGroup, Resource: info.Resource}
 	res, ok := h.scheme.Resource(gr)
+	if !ok && gr == namespacesGR && info.APIPrefix == "api" && info.APIVersion == "v1" {
+		h.serveImplicitNamespace(w, r, info)
+		return
+	}
 	gv := scheme.GroupVersion{Group: info.APIGroup, Version: info.APIVersion}
 	if !ok || info.APIVersion == scheme.InternalVersion || !h.scheme.Recognizes(gv.WithKind(res.Kind)) ||
 		(info.APIPrefix == "api") != (info.APIGroup == "") || len(info.Parts) > 3 {

@@ -87,6 +87,14 @@ type Server struct {
 	serveErr  error
 	closeOnce sync.Once
 	closeErr  error
+
+	// newConns are the connections that have not sent a request yet. Shutdown lets such
+	// a connection wait up to five seconds before it counts as idle (net/http, Go issue
+	// 22682); Close closes them at once, since they carry no request. closing makes
+	// the ConnState hook close any that arrive meanwhile.
+	connMu   sync.Mutex
+	newConns map[net.Conn]struct{}
+	closing  bool
 }
 
 // New builds the server of cfg: the scheme of package api with Strategies, the storage
@@ -184,6 +192,7 @@ func New(cfg Config) (_ *Server, err error) {
 		ReadHeaderTimeout: 30 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return base },
 		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug),
+		ConnState:         s.trackConn,
 	}
 	return s, nil
 }
@@ -259,6 +268,7 @@ func (s *Server) Close() error {
 		s.closed = true // a Serve that has not started yet returns at once
 		s.mu.Unlock()
 		s.cancel()
+		s.closeNewConns()
 		ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 		defer cancel()
 		var errs []error
@@ -281,6 +291,35 @@ func (s *Server) Close() error {
 		s.log.Info("stopped", "url", s.url)
 	})
 	return s.closeErr
+}
+
+// trackConn keeps newConns as connections change state.
+func (s *Server) trackConn(c net.Conn, state http.ConnState) {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	switch {
+	case state == http.StateNew && s.closing:
+		_ = c.Close()
+	case state == http.StateNew:
+		if s.newConns == nil {
+			s.newConns = map[net.Conn]struct{}{}
+		}
+		s.newConns[c] = struct{}{}
+	default:
+		delete(s.newConns, c)
+	}
+}
+
+// closeNewConns closes the connections that have not sent a request, and every one
+// accepted from now on.
+func (s *Server) closeNewConns() {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	s.closing = true
+	for c := range s.newConns {
+		_ = c.Close()
+	}
+	clear(s.newConns)
 }
 
 func (s *Server) closeStorage() error {

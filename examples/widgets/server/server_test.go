@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -202,6 +203,38 @@ func TestServer_CloseLeavesNothingRunning(t *testing.T) {
 	}
 	buf := make([]byte, 1<<20)
 	t.Errorf("%d goroutines remain after Close, want at most %d:\n%s", n, baseline, buf[:runtime.Stack(buf, true)])
+}
+
+// A client that connects and sends nothing (a TLS connection opened for later, a port
+// probe) must not hold Close up: net/http's Shutdown would wait five seconds for it.
+func TestServer_CloseClosesConnectionsThatSentNoRequest(t *testing.T) {
+	srv, err := server.New(server.Config{Addr: "127.0.0.1:0", Storage: server.StorageMemory, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Start()
+	silent, err := net.Dial("tcp", strings.TrimPrefix(srv.URL(), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	// A request on another connection proves the server is accepting, so the silent
+	// connection has been accepted too (connections are accepted in order).
+	req, _ := http.NewRequest("GET", srv.URL()+"/healthz", nil)
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	if resp, err := (&http.Client{Transport: tr}).Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
+	if err := srv.Close(); err != nil {
+		t.Fatalf("Close = %v", err)
+	}
+	_ = silent.SetReadDeadline(time.Now().Add(time.Minute)) // bounds the test, asserts nothing
+	if n, err := silent.Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("read on the silent connection after Close = %d, %v; want EOF", n, err)
+	}
 }
 
 func TestNew_RejectsUnusableConfig(t *testing.T) {

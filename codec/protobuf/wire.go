@@ -13,29 +13,37 @@ import (
 // length byte and is shifted when its body turns out to need more, which keeps every
 // message a single pass without computing sizes first.
 
+// appendVarint appends v as a varint. The one-byte case (nearly every field key and
+// length) is inlined; protowire.AppendVarint, which is not, writes the rest.
+func appendVarint(b []byte, v uint64) []byte {
+	if v < 0x80 {
+		return append(b, byte(v))
+	}
+	return protowire.AppendVarint(b, v)
+}
+
 // appendTag appends a field key.
 func appendTag(b []byte, num protowire.Number, typ protowire.Type) []byte {
-	return protowire.AppendTag(b, num, typ)
+	return appendVarint(b, uint64(num)<<3|uint64(typ))
 }
 
 // appendString appends a length-delimited string field, empty or not (gogo's
 // non-nullable proto2 fields are always written).
 func appendString(b []byte, num protowire.Number, s string) []byte {
-	b = protowire.AppendTag(b, num, protowire.BytesType)
-	return protowire.AppendString(b, s)
+	b = appendVarint(appendTag(b, num, protowire.BytesType), uint64(len(s)))
+	return append(b, s...)
 }
 
 // appendBytesField appends a length-delimited bytes field.
 func appendBytesField(b []byte, num protowire.Number, v []byte) []byte {
-	b = protowire.AppendTag(b, num, protowire.BytesType)
-	return protowire.AppendBytes(b, v)
+	b = appendVarint(appendTag(b, num, protowire.BytesType), uint64(len(v)))
+	return append(b, v...)
 }
 
 // appendVarintField appends a varint field; negative int32 and int64 values are
 // sign-extended to ten bytes, as protobuf requires.
 func appendVarintField(b []byte, num protowire.Number, v uint64) []byte {
-	b = protowire.AppendTag(b, num, protowire.VarintType)
-	return protowire.AppendVarint(b, v)
+	return appendVarint(appendTag(b, num, protowire.VarintType), v)
 }
 
 // appendBoolField appends a bool field.
@@ -46,7 +54,7 @@ func appendBoolField(b []byte, num protowire.Number, v bool) []byte {
 // beginMessage appends the key of an embedded message and one placeholder length
 // byte; endMessage fixes the length. start is where the body begins.
 func beginMessage(b []byte, num protowire.Number) ([]byte, int) {
-	b = protowire.AppendTag(b, num, protowire.BytesType)
+	b = appendTag(b, num, protowire.BytesType)
 	b = append(b, 0)
 	return b, len(b)
 }

@@ -1,9 +1,6 @@
 package scheme
 
-import (
-	"unsafe"
-	_ "unsafe" // for go:linkname
-)
+import "unsafe" // also what go:linkname requires
 
 // The runtime's typed allocation and copy, as package reflect reaches them. Copiers
 // allocate through these rather than through reflect.New and reflect.Value.Grow, which

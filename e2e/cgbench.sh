@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Instructions per op of one e2e benchmark, counted by callgrind: repeatable on a shared,
+# noisy machine where wall-clock numbers swing by tens of percent. Run from e2e/:
+#
+#   ./cgbench.sh '^BenchmarkTrackerCRUD$/^op=create$/^impl=apikit$' 20000
+#   GOGC=100 ./cgbench.sh '^BenchmarkDeepCopy$/^typed$/^parts=20$/^impl=apikit$' 5000
+#
+# It runs the benchmark at -test.benchtime N+1 and 1 under valgrind (apt-get install
+# valgrind) with GOMAXPROCS=1 and prints (instructions(N+1) - instructions(1)) / N: the
+# setup cancels out. GOGC defaults to off (no garbage-collector work counted); anchor
+# every element of the pattern (^...$), since "parts=20" also matches "parts=200".
+set -euo pipefail
+pattern=$1 n=${2:-5000}
+bin=$(mktemp -d)/e2e.test
+trap 'rm -rf "$(dirname "$bin")"' EXIT
+go test -c -o "$bin" .
+count() {
+	GOGC=${GOGC:-off} GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind \
+		--callgrind-out-file=/dev/null "$bin" -test.run '^$' -test.bench "$pattern" \
+		-test.benchtime "${1}x" 2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+a=$(count $((n + 1)))
+b=$(count 1)
+echo "$pattern: $(((a - b) / n)) instructions/op"

@@ -147,6 +147,26 @@ func (s *Store) trimLocked(now time.Time) {
 	s.dropLogLocked(drop)
 }
 
+// appendLogLocked appends c to the log. Trimming drops changes from the front of the
+// log's array; when the end is reached, the kept changes move down over the dropped ones
+// if they left at least half as much room as the log holds, so that a store at its
+// window's size appends without allocating, rather than re-growing an array every few
+// thousand writes.
+func (s *Store) appendLogLocked(c change) {
+	if n := len(s.log); n == cap(s.log) {
+		arr := s.logArr[:cap(s.logArr)]
+		if dropped := len(arr) - n; dropped >= n/2 && dropped > 0 {
+			copy(arr, s.log)
+			clear(arr[n:]) // the old places of the moved changes
+		} else {
+			arr = make([]change, 2*n+16)
+			copy(arr, s.log)
+		}
+		s.logArr, s.log = arr, arr[:n]
+	}
+	s.log = append(s.log, c)
+}
+
 func (s *Store) dropLogLocked(n int) {
 	if n == 0 {
 		return

@@ -103,6 +103,37 @@ func TestHistory_ExactListsRebuildEveryVersionOfTheWindow(t *testing.T) {
 	}
 }
 
+// A store at its window's size keeps trimming the log's front and appending at its end:
+// the log moves down in its array instead of growing, and every version of the window
+// still rebuilds exactly.
+func TestHistory_FullWindowReusesTheLogArray(t *testing.T) {
+	const window = 20
+	s := New(Options{HistoryCount: window})
+	t.Cleanup(s.Close)
+	r := rand.New(rand.NewSource(2))
+	want := map[uint64][]string{}
+	var versions []uint64
+	for i := range 600 {
+		rv := write(t, s, r, int64(i))
+		if rv == 0 {
+			continue
+		}
+		want[rv] = state(mustList(t, s, storage.ListOptions{}).Items)
+		versions = append(versions, rv)
+		for _, v := range versions[max(0, len(versions)-window):] {
+			if got := state(mustList(t, s, exact(v)).Items); !slices.Equal(got, want[v]) {
+				t.Fatalf("after write %d: Exact list at %d = %v, want %v", i, v, got, want[v])
+			}
+		}
+	}
+	s.mu.RLock()
+	n, arr := len(s.log), cap(s.logArr)
+	s.mu.RUnlock()
+	if n > window+2 || arr > 2*(window+2)+16 {
+		t.Errorf("log holds %d changes in an array of %d; want at most %d in at most %d", n, arr, window+2, 2*(window+2)+16)
+	}
+}
+
 func mustList(t *testing.T, s *Store, opts storage.ListOptions) *storage.ListResult {
 	t.Helper()
 	res, err := s.List(ctx, prefix, opts)

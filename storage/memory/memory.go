@@ -90,6 +90,7 @@ type Store struct {
 	rv       uint64   // the latest write, visible or not
 	visible  uint64   // the latest write readers and watches see; <= rv
 	log      []change // one change per version, ascending and contiguous, up to rv
+	logArr   []change // the whole array s.log is a window of (see appendLogLocked)
 	oldest   uint64   // smallest resourceVersion still servable exactly; >= log[0].rv
 	inflight []inflightWrite
 	failed   error // set when a journal write failed: the store takes no more writes
@@ -161,6 +162,7 @@ func Restore(opts Options, rv uint64, fill func(add func(key string, obj scheme.
 	// The log starts with a placeholder change for the restored state: its version and
 	// time bound the window like any other.
 	s.log = []change{{rv: rv, at: s.opts.Now()}}
+	s.logArr = s.log
 	s.broadcaster = watch.NewBroadcaster(watch.Options{
 		HistorySize:      s.opts.HistoryCount,
 		HistoryAge:       s.opts.HistoryAge,
@@ -224,7 +226,7 @@ func (s *Store) commitLocked(typ watch.EventType, key string, old *entry, obj sc
 		s.live.Delete(old)
 	}
 	now := s.opts.Now()
-	s.log = append(s.log, change{rv: rv, at: now, key: key, prev: old})
+	s.appendLogLocked(change{rv: rv, at: now, key: key, prev: old})
 	// A Deleted change leaves Object nil: the broadcaster makes the last state at the
 	// deletion's resourceVersion only if a watcher receives the event.
 	change := watch.Change{Type: typ, Object: obj, PrevObject: prev, ResourceVersion: rv, Key: key}

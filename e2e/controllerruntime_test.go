@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -37,7 +36,7 @@ const crPollInterval = 20 * time.Millisecond
 // its client (typed, unstructured, server-side apply) and a manager whose cache lists and
 // watches widgets for a reconciler that writes status through the status subresource.
 func TestControllerRuntime_ClientAndManager(t *testing.T) {
-	logs := &lockedBuffer{}
+	logs := &syncBuffer{}
 	logger := logr.FromSlogHandler(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	// controller-runtime's global logger: set so that it neither warns nor drops what the
 	// test wants to show when it fails.
@@ -628,24 +627,6 @@ func waitForPhases(ctx context.Context, t *testing.T, es *exampleServer, c clien
 		}
 		time.Sleep(crPollInterval)
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for concurrent writers.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 var _ reconcile.Reconciler = (*phaseReconciler)(nil)

@@ -275,7 +275,7 @@ func knownMarshaler(t, errType reflect.Type) encodeFunc {
 		}
 	case unstructuredListType:
 		return func(e *encodeState, b []byte, p unsafe.Pointer) ([]byte, error) {
-			b, err := e.appendMapStringAny(b, unstructuredListMap((*scheme.UnstructuredList)(p)))
+			b, err := e.appendMapStringAny(b, (*scheme.UnstructuredList)(p).UnstructuredContent())
 			if err != nil {
 				return b, &json.MarshalerError{Type: errType, Err: err}
 			}
@@ -283,20 +283,6 @@ func knownMarshaler(t, errType reflect.Type) encodeFunc {
 		}
 	}
 	return nil
-}
-
-// unstructuredListMap is the document UnstructuredList.MarshalJSON encodes.
-func unstructuredListMap(l *scheme.UnstructuredList) map[string]any {
-	m := make(map[string]any, len(l.Object)+1)
-	for k, v := range l.Object {
-		m[k] = v
-	}
-	items := make([]any, len(l.Items))
-	for i := range l.Items {
-		items[i] = l.Items[i].Object
-	}
-	m["items"] = items
-	return m
 }
 
 // encodeTime is scheme.Time's MarshalJSON without the allocation and the compaction.
@@ -310,13 +296,30 @@ func encodeTime(e *encodeState, b []byte, p unsafe.Pointer) ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-func addrMarshalerEncoder(t reflect.Type) encodeFunc {
+// marshal and marshalText call a value's MarshalJSON or MarshalText.
+func marshal(b []byte, v any, t reflect.Type) ([]byte, error) {
+	return callMarshalJSON(b, v.(json.Marshaler), t)
+}
+
+func marshalText(b []byte, v any, t reflect.Type) ([]byte, error) {
+	return callMarshalText(b, v.(encoding.TextMarshaler), t)
+}
+
+func addrMarshalerEncoder(t reflect.Type) encodeFunc     { return addrMethodEncoder(t, marshal) }
+func marshalerEncoder(t reflect.Type) encodeFunc         { return methodEncoder(t, marshal) }
+func addrTextMarshalerEncoder(t reflect.Type) encodeFunc { return addrMethodEncoder(t, marshalText) }
+func textMarshalerEncoder(t reflect.Type) encodeFunc     { return methodEncoder(t, marshalText) }
+
+// addrMethodEncoder encodes a t whose pointer has the method call makes.
+func addrMethodEncoder(t reflect.Type, call func([]byte, any, reflect.Type) ([]byte, error)) encodeFunc {
 	return func(e *encodeState, b []byte, p unsafe.Pointer) ([]byte, error) {
-		return callMarshalJSON(b, reflect.NewAt(t, p).Interface().(json.Marshaler), t)
+		return call(b, reflect.NewAt(t, p).Interface(), t)
 	}
 }
 
-func marshalerEncoder(t reflect.Type) encodeFunc {
+// methodEncoder encodes a t that has the method call makes: a nil pointer through the
+// pointer encoder, a nil interface as null.
+func methodEncoder(t reflect.Type, call func([]byte, any, reflect.Type) ([]byte, error)) encodeFunc {
 	switch t.Kind() {
 	case reflect.Pointer:
 		f := pointerEncoderFor(t)
@@ -329,38 +332,11 @@ func marshalerEncoder(t reflect.Type) encodeFunc {
 			if v.IsNil() {
 				return append(b, "null"...), nil
 			}
-			return callMarshalJSON(b, v.Interface().(json.Marshaler), t)
+			return call(b, v.Interface(), t)
 		}
 	}
 	return func(e *encodeState, b []byte, p unsafe.Pointer) ([]byte, error) {
-		return callMarshalJSON(b, reflect.NewAt(t, p).Elem().Interface().(json.Marshaler), t)
-	}
-}
-
-func addrTextMarshalerEncoder(t reflect.Type) encodeFunc {
-	return func(e *encodeState, b []byte, p unsafe.Pointer) ([]byte, error) {
-		return callMarshalText(b, reflect.NewAt(t, p).Interface().(encoding.TextMarshaler), t)
-	}
-}
-
-func textMarshalerEncoder(t reflect.Type) encodeFunc {
-	switch t.Kind() {
-	case reflect.Pointer:
-		f := pointerEncoderFor(t)
-		return func(e *encodeState, b []byte, p unsafe.Pointer) ([]byte, error) {
-			return f(e, b, *(*unsafe.Pointer)(p))
-		}
-	case reflect.Interface:
-		return func(e *encodeState, b []byte, p unsafe.Pointer) ([]byte, error) {
-			v := reflect.NewAt(t, p).Elem()
-			if v.IsNil() {
-				return append(b, "null"...), nil
-			}
-			return callMarshalText(b, v.Interface().(encoding.TextMarshaler), t)
-		}
-	}
-	return func(e *encodeState, b []byte, p unsafe.Pointer) ([]byte, error) {
-		return callMarshalText(b, reflect.NewAt(t, p).Elem().Interface().(encoding.TextMarshaler), t)
+		return call(b, reflect.NewAt(t, p).Elem().Interface(), t)
 	}
 }
 

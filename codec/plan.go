@@ -312,22 +312,19 @@ func decodeTime(d *decodeState, v reflect.Value) error {
 
 func decodeUnstructured(d *decodeState, v reflect.Value) error {
 	u := v.Addr().Interface().(*scheme.Unstructured)
-	switch d.peek() {
-	case 'n':
-		return d.readLiteral("null")
-	case '{':
-		m := make(map[string]any)
-		if err := d.anyObjectInto(m); err != nil {
-			return err
-		}
+	return decodeObjectMap(d, v, func(m map[string]any) error {
 		u.Object = m
 		return nil
-	}
-	return d.mismatch(v.Type())
+	})
 }
 
 func decodeUnstructuredList(d *decodeState, v reflect.Value) error {
-	l := v.Addr().Interface().(*scheme.UnstructuredList)
+	return decodeObjectMap(d, v, v.Addr().Interface().(*scheme.UnstructuredList).SetFromMap)
+}
+
+// decodeObjectMap reads a JSON object into a new map and hands it to set; null leaves
+// the value as it is.
+func decodeObjectMap(d *decodeState, v reflect.Value, set func(map[string]any) error) error {
 	switch d.peek() {
 	case 'n':
 		return d.readLiteral("null")
@@ -336,7 +333,7 @@ func decodeUnstructuredList(d *decodeState, v reflect.Value) error {
 		if err := d.anyObjectInto(m); err != nil {
 			return err
 		}
-		if err := l.SetFromMap(m); err != nil {
+		if err := set(m); err != nil {
 			return d.wrapErr(err)
 		}
 		return nil

@@ -193,7 +193,7 @@ func marshalObject(obj scheme.Kinded, b []byte) ([]byte, error) {
 	case *scheme.Unstructured:
 		return AppendJSON(b, o.Object)
 	case *scheme.UnstructuredList:
-		return AppendJSON(b, unstructuredListMap(o))
+		return AppendJSON(b, o.UnstructuredContent())
 	}
 	return AppendJSON(b, obj)
 }

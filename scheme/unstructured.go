@@ -356,8 +356,9 @@ func (l *UnstructuredList) SetRemainingItemCount(v *int64) {
 	l.setListMeta("remainingItemCount", *v, false)
 }
 
-// MarshalJSON encodes the list's own fields with the items under "items".
-func (l *UnstructuredList) MarshalJSON() ([]byte, error) {
+// UnstructuredContent returns the list as one document: its own fields with the items'
+// maps under "items", as every encoding writes it. The maps are shared, not copied.
+func (l *UnstructuredList) UnstructuredContent() map[string]any {
 	m := make(map[string]any, len(l.Object)+1)
 	for k, v := range l.Object {
 		m[k] = v
@@ -367,7 +368,12 @@ func (l *UnstructuredList) MarshalJSON() ([]byte, error) {
 		items[i] = l.Items[i].Object
 	}
 	m["items"] = items
-	return json.Marshal(m)
+	return m
+}
+
+// MarshalJSON encodes the list's own fields with the items under "items".
+func (l *UnstructuredList) MarshalJSON() ([]byte, error) {
+	return json.Marshal(l.UnstructuredContent())
 }
 
 // UnmarshalJSON decodes a list document; each member of "items" must be an object.

@@ -62,16 +62,7 @@ func content(obj scheme.Kinded) any {
 	case *scheme.Unstructured:
 		return o.Object
 	case *scheme.UnstructuredList:
-		m := make(map[string]any, len(o.Object)+1)
-		for k, v := range o.Object {
-			m[k] = v
-		}
-		items := make([]any, len(o.Items))
-		for i := range o.Items {
-			items[i] = o.Items[i].Object
-		}
-		m["items"] = items
-		return m
+		return o.UnstructuredContent()
 	}
 	return obj
 }
@@ -141,7 +132,7 @@ func (s *Serializer) Decode(data []byte, defaults *scheme.GroupVersionKind, into
 			}
 			return codec.Result{GVK: actual, Issues: issues}, err
 		}
-		if err := checkTypeMeta(unstructuredContent(o), data, defaults); err != nil {
+		if err := checkTypeMeta(ownFields(o), data, defaults); err != nil {
 			return codec.Result{Issues: issues}, err
 		}
 		got := o.GetObjectKind().GroupVersionKind()
@@ -244,7 +235,9 @@ func checkTypeMeta(m map[string]any, data []byte, defaults *scheme.GroupVersionK
 	return nil
 }
 
-func unstructuredContent(o scheme.Kinded) map[string]any {
+// ownFields returns the top-level fields of an Unstructured or UnstructuredList (for a
+// list, without its items).
+func ownFields(o scheme.Kinded) map[string]any {
 	switch o := o.(type) {
 	case *scheme.Unstructured:
 		return o.Object

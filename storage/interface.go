@@ -158,7 +158,9 @@ type Preconditions struct {
 type UpdateFunc func(current scheme.Object) (scheme.Object, error)
 
 // ValidateDeletionFunc decides whether the current object may be deleted; an error
-// aborts the deletion and is returned as is.
+// aborts the deletion and is returned as is. current is the stored object itself, not a
+// copy (kube-apiserver's deletion hooks likewise see the object its watch cache holds):
+// the function must only read it. A delete then costs no copy for the check.
 type ValidateDeletionFunc func(ctx context.Context, current scheme.Object) error
 
 // UpdateOptions are the options of Interface.GuaranteedUpdate.

@@ -653,7 +653,7 @@ func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptio
 			return nil, s.answer(ctx, key, seen, err)
 		}
 		if opts.Validate != nil {
-			if err := opts.Validate(ctx, copyObject(e.obj)); err != nil {
+			if err := opts.Validate(ctx, e.obj); err != nil { // read-only: see ValidateDeletionFunc
 				return nil, s.answer(ctx, key, seen, err)
 			}
 		}

@@ -127,6 +127,7 @@ type Broadcaster struct {
 	buffer     int
 	slow       time.Duration
 	clock      Clock
+	epoch      time.Time // history times are durations since epoch: see entry.at
 	done       chan struct{}
 	stopOnce   sync.Once
 	bookmarkWG sync.WaitGroup
@@ -167,6 +168,7 @@ func NewBroadcaster(opts Options) *Broadcaster {
 	if b.clock == nil {
 		b.clock = systemClock{}
 	}
+	b.epoch = b.clock.Now()
 	b.history.limit = b.size
 	interval := opts.BookmarkInterval
 	if interval == 0 {
@@ -198,7 +200,7 @@ func (b *Broadcaster) Publish(c Change) error {
 	if c.Object == nil && (c.Type != Deleted || c.PrevObject == nil) {
 		return fmt.Errorf("%w: %s at %d (key %q)", ErrNoObject, c.Type, c.ResourceVersion, c.Key)
 	}
-	now := b.clock.Now()
+	now := b.clock.Now().Sub(b.epoch)
 	e := entry{change: c, at: now} // its encodeCache is made for the first watcher
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -208,7 +210,7 @@ func (b *Broadcaster) Publish(c Change) error {
 	if c.ResourceVersion <= b.rv {
 		return fmt.Errorf("%w: %d after %d (key %q)", ErrOutOfOrder, c.ResourceVersion, b.rv, c.Key)
 	}
-	for b.history.len() > 0 && (b.history.len() >= b.size || now.Sub(b.history.at(0).at) > b.age) {
+	for b.history.len() > 0 && (b.history.len() >= b.size || now-b.history.at(0).at > b.age) {
 		b.floor = b.history.popFront()
 	}
 	b.history.push(e)

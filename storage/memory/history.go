@@ -10,7 +10,7 @@ import (
 // at rv is the state after it with key set back to prev (absent when prev is nil).
 type change struct {
 	rv   uint64
-	at   time.Time
+	at   time.Duration // since the store's epoch: see Store.epoch
 	key  string
 	prev *entry // nil: key did not exist before the write
 }
@@ -138,10 +138,10 @@ func (s *Store) snapshot(key string, v uint64, latest bool) (*tree, uint64, erro
 // trimLocked drops the changes that left the window, by count and then by age. The
 // change of the visible version, and all after it, always stay: s.log[0] is the write
 // that made the oldest state kept, whose time bounds its age.
-func (s *Store) trimLocked(now time.Time) {
+func (s *Store) trimLocked(now time.Duration) {
 	drop := 0
 	for s.log[drop].rv < s.visible &&
-		(len(s.log)-drop > s.opts.HistoryCount+1 || now.Sub(s.log[drop].at) > s.opts.HistoryAge) {
+		(len(s.log)-drop > s.opts.HistoryCount+1 || now-s.log[drop].at > s.opts.HistoryAge) {
 		drop++
 	}
 	s.dropLogLocked(drop)

@@ -81,6 +81,9 @@ type tree = btree.BTreeG[*entry]
 // once the journal reports it durable, in resourceVersion order: visible is that watermark.
 type Store struct {
 	opts Options
+	// epoch is when the store was made; the log keeps times as durations since it, which
+	// take no pointer and a third of a time.Time's room.
+	epoch time.Time
 
 	mu   sync.RWMutex
 	live *tree
@@ -161,7 +164,8 @@ func Restore(opts Options, rv uint64, fill func(add func(key string, obj scheme.
 	}
 	// The log starts with a placeholder change for the restored state: its version and
 	// time bound the window like any other.
-	s.log = []change{{rv: rv, at: s.opts.Now()}}
+	s.epoch = s.opts.Now()
+	s.log = []change{{rv: rv}}
 	s.logArr = s.log
 	s.broadcaster = watch.NewBroadcaster(watch.Options{
 		HistorySize:      s.opts.HistoryCount,
@@ -225,7 +229,7 @@ func (s *Store) commitLocked(typ watch.EventType, key string, old *entry, obj sc
 		delete(s.index, key)
 		s.live.Delete(old)
 	}
-	now := s.opts.Now()
+	now := s.opts.Now().Sub(s.epoch)
 	s.appendLogLocked(change{rv: rv, at: now, key: key, prev: old})
 	// A Deleted change leaves Object nil: the broadcaster makes the last state at the
 	// deletion's resourceVersion only if a watcher receives the event.

@@ -649,6 +649,9 @@ func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptio
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("%w: %s", err, key)
 		}
+		if opts.Validate == nil {
+			return s.deleteChecked(ctx, key, opts.Preconditions)
+		}
 		e, found, seen := s.readLive(key)
 		if !found {
 			return nil, s.answer(ctx, key, seen, storage.NewError(storage.ErrNotFound, key))
@@ -656,25 +659,47 @@ func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptio
 		if err := checkPreconditions(key, opts.Preconditions, e.obj); err != nil {
 			return nil, s.answer(ctx, key, seen, err)
 		}
-		if opts.Validate != nil {
-			if err := opts.Validate(ctx, e.obj); err != nil { // read-only: see ValidateDeletionFunc
-				return nil, s.answer(ctx, key, seen, err)
-			}
+		// The hook runs outside the lock: it is the caller's code.
+		if err := opts.Validate(ctx, e.obj); err != nil { // read-only: see ValidateDeletionFunc
+			return nil, s.answer(ctx, key, seen, err)
 		}
 		s.mu.Lock()
 		if now, ok := s.index[key]; !ok || now != e {
 			s.mu.Unlock()
 			continue
 		}
-		rv, d, err := s.commitLocked(watch.Deleted, key, e, nil, nil)
-		s.mu.Unlock()
-		if err != nil {
-			return nil, err
-		}
-		out := copyObject(e.obj)
-		if err := s.settle(ctx, key, rv, d); err != nil {
-			return nil, err
-		}
-		return out, nil
+		return s.removeAndUnlock(ctx, key, e)
 	}
+}
+
+// deleteChecked is Delete without a validation hook: the preconditions are checked under
+// the same lock as the removal, so one lookup does.
+func (s *Store) deleteChecked(ctx context.Context, key string, p *storage.Preconditions) (scheme.Object, error) {
+	s.mu.Lock()
+	e, found := s.index[key]
+	if !found {
+		seen := s.rv
+		s.mu.Unlock()
+		return nil, s.answer(ctx, key, seen, storage.NewError(storage.ErrNotFound, key))
+	}
+	if err := checkPreconditions(key, p, e.obj); err != nil {
+		s.mu.Unlock()
+		return nil, s.answer(ctx, key, e.rv, err)
+	}
+	return s.removeAndUnlock(ctx, key, e)
+}
+
+// removeAndUnlock removes e, the live entry at key, and returns the caller's copy of its
+// object once the removal is visible. The caller holds s.mu for writing; it is released.
+func (s *Store) removeAndUnlock(ctx context.Context, key string, e *entry) (scheme.Object, error) {
+	rv, d, err := s.commitLocked(watch.Deleted, key, e, nil, nil)
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	out := copyObject(e.obj)
+	if err := s.settle(ctx, key, rv, d); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

@@ -93,7 +93,7 @@ func (s *Store) snapshot(key string, v uint64, latest bool) (*tree, uint64, erro
 	}
 	if base == nil {
 		if s.cur.tree == nil || s.cur.rv != s.rv {
-			s.cur = snapshot{rv: s.rv, tree: s.live.Clone()}
+			s.cur = snapshot{rv: s.rv, tree: s.live.clone()}
 		}
 		if s.rv == v {
 			t := s.cur.tree
@@ -104,7 +104,7 @@ func (s *Store) snapshot(key string, v uint64, latest bool) (*tree, uint64, erro
 		base = &s.cur
 	}
 	// Clone writes the base's copy-on-write context: it stays under snapMu.
-	t, baseRV := base.tree.Clone(), base.rv
+	t, baseRV := base.tree.clone(), base.rv
 	s.snapMu.Unlock()
 	undo := make([]change, baseRV-v)
 	copy(undo, s.log[s.logIndexLocked(v+1):s.logIndexLocked(baseRV)+1])
@@ -114,9 +114,9 @@ func (s *Store) snapshot(key string, v uint64, latest bool) (*tree, uint64, erro
 	for i := len(undo) - 1; i >= 0; i-- {
 		c := &undo[i]
 		if c.prev != nil {
-			t.ReplaceOrInsert(c.prev)
+			t.replaceOrInsert(c.prev)
 		} else {
-			t.Delete(&entry{key: c.key})
+			t.delete(c.key)
 		}
 	}
 	s.snapMu.Lock()

@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/google/btree"
-
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/watch"
@@ -68,9 +66,8 @@ type entry struct {
 	rv  uint64 // the resourceVersion of obj's last write
 }
 
-func lessEntry(a, b *entry) bool { return a.key < b.key }
-
-type tree = btree.BTreeG[*entry]
+// tree is the ordered index of entries, with O(1) copy-on-write snapshots.
+type tree = keyTree
 
 // Store is the in-memory backend. It is safe for concurrent use. Create one with New.
 //
@@ -134,7 +131,7 @@ func New(opts Options) *Store {
 func Restore(opts Options, rv uint64, fill func(add func(key string, obj scheme.Object) error) error) (*Store, error) {
 	s := &Store{
 		opts:    opts.withDefaults(),
-		live:    btree.NewG(32, lessEntry),
+		live:    newKeyTree(),
 		index:   make(map[string]*entry),
 		notify:  make(chan struct{}),
 		rv:      rv,
@@ -155,7 +152,7 @@ func Restore(opts Options, rv uint64, fill func(add func(key string, obj scheme.
 			}
 			e := &entry{key: key, obj: obj, rv: orv}
 			s.index[key] = e
-			s.live.ReplaceOrInsert(e)
+			s.live.replaceOrInsert(e)
 			return nil
 		})
 		if err != nil {
@@ -224,10 +221,10 @@ func (s *Store) commitLocked(typ watch.EventType, key string, old *entry, obj sc
 		obj.SetResourceVersion(storage.FormatResourceVersion(rv))
 		e := &entry{key: key, obj: obj, rv: rv}
 		s.index[key] = e
-		s.live.ReplaceOrInsert(e)
+		s.live.replaceOrInsert(e)
 	} else if old != nil {
 		delete(s.index, key)
-		s.live.Delete(old)
+		s.live.delete(key)
 	}
 	now := s.opts.Now().Sub(s.epoch)
 	s.appendLogLocked(change{rv: rv, at: now, key: key, prev: old})
@@ -485,7 +482,7 @@ func (s *Store) List(ctx context.Context, prefix string, opts storage.ListOption
 // iterate calls fn for each entry of t with from <= key and key under prefix, in order,
 // until fn returns false.
 func iterate(t *tree, from, prefix string, fn func(*entry) bool) {
-	t.AscendGreaterOrEqual(&entry{key: from}, func(e *entry) bool {
+	t.ascendFrom(from, func(e *entry) bool {
 		if !strings.HasPrefix(e.key, prefix) {
 			return false
 		}

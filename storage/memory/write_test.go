@@ -90,7 +90,7 @@ func TestStore_IndexAgreesWithTreeAcrossDeleteAndRecreate(t *testing.T) {
 		}
 		s.mu.RLock()
 		var inTree []string
-		s.live.Ascend(func(e *entry) bool {
+		s.live.ascendFrom("", func(e *entry) bool {
 			if s.index[e.key] != e {
 				t.Errorf("%s: index entry of %s is not the tree's", st.name, e.key)
 			}

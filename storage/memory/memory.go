@@ -58,8 +58,8 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// entry is one stored object. Entries are immutable once in a tree: the object is never
-// handed out, only copies of it.
+// entry is one stored object. Entries are immutable once in a tree: callers get copies of
+// the object, except a deletion hook, which may only read it (storage.ValidateDeletionFunc).
 type entry struct {
 	key string
 	obj scheme.Object

@@ -2,20 +2,12 @@ package codec
 
 import (
 	"bytes"
-	"io"
 	"math"
 	"testing"
 
+	"github.com/apikit-dev/apikit/codec/internal/encodetest"
 	"github.com/apikit-dev/apikit/scheme"
 )
-
-// plainWriter hides a buffer's type, so Encode takes its path for other writers.
-type plainWriter struct {
-	io.Writer
-	writes int
-}
-
-func (w *plainWriter) Write(p []byte) (int, error) { w.writes++; return w.Writer.Write(p) }
 
 func TestJSONEncode_BufferAndOtherWritersGetTheSameBytes(t *testing.T) {
 	items := make([]any, 0, 5000)
@@ -32,31 +24,9 @@ func TestJSONEncode_BufferAndOtherWritersGetTheSameBytes(t *testing.T) {
 	ser := NewJSON(testScheme())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			prefix := []byte("already here")
-			direct := bytes.NewBuffer(bytes.Clone(prefix))
-			if err := ser.Encode(direct, tt.obj); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.HasPrefix(direct.Bytes(), prefix) {
-				t.Fatalf("Encode into a bytes.Buffer overwrote what it held")
-			}
-			want := direct.Bytes()[len(prefix):]
+			want := encodetest.BufferAndWriterAgree(t, ser, tt.obj)
 			if !bytes.HasSuffix(want, []byte("}\n")) {
 				t.Errorf("encoding does not end in a newline: %q", want[max(0, len(want)-10):])
-			}
-			// Twice: the second encode starts from the size hint of the first.
-			for i := range 2 {
-				var out bytes.Buffer
-				w := &plainWriter{Writer: &out}
-				if err := ser.Encode(w, tt.obj); err != nil {
-					t.Fatal(err)
-				}
-				if w.writes != 1 {
-					t.Errorf("encode %d: %d writes, want one", i, w.writes)
-				}
-				if !bytes.Equal(out.Bytes(), want) {
-					t.Errorf("encode %d: writer got %d bytes that differ from the buffer's %d", i, out.Len(), len(want))
-				}
 			}
 		})
 	}

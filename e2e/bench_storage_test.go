@@ -39,6 +39,35 @@ func smallWidgetPair(tb testing.TB, parts int, ns, name string) (*k8sWidget, sch
 	return &kw, w
 }
 
+// storeWidgets creates n copies of obj, named prefix-0 to prefix-(n-1) in obj's
+// namespace, in st, and returns their keys.
+func storeWidgets(tb testing.TB, st storage.Interface, obj scheme.Object, prefix string, n int) []string {
+	keys := make([]string, n)
+	for i := range keys {
+		o := scheme.DeepCopy(obj)
+		o.SetName(fmt.Sprintf("%s-%d", prefix, i))
+		keys[i] = storage.Key(widgetsGR, o.GetNamespace(), o.GetName())
+		if _, err := st.Create(context.Background(), keys[i], o); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return keys
+}
+
+// trackWidgets is storeWidgets for client-go's tracker: it returns the names.
+func trackWidgets(tb testing.TB, tr clienttesting.ObjectTracker, kw *k8sWidget, prefix string, n int) []string {
+	names := make([]string, n)
+	for i := range names {
+		o := kw.DeepCopy()
+		o.Name = fmt.Sprintf("%s-%d", prefix, i)
+		names[i] = o.Name
+		if err := tr.Create(k8sWidgetsGVR, o, o.Namespace); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return names
+}
+
 func newTracker() clienttesting.ObjectTracker {
 	s := newK8sScheme()
 	return clienttesting.NewObjectTracker(s, serializer.NewCodecFactory(s).UniversalDecoder())
@@ -110,15 +139,7 @@ func BenchmarkTrackerCRUD(b *testing.B) {
 		st := memory.New(memory.Options{})
 		defer st.Close()
 		_, obj := smallWidgetPair(b, parts, "ns", "w")
-		keys := make([]string, b.N)
-		for i := range keys {
-			o := scheme.DeepCopy(obj)
-			o.SetName(fmt.Sprintf("w-%d", i))
-			keys[i] = storage.Key(widgetsGR, "ns", o.GetName())
-			if _, err := st.Create(ctx, keys[i], o); err != nil {
-				b.Fatal(err)
-			}
-		}
+		keys := storeWidgets(b, st, obj, "w", b.N)
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
@@ -130,15 +151,7 @@ func BenchmarkTrackerCRUD(b *testing.B) {
 	b.Run("op=delete/impl=client-go", func(b *testing.B) {
 		tr := newTracker()
 		kw, _ := smallWidgetPair(b, parts, "ns", "w")
-		names := make([]string, b.N)
-		for i := range names {
-			o := kw.DeepCopy()
-			o.Name = fmt.Sprintf("w-%d", i)
-			names[i] = o.Name
-			if err := tr.Create(k8sWidgetsGVR, o, "ns"); err != nil {
-				b.Fatal(err)
-			}
-		}
+		names := trackWidgets(b, tr, kw, "w", b.N)
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
@@ -201,13 +214,7 @@ func BenchmarkTrackerLifecycle(b *testing.B) {
 		st := memory.New(memory.Options{})
 		defer st.Close()
 		_, obj := smallWidgetPair(b, parts, "ns", "w")
-		for i := 0; i < others; i++ {
-			o := scheme.DeepCopy(obj)
-			o.SetName(fmt.Sprintf("other-%d", i))
-			if _, err := st.Create(ctx, storage.Key(widgetsGR, "ns", o.GetName()), o); err != nil {
-				b.Fatal(err)
-			}
-		}
+		storeWidgets(b, st, obj, "other", others)
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
@@ -236,13 +243,7 @@ func BenchmarkTrackerLifecycle(b *testing.B) {
 	b.Run("impl=client-go", func(b *testing.B) {
 		tr := newTracker()
 		kw, _ := smallWidgetPair(b, parts, "ns", "w")
-		for i := 0; i < others; i++ {
-			o := kw.DeepCopy()
-			o.Name = fmt.Sprintf("other-%d", i)
-			if err := tr.Create(k8sWidgetsGVR, o, "ns"); err != nil {
-				b.Fatal(err)
-			}
-		}
+		trackWidgets(b, tr, kw, "other", others)
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {

@@ -2,22 +2,14 @@ package cbor
 
 import (
 	"bytes"
-	"io"
 	"testing"
 
+	"github.com/apikit-dev/apikit/codec/internal/encodetest"
 	"github.com/apikit-dev/apikit/examples/widgets/api"
 	v1 "github.com/apikit-dev/apikit/examples/widgets/api/v1"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/watch"
 )
-
-// plainWriter hides a buffer's type, so Encode takes its path for other writers.
-type plainWriter struct {
-	io.Writer
-	writes int
-}
-
-func (w *plainWriter) Write(p []byte) (int, error) { w.writes++; return w.Writer.Write(p) }
 
 func TestEncode_BufferAndOtherWritersGetTheSameBytes(t *testing.T) {
 	big := &v1.WidgetList{TypeMeta: scheme.TypeMeta{APIVersion: "toys.example.com/v1", Kind: "WidgetList"}}
@@ -34,31 +26,7 @@ func TestEncode_BufferAndOtherWritersGetTheSameBytes(t *testing.T) {
 	}
 	ser := New(api.NewScheme())
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			prefix := []byte("already here")
-			direct := bytes.NewBuffer(bytes.Clone(prefix))
-			if err := ser.Encode(direct, tt.obj); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.HasPrefix(direct.Bytes(), prefix) {
-				t.Fatalf("Encode into a bytes.Buffer overwrote what it held")
-			}
-			want := direct.Bytes()[len(prefix):]
-			// Twice: the second encode starts from the size hint of the first.
-			for i := range 2 {
-				var out bytes.Buffer
-				w := &plainWriter{Writer: &out}
-				if err := ser.Encode(w, tt.obj); err != nil {
-					t.Fatal(err)
-				}
-				if w.writes != 1 {
-					t.Errorf("encode %d: %d writes, want one", i, w.writes)
-				}
-				if !bytes.Equal(out.Bytes(), want) {
-					t.Errorf("encode %d: writer got %d bytes that differ from the buffer's %d", i, out.Len(), len(want))
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { encodetest.BufferAndWriterAgree(t, ser, tt.obj) })
 	}
 }
 
@@ -121,24 +89,24 @@ func TestEncodeEvent_IsAppendEventOfTheEncodedObjectInOneWrite(t *testing.T) {
 			}
 			want := AppendEvent(nil, tt.ev.Type, obj.Bytes())
 			var out bytes.Buffer
-			w := &plainWriter{Writer: &out}
+			w := &encodetest.PlainWriter{Writer: &out}
 			if err := ser.EncodeEvent(w, tt.ev); err != nil {
 				t.Fatal(err)
 			}
-			if w.writes != 1 || !bytes.Equal(out.Bytes(), want) {
-				t.Errorf("%d writes of %x, want one of %x", w.writes, out.Bytes(), want)
+			if w.Writes != 1 || !bytes.Equal(out.Bytes(), want) {
+				t.Errorf("%d writes of %x, want one of %x", w.Writes, out.Bytes(), want)
 			}
 		})
 	}
 	t.Run("failed encode writes nothing", func(t *testing.T) {
 		var out bytes.Buffer
-		w := &plainWriter{Writer: &out}
+		w := &encodetest.PlainWriter{Writer: &out}
 		bad := &scheme.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "X", "f": nan()}}
 		if err := ser.EncodeEvent(w, watch.Event{Type: watch.Added, Object: bad}); err == nil {
 			t.Fatal("encoding NaN succeeded")
 		}
-		if w.writes != 0 || out.Len() != 0 {
-			t.Errorf("%d writes of %x after a failure, want none", w.writes, out.Bytes())
+		if w.Writes != 0 || out.Len() != 0 {
+			t.Errorf("%d writes of %x after a failure, want none", w.Writes, out.Bytes())
 		}
 	})
 }

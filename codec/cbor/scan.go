@@ -119,12 +119,8 @@ func (s *scanner) skipItems(major, info byte, arg uint64) error {
 	}
 	if info == 31 {
 		for {
-			if s.pos >= len(s.data) {
-				return errIncomplete
-			}
-			if s.data[s.pos] == 0xff {
-				s.pos++
-				return nil
+			if done, err := s.atBreak(); done || err != nil {
+				return err
 			}
 			for i := uint64(0); i < per; i++ {
 				if err := s.skip(); err != nil {
@@ -173,12 +169,8 @@ func (s *scanner) skipBytes(n uint64) error {
 // skipChunks skips the definite-length chunks of an indefinite-length string.
 func (s *scanner) skipChunks(major byte) error {
 	for {
-		if s.pos >= len(s.data) {
-			return errIncomplete
-		}
-		if s.data[s.pos] == 0xff {
-			s.pos++
-			return nil
+		if done, err := s.atBreak(); done || err != nil {
+			return err
 		}
 		m, info, arg, err := s.head()
 		if err != nil {
@@ -193,7 +185,20 @@ func (s *scanner) skipChunks(major byte) error {
 	}
 }
 
-// skipTags moves past any self-described CBOR tags before a data item.
+// atBreak reports whether the next byte is the break that ends an indefinite-length
+// item, and consumes it; input that ends before it is incomplete.
+func (s *scanner) atBreak() (bool, error) {
+	if s.pos >= len(s.data) {
+		return false, errIncomplete
+	}
+	if s.data[s.pos] == 0xff {
+		s.pos++
+		return true, nil
+	}
+	return false, nil
+}
+
+// skipSelfDescribed moves past any self-described CBOR tags before a data item.
 func (s *scanner) skipSelfDescribed() {
 	for len(s.data)-s.pos >= 3 && s.data[s.pos] == 0xd9 && s.data[s.pos+1] == 0xd9 && s.data[s.pos+2] == 0xf7 {
 		s.pos += 3
@@ -227,11 +232,11 @@ func (s *scanner) str(buf []byte) ([]byte, error) {
 	}
 	out := buf[:0]
 	for {
-		if s.pos >= len(s.data) {
-			return nil, errIncomplete
+		done, err := s.atBreak()
+		if err != nil {
+			return nil, err
 		}
-		if s.data[s.pos] == 0xff {
-			s.pos++
+		if done {
 			if major == majorText && !utf8.Valid(out) {
 				return nil, fmt.Errorf("cbor: invalid UTF-8 string at byte offset %d", start)
 			}

@@ -3,22 +3,14 @@ package protobuf
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/apikit-dev/apikit/codec/internal/encodetest"
 	"github.com/apikit-dev/apikit/scheme"
 )
-
-// plainWriter hides a buffer's type, so Encode takes its path for other writers.
-type plainWriter struct {
-	io.Writer
-	writes int
-}
-
-func (w *plainWriter) Write(p []byte) (int, error) { w.writes++; return w.Writer.Write(p) }
 
 func TestEncode_BufferAndOtherWritersGetTheSameBytes(t *testing.T) {
 	tm := scheme.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadata"}
@@ -38,31 +30,7 @@ func TestEncode_BufferAndOtherWritersGetTheSameBytes(t *testing.T) {
 	}
 	ser := New(testScheme())
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			prefix := []byte("already here")
-			direct := bytes.NewBuffer(bytes.Clone(prefix))
-			if err := ser.Encode(direct, tt.obj); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.HasPrefix(direct.Bytes(), prefix) {
-				t.Fatalf("Encode into a bytes.Buffer overwrote what it held")
-			}
-			want := direct.Bytes()[len(prefix):]
-			// Twice: the second encode starts from the size hint of the first.
-			for i := range 2 {
-				var out bytes.Buffer
-				w := &plainWriter{Writer: &out}
-				if err := ser.Encode(w, tt.obj); err != nil {
-					t.Fatal(err)
-				}
-				if w.writes != 1 {
-					t.Errorf("encode %d: %d writes, want one", i, w.writes)
-				}
-				if !bytes.Equal(out.Bytes(), want) {
-					t.Errorf("encode %d: writer got %d bytes that differ from the buffer's %d", i, out.Len(), len(want))
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { encodetest.BufferAndWriterAgree(t, ser, tt.obj) })
 	}
 }
 

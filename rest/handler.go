@@ -1,18 +1,17 @@
 package rest
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/codec/cbor"
 	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
-	"github.com/apikit-dev/apikit/validation"
 )
 
 // DefaultMaxRequestBodyBytes is the request body limit when Options.MaxRequestBodyBytes
@@ -53,137 +52,6 @@ type Options struct {
 	// Discovery serves /api, /apis, /apis/GROUP, /apis/GROUP/VERSION, /version and
 	// /openapi/...; package rest/discovery builds it. nil answers those paths with 404.
 	Discovery http.Handler
-}
-
-// Strategy holds the optional per-resource hooks of one resource. The Handler looks for
-// the methods below by type assertion; a strategy implements any subset of them. Objects
-// handed to a strategy are the INTERNAL (hub) version of the kind when the group has
-// one, and are the request's own copies: a hook may change them.
-//
-//   - PrepareForCreate(ctx context.Context, obj scheme.Object) ([CreatePreparer]): after
-//     the server has set uid, creationTimestamp, generation and namespace on a create.
-//   - PrepareForUpdate(ctx context.Context, obj, old scheme.Object) ([UpdatePreparer]):
-//     after the server has carried the stored fields over on an update.
-//   - Validate(ctx context.Context, obj scheme.Object) validation.ErrorList
-//     ([CreateValidator]): kind-specific checks of a new object; errors become a 422
-//     Invalid Status together with the generic metadata checks.
-//   - ValidateUpdate(ctx context.Context, obj, old scheme.Object) validation.ErrorList
-//     ([UpdateValidator]): the same for an update.
-//   - WarningsOnCreate(ctx context.Context, obj scheme.Object) []string and
-//     WarningsOnUpdate(ctx context.Context, obj, old scheme.Object) []string
-//     ([CreateWarner], [UpdateWarner]): messages returned as Warning headers.
-//
-// Whether a PUT may create a missing object is scheme.Resource.AllowCreateOnUpdate.
-type Strategy interface{}
-
-// CreatePreparer is the optional Strategy method that adjusts a new object.
-type CreatePreparer interface {
-	PrepareForCreate(ctx context.Context, obj scheme.Object)
-}
-
-// UpdatePreparer is the optional Strategy method that adjusts an updated object.
-type UpdatePreparer interface {
-	PrepareForUpdate(ctx context.Context, obj, old scheme.Object)
-}
-
-// CreateValidator is the optional Strategy method that validates a new object.
-type CreateValidator interface {
-	Validate(ctx context.Context, obj scheme.Object) validation.ErrorList
-}
-
-// UpdateValidator is the optional Strategy method that validates an update.
-type UpdateValidator interface {
-	ValidateUpdate(ctx context.Context, obj, old scheme.Object) validation.ErrorList
-}
-
-// CreateWarner is the optional Strategy method that returns warnings for a new object.
-type CreateWarner interface {
-	WarningsOnCreate(ctx context.Context, obj scheme.Object) []string
-}
-
-// UpdateWarner is the optional Strategy method that returns warnings for an update.
-type UpdateWarner interface {
-	WarningsOnUpdate(ctx context.Context, obj, old scheme.Object) []string
-}
-
-// User is who sent a request, as an Authenticator established it.
-type User struct {
-	Name   string
-	UID    string
-	Groups []string
-	Extra  map[string][]string
-}
-
-// Anonymous is the user of requests when no Authenticator is configured.
-var Anonymous = User{Name: "system:anonymous", Groups: []string{"system:unauthenticated"}}
-
-// Authenticator establishes who sent a request. It returns ok=false when the request
-// carries no acceptable credentials (401 Unauthorized) and an error when it cannot tell
-// (also 401, the error is logged).
-type Authenticator interface {
-	Authenticate(r *http.Request) (user *User, ok bool, err error)
-}
-
-// Attributes describe a request to an Authorizer, like kube's authorizer.Attributes.
-type Attributes struct {
-	User *User
-	// Verb is the API verb (get, list, watch, create, update, patch, delete,
-	// deletecollection) for resource requests, the lowercased HTTP method otherwise.
-	Verb        string
-	Namespace   string
-	APIGroup    string
-	APIVersion  string
-	Resource    string
-	Subresource string
-	Name        string
-	// Path is the URL path.
-	Path string
-	// ResourceRequest is false for non-resource paths (/healthz, /version, /apis, ...).
-	ResourceRequest bool
-}
-
-// Authorizer decides whether a request may proceed. Deny answers 403 Forbidden with
-// kube's message, reason appended; an error answers 500... unless allowed is true.
-type Authorizer interface {
-	Authorize(ctx context.Context, a Attributes) (allowed bool, reason string, err error)
-}
-
-// Operation is what an admission plugin is asked about.
-type Operation string
-
-// The operations admission sees.
-const (
-	OperationCreate Operation = "CREATE"
-	OperationUpdate Operation = "UPDATE"
-	OperationDelete Operation = "DELETE"
-)
-
-// AdmissionAttributes describe one write to admission plugins.
-type AdmissionAttributes struct {
-	Attributes
-	// Kind is the kind of the object at the request's version.
-	Kind scheme.GroupVersionKind
-	// Operation is CREATE, UPDATE (also for patch and subresource writes) or DELETE.
-	Operation Operation
-	// OldObject is the stored object (internal version) for UPDATE and DELETE, else nil.
-	OldObject scheme.Object
-	// DryRun is true when nothing will be stored (dryRun=All): plugins with side effects
-	// must not perform them.
-	DryRun bool
-}
-
-// MutatingAdmission may change an object before it is validated and stored. obj is the
-// internal version (nil for DELETE). A returned *scheme.Status is sent as is; any other
-// error becomes 403 Forbidden.
-type MutatingAdmission interface {
-	Admit(ctx context.Context, a AdmissionAttributes, obj scheme.Object) error
-}
-
-// ValidatingAdmission accepts or rejects a validated object before it is stored, without
-// changing it. obj is the internal version (for DELETE, the stored object). A returned
-// *scheme.Status is sent as is; any other error becomes 403 Forbidden.
-type ValidatingAdmission interface {
-	Validate(ctx context.Context, a AdmissionAttributes, obj scheme.Object) error
 }
 
 // Handler serves the Kubernetes-style REST API of a scheme over a storage.Interface. It
@@ -237,58 +105,67 @@ func newCodecs(opts Options) *codec.Codecs {
 	return codec.NewCodecs(opts.Scheme, extra...)
 }
 
-// ServeHTTP serves one request.
+// ServeHTTP serves one request, the one entry of every request: recover (a panic is a
+// 500 Status), parse (requestinfo.go), authenticate and authorize (auth.go), route
+// (route.go).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h.serve(w, r)
+	rw := &responseWriter{ResponseWriter: w}
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			h.log.Error("rest: panic serving request", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+			if !rw.wroteHeader {
+				h.writeStatus(rw, r, NewInternalError(fmt.Errorf("%v", p)))
+			}
+		}
+	}()
+
+	info := ParseRequestInfo(r)
+	ctx := WithRequestInfo(r.Context(), info)
+
+	user, st := h.authenticate(r)
+	if st != nil {
+		h.writeStatus(rw, r, st)
+		return
+	}
+	ctx = WithUser(ctx, user)
+	r = r.WithContext(ctx)
+
+	if st := h.authorize(ctx, info, user); st != nil {
+		h.writeStatus(rw, r, st)
+		return
+	}
+
+	if !info.IsResourceRequest {
+		h.serveNonResource(rw, r)
+		return
+	}
+	h.serveResource(rw, r, info)
 }
 
-type ctxKey int
-
-const (
-	requestInfoKey ctxKey = iota
-	userKey
-)
-
-// RequestInfo is what the Handler parsed from a request's method, path and query.
-type RequestInfo struct {
-	// IsResourceRequest is true for paths under /api/v1 and /apis/GROUP/VERSION that name
-	// a resource.
-	IsResourceRequest bool
-	// Path is the URL path.
-	Path string
-	// Verb is get, list, watch, create, update, patch, delete or deletecollection for
-	// resource requests, the lowercased HTTP method otherwise.
-	Verb string
-	// APIPrefix is "api" or "apis" for resource requests.
-	APIPrefix   string
-	APIGroup    string
-	APIVersion  string
-	Namespace   string
-	Resource    string
-	Subresource string
-	Name        string
-	// Parts are the path segments after the group version (without a "watch" prefix).
-	Parts []string
+// responseWriter remembers whether the header went out, so that a panic after it does
+// not write a second one, and passes Flush through for watches.
+type responseWriter struct {
+	http.ResponseWriter
+	wroteHeader bool
 }
 
-// WithRequestInfo returns a context carrying info.
-func WithRequestInfo(ctx context.Context, info *RequestInfo) context.Context {
-	return context.WithValue(ctx, requestInfoKey, info)
+func (w *responseWriter) WriteHeader(code int) {
+	w.wroteHeader = true
+	w.ResponseWriter.WriteHeader(code)
 }
 
-// RequestInfoFrom returns the RequestInfo the Handler put in a request's context.
-func RequestInfoFrom(ctx context.Context) (*RequestInfo, bool) {
-	info, ok := ctx.Value(requestInfoKey).(*RequestInfo)
-	return info, ok
+func (w *responseWriter) Write(b []byte) (int, error) {
+	w.wroteHeader = true
+	return w.ResponseWriter.Write(b)
 }
 
-// WithUser returns a context carrying user.
-func WithUser(ctx context.Context, user *User) context.Context {
-	return context.WithValue(ctx, userKey, user)
+func (w *responseWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
-// UserFrom returns the authenticated user the Handler put in a request's context.
-func UserFrom(ctx context.Context) (*User, bool) {
-	u, ok := ctx.Value(userKey).(*User)
-	return u, ok
-}
+func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

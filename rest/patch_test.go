@@ -3,11 +3,12 @@ package rest_test
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/apikit-dev/apikit/codec/cbor"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/apikit-dev/apikit/codec/cbor"
 
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"

@@ -1,12 +1,35 @@
 package rest
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/apikit-dev/apikit/storage"
 )
+
+// RequestInfo is what the Handler parsed from a request's method, path and query.
+type RequestInfo struct {
+	// IsResourceRequest is true for paths under /api/v1 and /apis/GROUP/VERSION that name
+	// a resource.
+	IsResourceRequest bool
+	// Path is the URL path.
+	Path string
+	// Verb is get, list, watch, create, update, patch, delete or deletecollection for
+	// resource requests, the lowercased HTTP method otherwise.
+	Verb string
+	// APIPrefix is "api" or "apis" for resource requests.
+	APIPrefix   string
+	APIGroup    string
+	APIVersion  string
+	Namespace   string
+	Resource    string
+	Subresource string
+	Name        string
+	// Parts are the path segments after the group version (without a "watch" prefix).
+	Parts []string
+}
 
 // ParseRequestInfo reads verb, group, version, namespace, resource, name and
 // subresource from a request, the way kube-apiserver's RequestInfoFactory does:
@@ -111,4 +134,22 @@ func splitPath(p string) []string {
 		return nil
 	}
 	return strings.Split(p, "/")
+}
+
+type ctxKey int
+
+const (
+	requestInfoKey ctxKey = iota
+	userKey
+)
+
+// WithRequestInfo returns a context carrying info.
+func WithRequestInfo(ctx context.Context, info *RequestInfo) context.Context {
+	return context.WithValue(ctx, requestInfoKey, info)
+}
+
+// RequestInfoFrom returns the RequestInfo the Handler put in a request's context.
+func RequestInfoFrom(ctx context.Context) (*RequestInfo, bool) {
+	info, ok := ctx.Value(requestInfoKey).(*RequestInfo)
+	return info, ok
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/apikit-dev/apikit/codec"
+	"github.com/apikit-dev/apikit/rest/table"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -27,6 +28,110 @@ const (
 // output is the outcome of negotiating a response: the serializer and, for Table and
 // PartialObjectMetadata(List) requests, the "as" target.
 type output = codec.Output
+
+// respond sends an object (at the URL version) with code, as the client asked: plain,
+// Table or PartialObjectMetadata.
+func (rq *request) respond(code int, obj scheme.Kinded) {
+	out, st := rq.h.negotiate(rq.r, codec.ResponseOptions{
+		GVK: obj.GetObjectKind().GroupVersionKind(), Object: obj,
+		AllowAs: func(as string) bool {
+			switch as {
+			case asPartialObjectMetadata, asPartialObjectMetadataList, asTable:
+				return (rq.info.Verb == "get" || rq.info.Verb == "list") && rq.info.Subresource == ""
+			}
+			return false
+		},
+	})
+	if st != nil {
+		rq.fail(st)
+		return
+	}
+	if out.As == asTable {
+		tbl, err := rq.table(obj)
+		if err != nil {
+			rq.fail(err)
+			return
+		}
+		addWarnings(rq.w, rq.warnings)
+		rq.h.writeEncoded(rq.w, rq.r, code, out, tbl)
+		return
+	}
+	if out.As != "" {
+		conv, err := toPartialMetadata(obj, out.As)
+		if err != nil {
+			rq.fail(err)
+			return
+		}
+		obj = conv
+	}
+	addWarnings(rq.w, rq.warnings)
+	rq.h.writeEncoded(rq.w, rq.r, code, out, obj)
+}
+
+// fail sends the Status of err.
+func (rq *request) fail(err error) {
+	addWarnings(rq.w, rq.warnings)
+	rq.h.writeStatus(rq.w, rq.r, toStatus(err, rq.gr, rq.info.Name, rq.key(rq.info.Name)))
+}
+
+// table renders an object or list as a meta.k8s.io Table (package rest/table).
+func (rq *request) table(obj scheme.Kinded) (scheme.Kinded, error) {
+	opts, err := table.ParseOptions(rq.query)
+	if err != nil {
+		return nil, NewBadRequest(err.Error())
+	}
+	if v := rq.r.Header.Get("Accept"); strings.Contains(v, "v=v1beta1") && !strings.Contains(v, "v=v1;") && !strings.HasSuffix(v, "v=v1") {
+		opts.GroupVersion = scheme.GroupVersion{Group: scheme.MetaGroupVersion.Group, Version: "v1beta1"}
+	}
+	if list, ok := obj.(scheme.ListObject); ok && scheme.IsList(obj) {
+		return table.ForList(rq.res, list, opts)
+	}
+	o, err := asObject(obj)
+	if err != nil {
+		return nil, err
+	}
+	return table.ForObject(rq.res, o, opts)
+}
+
+// toPartialMetadata reduces an object or list to PartialObjectMetadata(List).
+func toPartialMetadata(obj scheme.Kinded, as string) (scheme.Kinded, error) {
+	tm := scheme.TypeMeta{APIVersion: scheme.MetaGroupVersion.String(), Kind: asPartialObjectMetadata}
+	if o, ok := obj.(scheme.Object); ok && !scheme.IsList(obj) {
+		if as != asPartialObjectMetadata {
+			return nil, NewNotAcceptable([]string{"application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"})
+		}
+		return &scheme.PartialObjectMetadata{TypeMeta: tm, ObjectMeta: metaOf(o)}, nil
+	}
+	list, ok := obj.(scheme.ListObject)
+	if !ok || as != asPartialObjectMetadataList {
+		return nil, NewNotAcceptable([]string{"application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"})
+	}
+	items, err := scheme.ExtractList(obj)
+	if err != nil {
+		return nil, err
+	}
+	out := &scheme.PartialObjectMetadataList{
+		TypeMeta: scheme.TypeMeta{APIVersion: scheme.MetaGroupVersion.String(), Kind: asPartialObjectMetadataList},
+		ListMeta: scheme.ListMeta{ResourceVersion: list.GetResourceVersion(), Continue: list.GetContinue(), RemainingItemCount: list.GetRemainingItemCount()},
+		Items:    make([]scheme.PartialObjectMetadata, len(items)),
+	}
+	for i, it := range items {
+		out.Items[i] = scheme.PartialObjectMetadata{TypeMeta: tm, ObjectMeta: metaOf(it)}
+	}
+	return out, nil
+}
+
+// metaOf copies the metadata of any object into an ObjectMeta.
+func metaOf(o scheme.MetaAccessor) scheme.ObjectMeta {
+	return scheme.ObjectMeta{
+		Name: o.GetName(), GenerateName: o.GetGenerateName(), Namespace: o.GetNamespace(), SelfLink: o.GetSelfLink(),
+		UID: o.GetUID(), ResourceVersion: o.GetResourceVersion(), Generation: o.GetGeneration(),
+		CreationTimestamp: o.GetCreationTimestamp(), DeletionTimestamp: o.GetDeletionTimestamp(),
+		DeletionGracePeriodSeconds: o.GetDeletionGracePeriodSeconds(), Labels: o.GetLabels(),
+		Annotations: o.GetAnnotations(), OwnerReferences: o.GetOwnerReferences(), Finalizers: o.GetFinalizers(),
+		ManagedFields: o.GetManagedFields(),
+	}
+}
 
 // negotiate picks the response format from the Accept header for a response carrying
 // what opts describe (package codec holds the rules). Nothing acceptable is a 406 Status

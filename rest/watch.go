@@ -64,40 +64,54 @@ func (rq *request) validateWatchOptions() (sendInitial *bool, err error) {
 	return sendInitial, nil
 }
 
-// watch streams changes as newline-terminated WatchEvent JSON documents, flushed per
-// event, until timeoutSeconds, the client leaving, or the storage ending the watch.
+// watch streams changes in the negotiated stream framing (see writeFrame), flushed per
+// event, until timeoutSeconds, the client leaving, or the storage ending the watch. It
+// runs in three steps: validate the options, negotiate the stream's format, stream.
 func (rq *request) watch() {
-	sendInitial, err := rq.validateWatchOptions()
+	opts, err := rq.validateWatch()
 	if err != nil {
 		rq.fail(err)
 		return
 	}
+	out, st := rq.negotiateWatch()
+	if st != nil {
+		rq.fail(st)
+		return
+	}
+	rq.stream(out, opts)
+}
+
+// watchRequest is what a valid watch request asks for.
+type watchRequest struct {
+	storage.WatchOptions
+	// key is the storage key watched: the collection's prefix, or one object's key
+	// when the URL names it.
+	key string
+	// timeout ends the stream: timeoutSeconds, or a random duration between
+	// minRequestTimeout and twice it, like kube-apiserver.
+	timeout time.Duration
+}
+
+// validateWatch checks the watch options and the selectors and returns the storage
+// watch they describe.
+func (rq *request) validateWatch() (watchRequest, error) {
+	sendInitial, err := rq.validateWatchOptions()
+	if err != nil {
+		return watchRequest{}, err
+	}
 	pred, err := rq.predicate()
 	if err != nil {
-		rq.fail(err)
-		return
+		return watchRequest{}, err
 	}
 	timeout := time.Duration(float64(minRequestTimeout) * (1 + rand.Float64()))
 	if v := rq.query.Get("timeoutSeconds"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			rq.fail(NewBadRequest("invalid timeoutSeconds " + strconv.Quote(v)))
-			return
+			return watchRequest{}, NewBadRequest("invalid timeoutSeconds " + strconv.Quote(v))
 		}
 		if n > 0 {
 			timeout = time.Duration(n) * time.Second
 		}
-	}
-	// Streams are JSON documents, CBOR data items or protobuf frames; YAML has no
-	// stream framing and is not offered, as in kube-apiserver.
-	sample, _ := rq.h.scheme.New(rq.gvk)
-	out, st := rq.h.negotiate(rq.r, codec.ResponseOptions{
-		GVK: rq.gvk, Object: sample, Stream: true,
-		AllowAs: func(as string) bool { return as == asPartialObjectMetadata || as == asTable },
-	})
-	if st != nil {
-		rq.fail(st)
-		return
 	}
 	key := storage.Prefix(rq.gr, rq.info.Namespace)
 	recursive := true
@@ -105,21 +119,43 @@ func (rq *request) watch() {
 		key, recursive = rq.key(rq.info.Name), false
 	}
 	bookmarkGVK := rq.gvk
-	wi, err := rq.h.store.Watch(rq.ctx, key, storage.WatchOptions{
-		ResourceVersion:   rq.query.Get("resourceVersion"),
-		Recursive:         recursive,
-		Predicate:         pred,
-		Bookmarks:         isTrue(rq.query.Get("allowWatchBookmarks")),
-		SendInitialEvents: sendInitial,
-		NewBookmarkObject: func() scheme.Object {
-			k, err := rq.h.scheme.New(bookmarkGVK)
-			if err != nil {
-				return &scheme.Unstructured{Object: map[string]any{}}
-			}
-			obj, _ := k.(scheme.Object)
-			return obj
+	return watchRequest{
+		key:     key,
+		timeout: timeout,
+		WatchOptions: storage.WatchOptions{
+			ResourceVersion:   rq.query.Get("resourceVersion"),
+			Recursive:         recursive,
+			Predicate:         pred,
+			Bookmarks:         isTrue(rq.query.Get("allowWatchBookmarks")),
+			SendInitialEvents: sendInitial,
+			NewBookmarkObject: func() scheme.Object {
+				k, err := rq.h.scheme.New(bookmarkGVK)
+				if err != nil {
+					return &scheme.Unstructured{Object: map[string]any{}}
+				}
+				obj, _ := k.(scheme.Object)
+				return obj
+			},
 		},
+	}, nil
+}
+
+// negotiateWatch picks the stream's format from the Accept header. Streams are JSON
+// documents, CBOR data items or protobuf frames; YAML has no stream framing and is not
+// offered, as in kube-apiserver.
+func (rq *request) negotiateWatch() (output, *scheme.Status) {
+	sample, _ := rq.h.scheme.New(rq.gvk)
+	return rq.h.negotiate(rq.r, codec.ResponseOptions{
+		GVK: rq.gvk, Object: sample, Stream: true,
+		AllowAs: func(as string) bool { return as == asPartialObjectMetadata || as == asTable },
 	})
+}
+
+// stream opens the storage watch and writes its events in out's framing. A watch from
+// a resourceVersion older than the history kept starts with 200 and ends with one
+// ERROR event carrying the 410 Expired Status, as kube-apiserver does.
+func (rq *request) stream(out output, wr watchRequest) {
+	wi, err := rq.h.store.Watch(rq.ctx, wr.key, wr.WatchOptions)
 	if err != nil && !errors.Is(err, storage.ErrGone) {
 		rq.fail(err)
 		return
@@ -138,14 +174,14 @@ func (rq *request) watch() {
 		}
 	}
 	if err != nil {
-		rq.writeEvent(out, watch.Event{Type: watch.Error, Object: toStatus(err, rq.gr, "", key)})
+		rq.writeEvent(out, watch.Event{Type: watch.Error, Object: toStatus(err, rq.gr, "", wr.key)})
 		flush()
 		return
 	}
 	defer wi.Stop()
 	flush()
 
-	timer := time.NewTimer(timeout)
+	timer := time.NewTimer(wr.timeout)
 	defer timer.Stop()
 	encKey := any(encodingKey{gv: rq.gv, mediaType: out.MediaType, as: out.As, asOptions: rq.query.Get("includeObject")})
 	for {

@@ -12,8 +12,7 @@ import (
 // after a collision before answering 500 ServerTimeout.
 const maxGenerateNameAttempts = 5
 
-// ---- create ----
-
+// create serves POST on a collection: decode, prepare, admit, validate, store.
 func (rq *request) create() {
 	dryRun, fv, err := rq.writeOptions("CreateOptions")
 	if err != nil {
@@ -135,8 +134,6 @@ func (rq *request) createObject(in scheme.Object, dryRun bool) (scheme.Object, e
 		return nil, toStatus(err, rq.gr, name, key)
 	}
 }
-
-// ---- update and patch ----
 
 // updateRequest reads what every PUT and PATCH starts with: the options (dryRun,
 // fieldValidation) and the body. On failure it has answered the request.

@@ -1,0 +1,149 @@
+package rest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/apikit-dev/apikit/codec"
+	"github.com/apikit-dev/apikit/codec/protobuf"
+	"github.com/apikit-dev/apikit/conversion"
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/validation"
+)
+
+// writeOptions reads dryRun and fieldValidation, which every mutating verb accepts.
+// kind names the options kind in the 422 Status (CreateOptions, UpdateOptions, ...).
+func (rq *request) writeOptions(kind string) (dryRun bool, fieldValidation string, err error) {
+	var errs validation.ErrorList
+	for _, v := range rq.query["dryRun"] {
+		if v != "All" {
+			errs = append(errs, validation.NotSupported(validation.NewPath("dryRun"), rq.query["dryRun"], []string{"All"}))
+			break
+		}
+		dryRun = true
+	}
+	fieldValidation = rq.query.Get("fieldValidation")
+	switch fieldValidation {
+	case "", "Ignore", "Warn", "Strict":
+	default:
+		errs = append(errs, validation.NotSupported(validation.NewPath("fieldValidation"), fieldValidation, []string{"", "Ignore", "Strict", "Warn"}))
+	}
+	if len(errs) > 0 {
+		return false, "", newInvalidOptions(kind, errs)
+	}
+	return dryRun, fieldValidation, nil
+}
+
+// readBody reads the request body within the size limit.
+func (rq *request) readBody() ([]byte, error) {
+	limit := rq.h.maxBody
+	if rq.r.ContentLength > limit {
+		return nil, NewRequestEntityTooLarge(limit)
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(rq.w, rq.r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, NewRequestEntityTooLarge(limit)
+		}
+		return nil, NewBadRequest(fmt.Sprintf("failed to read the request body: %v", err))
+	}
+	return data, nil
+}
+
+// serializerFor returns the serializer of the request's Content-Type (JSON when unset)
+// for a body of the given kind, if any: a media type the kind has no encoding in (a
+// protobuf body for a kind without protobuf) is 415, like an unknown one.
+func (rq *request) serializerFor(contentType string, kind ...scheme.GroupVersionKind) (codec.Serializer, error) {
+	var gvk scheme.GroupVersionKind
+	var sample any
+	if len(kind) > 0 {
+		gvk = kind[0]
+		if k, err := rq.h.scheme.New(gvk); err == nil {
+			sample = k
+		}
+	}
+	ser, err := rq.h.codecs.DecoderFor(contentType, gvk, sample)
+	if err != nil {
+		var ume *codec.UnsupportedMediaTypeError
+		accepted := rq.h.codecs.MediaTypes()
+		if errors.As(err, &ume) {
+			accepted = ume.Accepted
+		}
+		return nil, NewUnsupportedMediaType(contentType, accepted)
+	}
+	return ser, nil
+}
+
+// decodeInto decodes data with ser, applying fieldValidation to unknown and duplicate
+// fields: Strict fails with 400 listing them all, Warn (the default) adds Warning
+// headers, Ignore drops them.
+func (rq *request) decodeInto(ser codec.Serializer, data []byte, into scheme.Kinded, def scheme.GroupVersionKind, fieldValidation string) (scheme.Kinded, scheme.GroupVersionKind, error) {
+	if ks, ok := ser.(codec.KindSupporter); ok && into != nil && !ks.Supports(def, into) {
+		return nil, def, NewUnsupportedMediaType(ser.MediaType(), rq.h.codecs.MediaTypesFor(def, into))
+	}
+	res, err := ser.Decode(data, &def, into)
+	if errors.Is(err, protobuf.ErrNotProtobuf) {
+		return nil, res.GVK, NewUnsupportedMediaType(ser.MediaType(), rq.h.codecs.MediaTypesFor(res.GVK, into))
+	}
+	if err != nil {
+		return nil, res.GVK, NewBadRequest(err.Error())
+	}
+	if len(res.Issues) > 0 {
+		switch fieldValidation {
+		case "Strict":
+			return nil, res.GVK, NewBadRequest(res.Issues.Err().Error())
+		case "Ignore":
+		default:
+			rq.warnings = append(rq.warnings, res.Issues.Warnings()...)
+		}
+	}
+	return res.Object, res.GVK, nil
+}
+
+// decodeObject decodes a body that must be an object of the URL's kind and version,
+// applies defaults, and returns its internal version.
+func (rq *request) decodeObject(data []byte, fieldValidation string) (scheme.Object, error) {
+	ser, err := rq.serializerFor(rq.r.Header.Get("Content-Type"), rq.gvk)
+	if err != nil {
+		return nil, err
+	}
+	return rq.decodeExternal(ser, data, fieldValidation)
+}
+
+func (rq *request) decodeExternal(ser codec.Serializer, data []byte, fieldValidation string) (scheme.Object, error) {
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return nil, NewBadRequest("the request body is empty; an object of kind " + rq.gvk.Kind + " is expected")
+	}
+	k, gvk, err := rq.decodeInto(ser, data, nil, rq.gvk, fieldValidation)
+	if err != nil {
+		var nre *scheme.NotRegisteredError
+		if errors.As(err, &nre) || gvk.GroupVersion() != rq.gv {
+			return nil, rq.kindMismatch(gvk)
+		}
+		return nil, err
+	}
+	if gvk.GroupVersion() != rq.gv || gvk.Kind != rq.gvk.Kind {
+		return nil, rq.kindMismatch(gvk)
+	}
+	obj, err := asObject(k)
+	if err != nil {
+		return nil, NewBadRequest(err.Error())
+	}
+	conversion.Default(rq.h.scheme, obj)
+	in, err := rq.h.toInternal(obj, rq.gvk.GroupKind())
+	if err != nil {
+		return nil, NewBadRequest(err.Error())
+	}
+	return in, nil
+}
+
+func (rq *request) kindMismatch(gvk scheme.GroupVersionKind) error {
+	if gvk.GroupVersion() != rq.gv {
+		return NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), rq.gv.String()))
+	}
+	return NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s)", gvk.Kind, rq.gvk.Kind))
+}

@@ -1,0 +1,163 @@
+package rest
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/validation"
+)
+
+func (rq *request) get() {
+	obj, err := rq.h.store.Get(rq.ctx, rq.key(rq.info.Name), storage.GetOptions{ResourceVersion: rq.query.Get("resourceVersion")})
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	out, err := rq.h.toVersion(obj, rq.gv)
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	rq.respond(http.StatusOK, out)
+}
+
+// predicate builds the label and field predicate of a list, watch or deletecollection.
+// Field selectors may name metadata.name, metadata.namespace and the resource's
+// SelectableFields; anything else is 400 `field label not supported: X`.
+func (rq *request) predicate() (storage.Predicate, error) {
+	var p storage.Predicate
+	var err error
+	if p.Label, err = storage.ParseLabelSelector(rq.query.Get("labelSelector")); err != nil {
+		return p, err
+	}
+	if p.Field, err = storage.ParseFieldSelector(rq.query.Get("fieldSelector")); err != nil {
+		return p, err
+	}
+	custom := false
+	for _, req := range p.Field.Requirements() {
+		switch {
+		case req.Field == "metadata.name" || req.Field == "metadata.namespace":
+		case slices.Contains(rq.res.SelectableFields, req.Field):
+			custom = true
+		default:
+			return p, NewBadRequest("field label not supported: " + req.Field)
+		}
+	}
+	if custom {
+		fields := rq.res.SelectableFields
+		p.GetAttrs = func(obj scheme.Object) (map[string]string, map[string]string, error) {
+			labels, set, _ := storage.DefaultAttrs(obj)
+			m, err := toMap(obj)
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, f := range fields {
+				v, _ := readPath(m, f)
+				set[f] = fieldString(v)
+			}
+			return labels, set, nil
+		}
+	}
+	return p, nil
+}
+
+// validateListOptions checks the combinations kube-apiserver rejects for a list with 422
+// Invalid ListOptions before it reads anything (ValidateListOptions upstream).
+func (rq *request) validateListOptions() *scheme.Status {
+	var errs validation.ErrorList
+	q := rq.query
+	path := validation.NewPath("resourceVersionMatch")
+	if match := q.Get("resourceVersionMatch"); match != "" {
+		if q.Get("resourceVersion") == "" {
+			errs = append(errs, validation.Forbidden(path, "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+		}
+		if q.Get("continue") != "" {
+			errs = append(errs, validation.Forbidden(path, "resourceVersionMatch is forbidden when continue is provided"))
+		}
+		switch storage.ResourceVersionMatch(match) {
+		case storage.ResourceVersionMatchExact:
+			if q.Get("resourceVersion") == "0" {
+				errs = append(errs, validation.Forbidden(path, `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`))
+			}
+		case storage.ResourceVersionMatchNotOlderThan:
+		default:
+			errs = append(errs, validation.NotSupported(path, match, []string{string(storage.ResourceVersionMatchExact), string(storage.ResourceVersionMatchNotOlderThan), ""}))
+		}
+	}
+	if q.Has("sendInitialEvents") {
+		errs = append(errs, validation.Forbidden(validation.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for list"))
+	}
+	if len(errs) > 0 {
+		return newInvalidOptions("ListOptions", errs)
+	}
+	return nil
+}
+
+func (rq *request) list() {
+	if st := rq.validateListOptions(); st != nil {
+		rq.fail(st)
+		return
+	}
+	pred, err := rq.predicate()
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	var limit int64
+	if l := rq.query.Get("limit"); l != "" {
+		if _, err := fmt.Sscanf(l, "%d", &limit); err != nil {
+			rq.fail(NewBadRequest(fmt.Sprintf("invalid limit %q: %v", l, err)))
+			return
+		}
+	}
+	prefix := storage.Prefix(rq.gr, rq.info.Namespace)
+	lr, err := rq.h.store.List(rq.ctx, prefix, storage.ListOptions{
+		ResourceVersion:      rq.query.Get("resourceVersion"),
+		ResourceVersionMatch: storage.ResourceVersionMatch(rq.query.Get("resourceVersionMatch")),
+		Limit:                limit,
+		Continue:             rq.query.Get("continue"),
+		Predicate:            pred,
+	})
+	if err != nil {
+		if errors.Is(err, storage.ErrGone) && rq.query.Get("continue") != "" {
+			err = NewResourceExpired(continueExpiredMessage)
+		}
+		rq.fail(err)
+		return
+	}
+	list, err := rq.newList(lr.Items)
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	list.SetResourceVersion(lr.ResourceVersion)
+	list.SetContinue(lr.Continue)
+	list.SetRemainingItemCount(lr.RemainingItemCount)
+	rq.respond(http.StatusOK, list)
+}
+
+// newList builds the URL version's list kind holding objs converted to the URL version.
+func (rq *request) newList(objs []scheme.Object) (scheme.ListObject, error) {
+	k, err := rq.h.scheme.New(rq.gv.WithKind(rq.res.ListKind))
+	if err != nil {
+		return nil, err
+	}
+	list, ok := k.(scheme.ListObject)
+	if !ok {
+		return nil, fmt.Errorf("%T is not a list", k)
+	}
+	items := make([]scheme.Object, len(objs))
+	for i, o := range objs {
+		if items[i], err = rq.h.toVersion(o, rq.gv); err != nil {
+			return nil, err
+		}
+	}
+	if err := scheme.SetList(list, items); err != nil {
+		return nil, err
+	}
+	return list, nil
+}

@@ -1,0 +1,134 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
+)
+
+// serveNonResource answers health checks and hands discovery paths to Options.Discovery.
+func (h *Handler) serveNonResource(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	for _, hp := range []string{"/healthz", "/livez", "/readyz"} {
+		if p == hp || strings.HasPrefix(p, hp+"/") {
+			if r.Method != http.MethodGet && r.Method != http.MethodHead {
+				h.writeStatus(w, r, errMethodNotAllowed())
+				return
+			}
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+			w.WriteHeader(http.StatusOK)
+			_, _ = w.Write([]byte("ok"))
+			return
+		}
+	}
+	if h.opts.Discovery != nil {
+		h.opts.Discovery.ServeHTTP(w, r)
+		return
+	}
+	h.writeStatus(w, r, errPathNotFound())
+}
+
+// serveResource routes a resource request to its verb after checking that the resource,
+// version, scope and subresource exist.
+func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *RequestInfo) {
+	gr := scheme.GroupResource{Group: info.APIGroup, Resource: info.Resource}
+	res, ok := h.scheme.Resource(gr)
+	if !ok && gr == namespacesGR && info.APIPrefix == "api" && info.APIVersion == "v1" {
+		h.serveImplicitNamespace(w, r, info)
+		return
+	}
+	gv := scheme.GroupVersion{Group: info.APIGroup, Version: info.APIVersion}
+	if !ok || info.APIVersion == scheme.InternalVersion || !h.scheme.Recognizes(gv.WithKind(res.Kind)) ||
+		(info.APIPrefix == "api") != (info.APIGroup == "") || len(info.Parts) > 3 {
+		h.writeStatus(w, r, errPathNotFound())
+		return
+	}
+	if res.Namespaced && info.Namespace == "" && info.Name != "" && info.Verb != "list" && info.Verb != "watch" ||
+		res.Namespaced && info.Namespace == "" && len(info.Parts) > 1 ||
+		!res.Namespaced && info.Namespace != "" {
+		h.writeStatus(w, r, errPathNotFound())
+		return
+	}
+	if info.Subresource != "" && !res.HasSubresource(info.Subresource) {
+		h.writeStatus(w, r, errPathNotFound())
+		return
+	}
+	user, _ := UserFrom(r.Context())
+	rq := &request{
+		h: h, w: w, r: r, ctx: r.Context(), info: info, user: user,
+		res: res, gr: gr, gv: gv, gvk: gv.WithKind(res.Kind),
+		strategy: h.opts.Strategies[gr], query: r.URL.Query(),
+	}
+	item := len(info.Parts) > 1
+	allNamespaces := res.Namespaced && info.Namespace == ""
+	switch info.Verb {
+	case "get":
+		switch info.Subresource {
+		case "scale":
+			rq.getScale()
+		default:
+			rq.get()
+		}
+	case "list":
+		rq.list()
+	case "watch":
+		rq.watch()
+	case "create":
+		if item || allNamespaces {
+			h.writeStatus(w, r, errMethodNotAllowed())
+			return
+		}
+		rq.create()
+	case "update", "patch":
+		if !item {
+			h.writeStatus(w, r, errMethodNotAllowed())
+			return
+		}
+		if info.Subresource == "scale" {
+			rq.writeScale()
+			return
+		}
+		rq.update()
+	case "delete":
+		if info.Subresource != "" {
+			h.writeStatus(w, r, errMethodNotAllowed())
+			return
+		}
+		rq.delete()
+	case "deletecollection":
+		if allNamespaces {
+			h.writeStatus(w, r, errMethodNotAllowed())
+			return
+		}
+		rq.deleteCollection()
+	default:
+		h.writeStatus(w, r, errMethodNotAllowed())
+	}
+}
+
+// request is one resource request on its way through the pipeline.
+type request struct {
+	h        *Handler
+	w        http.ResponseWriter
+	r        *http.Request
+	ctx      context.Context
+	info     *RequestInfo
+	user     *User
+	res      *scheme.Resource
+	gr       scheme.GroupResource
+	gv       scheme.GroupVersion
+	gvk      scheme.GroupVersionKind
+	strategy Strategy
+	query    url.Values
+	warnings []string
+	// applied is set for server-side apply, which records managedFields itself.
+	applied bool
+}
+
+// key is the storage key of the object the request names.
+func (rq *request) key(name string) string { return storage.Key(rq.gr, rq.info.Namespace, name) }

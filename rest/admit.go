@@ -80,8 +80,8 @@ func (rq *request) validateAdmission(a AdmissionAttributes, obj scheme.Object) e
 
 func (rq *request) validateCreate(obj scheme.Object) error {
 	var errs validation.ErrorList
-	if v, ok := rq.strategy.(CreateValidator); ok {
-		errs = v.Validate(rq.ctx, obj)
+	if f := rq.hooks.validate; f != nil {
+		errs = f(rq.ctx, obj)
 	}
 	errs = appendUnique(errs, validation.ValidateObjectMeta(obj, rq.res.Namespaced, validation.NameIsDNSSubdomain, validation.NewPath("metadata")))
 	if len(errs) > 0 {
@@ -92,8 +92,8 @@ func (rq *request) validateCreate(obj scheme.Object) error {
 
 func (rq *request) validateUpdate(obj, old scheme.Object) error {
 	errs := validation.ValidateObjectMetaUpdate(obj, old, validation.NewPath("metadata"))
-	if v, ok := rq.strategy.(UpdateValidator); ok {
-		errs = appendUnique(errs, v.ValidateUpdate(rq.ctx, obj, old))
+	if f := rq.hooks.validateUpdate; f != nil {
+		errs = appendUnique(errs, f(rq.ctx, obj, old))
 	}
 	if len(errs) > 0 {
 		return rq.invalid(errs, obj.GetName())

@@ -63,9 +63,13 @@ type Handler struct {
 	codecs  *codec.Codecs
 	log     *slog.Logger
 	maxBody int64
+	// hooks are the resolved Strategies by resource.
+	hooks map[scheme.GroupResource]*strategyHooks
 }
 
-// New returns the Handler of opts. It fails when Scheme or Storage is missing.
+// New returns the Handler of opts. It fails when Scheme or Storage is missing, when the
+// scheme has a registration mistake (scheme.Scheme.Check), and when a Strategy would
+// not be called as its author meant (see Strategy and StrategyFor).
 func New(opts Options) (*Handler, error) {
 	if opts.Scheme == nil {
 		return nil, errors.New("rest: Options.Scheme is required")
@@ -87,10 +91,25 @@ func New(opts Options) (*Handler, error) {
 	if h.maxBody <= 0 {
 		h.maxBody = DefaultMaxRequestBodyBytes
 	}
+	if err := opts.Scheme.Check(); err != nil {
+		return nil, fmt.Errorf("rest: %w", err)
+	}
 	for gr := range opts.Strategies {
 		if _, ok := opts.Scheme.Resource(gr); !ok {
 			return nil, fmt.Errorf("rest: strategy for unknown resource %s", gr)
 		}
+	}
+	h.hooks = make(map[scheme.GroupResource]*strategyHooks, len(opts.Strategies))
+	for _, res := range opts.Scheme.Resources() {
+		st, ok := opts.Strategies[res.GroupResource()]
+		if !ok {
+			continue
+		}
+		hooks, err := resolveStrategy(opts.Scheme, res, st)
+		if err != nil {
+			return nil, err
+		}
+		h.hooks[res.GroupResource()] = &hooks
 	}
 	return h, nil
 }

@@ -62,7 +62,7 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 	rq := &request{
 		h: h, w: w, r: r, ctx: r.Context(), info: info, user: user,
 		res: res, gr: gr, gv: gv, gvk: gv.WithKind(res.Kind),
-		strategy: h.opts.Strategies[gr], query: r.URL.Query(),
+		hooks: h.hooksOf(gr), query: r.URL.Query(),
 	}
 	item := len(info.Parts) > 1
 	allNamespaces := res.Namespaced && info.Namespace == ""
@@ -123,7 +123,7 @@ type request struct {
 	gr       scheme.GroupResource
 	gv       scheme.GroupVersion
 	gvk      scheme.GroupVersionKind
-	strategy Strategy
+	hooks    *strategyHooks
 	query    url.Values
 	warnings []string
 	// applied is set for server-side apply, which records managedFields itself.

@@ -2,15 +2,26 @@ package rest
 
 import (
 	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
 )
 
-// Strategy holds the optional per-resource hooks of one resource. The Handler looks for
-// the methods below by type assertion; a strategy implements any subset of them. Objects
-// handed to a strategy are the INTERNAL (hub) version of the kind when the group has
-// one, and are the request's own copies: a hook may change them.
+// Strategy holds the optional per-resource hooks of one resource, in one of two forms:
+//
+//   - a [StrategyFor] value, whose hooks take the kind's own Go type so that the
+//     compiler checks their signatures (the form to prefer);
+//   - any other value with any subset of the methods below, found by type assertion.
+//     [New] refuses a value with a method of a hook's name but another signature
+//     (Validate(ctx, *Gadget) instead of Validate(ctx, scheme.Object)), which would
+//     otherwise be ignored, and a value with none of them.
+//
+// Objects handed to a strategy are the INTERNAL (hub) version of the kind when the
+// group has one, and are the request's own copies: a hook may change them.
 //
 //   - PrepareForCreate(ctx context.Context, obj scheme.Object) ([CreatePreparer]): after
 //     the server has set uid, creationTimestamp, generation and namespace on a create.
@@ -27,6 +38,207 @@ import (
 //
 // Whether a PUT may create a missing object is scheme.Resource.AllowCreateOnUpdate.
 type Strategy interface{}
+
+// StrategyFor is a Strategy whose hooks take T, the Go type of the objects the
+// resource's hooks receive: the internal (hub) type when the group has one, else the
+// kind's one version's type (*scheme.Unstructured for a schema-only kind). [New] refuses
+// any other T. A nil field is a hook the resource does not use; the hooks mean what the
+// methods of [Strategy] mean.
+//
+//	rest.StrategyFor[*hub.Gadget]{
+//		Validate: func(ctx context.Context, g *hub.Gadget) validation.ErrorList { ... },
+//	}
+type StrategyFor[T scheme.Object] struct {
+	PrepareForCreate func(ctx context.Context, obj T)
+	PrepareForUpdate func(ctx context.Context, obj, old T)
+	Validate         func(ctx context.Context, obj T) validation.ErrorList
+	ValidateUpdate   func(ctx context.Context, obj, old T) validation.ErrorList
+	WarningsOnCreate func(ctx context.Context, obj T) []string
+	WarningsOnUpdate func(ctx context.Context, obj, old T) []string
+}
+
+// typedStrategy is what every StrategyFor is, whatever its T.
+type typedStrategy interface {
+	objectType() reflect.Type
+	hooks() strategyHooks
+}
+
+func (s StrategyFor[T]) objectType() reflect.Type { return reflect.TypeFor[T]() }
+
+// hooks wraps each hook in a function on scheme.Object; New has checked that the
+// objects are of type T, so the assertions cannot fail.
+func (s StrategyFor[T]) hooks() strategyHooks {
+	var h strategyHooks
+	if f := s.PrepareForCreate; f != nil {
+		h.prepareForCreate = func(ctx context.Context, obj scheme.Object) { f(ctx, obj.(T)) }
+	}
+	if f := s.PrepareForUpdate; f != nil {
+		h.prepareForUpdate = func(ctx context.Context, obj, old scheme.Object) { f(ctx, obj.(T), old.(T)) }
+	}
+	if f := s.Validate; f != nil {
+		h.validate = func(ctx context.Context, obj scheme.Object) validation.ErrorList { return f(ctx, obj.(T)) }
+	}
+	if f := s.ValidateUpdate; f != nil {
+		h.validateUpdate = func(ctx context.Context, obj, old scheme.Object) validation.ErrorList {
+			return f(ctx, obj.(T), old.(T))
+		}
+	}
+	if f := s.WarningsOnCreate; f != nil {
+		h.warningsOnCreate = func(ctx context.Context, obj scheme.Object) []string { return f(ctx, obj.(T)) }
+	}
+	if f := s.WarningsOnUpdate; f != nil {
+		h.warningsOnUpdate = func(ctx context.Context, obj, old scheme.Object) []string { return f(ctx, obj.(T), old.(T)) }
+	}
+	return h
+}
+
+// strategyHooks are the hooks of one resource, resolved once by New from either form
+// of Strategy; a nil hook is not used.
+type strategyHooks struct {
+	prepareForCreate func(ctx context.Context, obj scheme.Object)
+	prepareForUpdate func(ctx context.Context, obj, old scheme.Object)
+	validate         func(ctx context.Context, obj scheme.Object) validation.ErrorList
+	validateUpdate   func(ctx context.Context, obj, old scheme.Object) validation.ErrorList
+	warningsOnCreate func(ctx context.Context, obj scheme.Object) []string
+	warningsOnUpdate func(ctx context.Context, obj, old scheme.Object) []string
+}
+
+// noHooks are the hooks of a resource without a Strategy.
+var noHooks strategyHooks
+
+// hooksOf returns the hooks of a resource, never nil.
+func (h *Handler) hooksOf(gr scheme.GroupResource) *strategyHooks {
+	if hooks, ok := h.hooks[gr]; ok {
+		return hooks
+	}
+	return &noHooks
+}
+
+// hookMethods are the method names a Strategy value is searched for, with the
+// interface that gives each its signature.
+var hookMethods = []struct {
+	name  string
+	iface reflect.Type
+}{
+	{"PrepareForCreate", reflect.TypeFor[CreatePreparer]()},
+	{"PrepareForUpdate", reflect.TypeFor[UpdatePreparer]()},
+	{"Validate", reflect.TypeFor[CreateValidator]()},
+	{"ValidateUpdate", reflect.TypeFor[UpdateValidator]()},
+	{"WarningsOnCreate", reflect.TypeFor[CreateWarner]()},
+	{"WarningsOnUpdate", reflect.TypeFor[UpdateWarner]()},
+}
+
+// resolveStrategy returns the hooks of the strategy of resource res, refusing the
+// mistakes that would otherwise leave a hook silently unused.
+func resolveStrategy(s *scheme.Scheme, res *scheme.Resource, st Strategy) (strategyHooks, error) {
+	gr := res.GroupResource()
+	if ts, ok := st.(typedStrategy); ok {
+		want := hookObjectTypes(s, res)
+		got := ts.objectType()
+		for _, w := range want {
+			if w != got && (got.Kind() != reflect.Interface || !w.Implements(got)) {
+				return strategyHooks{}, fmt.Errorf("rest: the strategy of %s is a StrategyFor[%s], but its hooks receive %s objects: use StrategyFor[%s]", gr, got, w, w)
+			}
+		}
+		return ts.hooks(), nil
+	}
+	t := reflect.TypeOf(st)
+	if t == nil {
+		return strategyHooks{}, fmt.Errorf("rest: the strategy of %s is nil", gr)
+	}
+	found := false
+	for _, m := range hookMethods {
+		method, ok := t.MethodByName(m.name)
+		if !ok {
+			continue
+		}
+		if !t.Implements(m.iface) {
+			want, _ := m.iface.MethodByName(m.name)
+			return strategyHooks{}, fmt.Errorf("rest: the strategy of %s (%s) has %s, which is not the hook %s: it would never be called; use rest.StrategyFor[%s] for hooks that take the kind's own type",
+				gr, t, signature(m.name, method.Type, 1), signature(m.name, want.Type, 0), typeNames(hookObjectTypes(s, res)))
+		}
+		found = true
+	}
+	if !found {
+		why := ""
+		for _, m := range hookMethods {
+			if _, ok := reflect.PointerTo(t).MethodByName(m.name); ok && t.Kind() != reflect.Pointer {
+				why = fmt.Sprintf(" (its %s has a pointer receiver: pass a *%s)", m.name, t)
+				break
+			}
+		}
+		return strategyHooks{}, fmt.Errorf("rest: the strategy of %s (%s) has none of the hook methods PrepareForCreate, PrepareForUpdate, Validate, ValidateUpdate, WarningsOnCreate, WarningsOnUpdate%s", gr, t, why)
+	}
+	var h strategyHooks
+	if p, ok := st.(CreatePreparer); ok {
+		h.prepareForCreate = p.PrepareForCreate
+	}
+	if p, ok := st.(UpdatePreparer); ok {
+		h.prepareForUpdate = p.PrepareForUpdate
+	}
+	if v, ok := st.(CreateValidator); ok {
+		h.validate = v.Validate
+	}
+	if v, ok := st.(UpdateValidator); ok {
+		h.validateUpdate = v.ValidateUpdate
+	}
+	if w, ok := st.(CreateWarner); ok {
+		h.warningsOnCreate = w.WarningsOnCreate
+	}
+	if w, ok := st.(UpdateWarner); ok {
+		h.warningsOnUpdate = w.WarningsOnUpdate
+	}
+	return h, nil
+}
+
+// hookObjectTypes returns the Go types of the objects a resource's hooks receive: the
+// internal (hub) type when the group has one, else the type of each served version.
+func hookObjectTypes(s *scheme.Scheme, res *scheme.Resource) []reflect.Type {
+	typeOf := func(gvk scheme.GroupVersionKind) reflect.Type {
+		if t, ok := s.TypeFor(gvk); ok {
+			return reflect.PointerTo(t)
+		}
+		return reflect.TypeFor[*scheme.Unstructured]()
+	}
+	hub := res.GroupKind().WithVersion(scheme.InternalVersion)
+	if s.Recognizes(hub) {
+		return []reflect.Type{typeOf(hub)}
+	}
+	var out []reflect.Type
+	for _, v := range s.ServedVersions(res) {
+		if t := typeOf(res.GroupKind().WithVersion(v)); !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// signature formats a method type as "Name(context.Context, *v1.Gadget) validation.ErrorList",
+// skipping the first skip parameters (the receiver of a method expression).
+func signature(name string, t reflect.Type, skip int) string {
+	var b strings.Builder
+	b.WriteString(name + "(")
+	for i := skip; i < t.NumIn(); i++ {
+		if i > skip {
+			b.WriteString(", ")
+		}
+		b.WriteString(t.In(i).String())
+	}
+	b.WriteString(")")
+	for i := range t.NumOut() {
+		b.WriteString(" " + t.Out(i).String())
+	}
+	return b.String()
+}
+
+// typeNames joins type names with " or ".
+func typeNames(ts []reflect.Type) string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.String()
+	}
+	return strings.Join(names, " or ")
+}
 
 // CreatePreparer is the optional Strategy method that adjusts a new object.
 type CreatePreparer interface {

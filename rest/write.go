@@ -78,8 +78,8 @@ func (rq *request) prepareCreate(in scheme.Object, dryRun bool) error {
 	if rq.res.StatusSubresource {
 		copyStatus(in, nil)
 	}
-	if p, ok := rq.strategy.(CreatePreparer); ok {
-		p.PrepareForCreate(rq.ctx, in)
+	if f := rq.hooks.prepareForCreate; f != nil {
+		f(rq.ctx, in)
 	}
 	a := rq.admissionAttributes(OperationCreate, in.GetName(), nil, dryRun)
 	if err := rq.mutate(a, in); err != nil {
@@ -88,8 +88,8 @@ func (rq *request) prepareCreate(in scheme.Object, dryRun bool) error {
 	if err := rq.validateCreate(in); err != nil {
 		return err
 	}
-	if w, ok := rq.strategy.(CreateWarner); ok {
-		rq.warnings = append(rq.warnings, w.WarningsOnCreate(rq.ctx, in)...)
+	if f := rq.hooks.warningsOnCreate; f != nil {
+		rq.warnings = append(rq.warnings, f(rq.ctx, in)...)
 	}
 	a.Name = in.GetName()
 	return rq.validateAdmission(a, in)
@@ -258,8 +258,8 @@ func (rq *request) prepareUpdate(in, old scheme.Object, dryRun bool) (scheme.Obj
 	if !same {
 		in.SetGeneration(old.GetGeneration() + 1)
 	}
-	if p, ok := rq.strategy.(UpdatePreparer); ok {
-		p.PrepareForUpdate(rq.ctx, in, old)
+	if f := rq.hooks.prepareForUpdate; f != nil {
+		f(rq.ctx, in, old)
 	}
 	a := rq.admissionAttributes(OperationUpdate, name, old, dryRun)
 	if err := rq.mutate(a, in); err != nil {
@@ -268,8 +268,8 @@ func (rq *request) prepareUpdate(in, old scheme.Object, dryRun bool) (scheme.Obj
 	if err := rq.validateUpdate(in, old); err != nil {
 		return nil, err
 	}
-	if w, ok := rq.strategy.(UpdateWarner); ok {
-		rq.warnings = append(rq.warnings, w.WarningsOnUpdate(rq.ctx, in, old)...)
+	if f := rq.hooks.warningsOnUpdate; f != nil {
+		rq.warnings = append(rq.warnings, f(rq.ctx, in, old)...)
 	}
 	if err := rq.validateAdmission(a, in); err != nil {
 		return nil, err

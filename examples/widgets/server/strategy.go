@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/apikit-dev/apikit/examples/widgets/api"
 	"github.com/apikit-dev/apikit/examples/widgets/api/hub"
@@ -13,66 +12,27 @@ import (
 
 // Strategies returns the rest strategies of the widget API: widgets and warehouses are
 // validated with api.ValidateWidget, api.ValidateWidgetUpdate, api.ValidateWarehouse and
-// api.ValidateWarehouseUpdate on their hub (internal) objects.
+// api.ValidateWarehouseUpdate. The hooks receive hub (internal) objects, and
+// rest.StrategyFor lets them say so in their signatures.
 func Strategies() map[scheme.GroupResource]rest.Strategy {
 	return map[scheme.GroupResource]rest.Strategy{
-		{Group: api.Group, Resource: "widgets"}:    WidgetStrategy{},
-		{Group: api.Group, Resource: "warehouses"}: WarehouseStrategy{},
+		{Group: api.Group, Resource: "widgets"}:    WidgetStrategy,
+		{Group: api.Group, Resource: "warehouses"}: WarehouseStrategy,
 	}
 }
 
-// WidgetStrategy validates Widgets (rest.CreateValidator, rest.UpdateValidator).
-type WidgetStrategy struct{}
-
-// Validate checks a new Widget with api.ValidateWidget.
-func (WidgetStrategy) Validate(_ context.Context, obj scheme.Object) validation.ErrorList {
-	w, ok := obj.(*hub.Widget)
-	if !ok {
-		return wrongType(obj, w)
-	}
-	return api.ValidateWidget(w)
+// WidgetStrategy validates Widgets.
+var WidgetStrategy = rest.StrategyFor[*hub.Widget]{
+	Validate: func(_ context.Context, w *hub.Widget) validation.ErrorList { return api.ValidateWidget(w) },
+	ValidateUpdate: func(_ context.Context, w, old *hub.Widget) validation.ErrorList {
+		return api.ValidateWidgetUpdate(w, old)
+	},
 }
 
-// ValidateUpdate checks an update of a Widget with api.ValidateWidgetUpdate.
-func (WidgetStrategy) ValidateUpdate(_ context.Context, obj, old scheme.Object) validation.ErrorList {
-	w, ok := obj.(*hub.Widget)
-	if !ok {
-		return wrongType(obj, w)
-	}
-	o, ok := old.(*hub.Widget)
-	if !ok {
-		return wrongType(old, o)
-	}
-	return api.ValidateWidgetUpdate(w, o)
-}
-
-// WarehouseStrategy validates Warehouses (rest.CreateValidator, rest.UpdateValidator).
-type WarehouseStrategy struct{}
-
-// Validate checks a new Warehouse with api.ValidateWarehouse.
-func (WarehouseStrategy) Validate(_ context.Context, obj scheme.Object) validation.ErrorList {
-	w, ok := obj.(*hub.Warehouse)
-	if !ok {
-		return wrongType(obj, w)
-	}
-	return api.ValidateWarehouse(w)
-}
-
-// ValidateUpdate checks an update of a Warehouse with api.ValidateWarehouseUpdate.
-func (WarehouseStrategy) ValidateUpdate(_ context.Context, obj, old scheme.Object) validation.ErrorList {
-	w, ok := obj.(*hub.Warehouse)
-	if !ok {
-		return wrongType(obj, w)
-	}
-	o, ok := old.(*hub.Warehouse)
-	if !ok {
-		return wrongType(old, o)
-	}
-	return api.ValidateWarehouseUpdate(w, o)
-}
-
-// wrongType reports an object that is not the hub type the strategy expects, a wiring
-// error of the server rather than of the client.
-func wrongType[T any](got scheme.Object, want T) validation.ErrorList {
-	return validation.ErrorList{validation.InternalError(nil, fmt.Errorf("expected %T, got %T", want, got))}
+// WarehouseStrategy validates Warehouses.
+var WarehouseStrategy = rest.StrategyFor[*hub.Warehouse]{
+	Validate: func(_ context.Context, w *hub.Warehouse) validation.ErrorList { return api.ValidateWarehouse(w) },
+	ValidateUpdate: func(_ context.Context, w, old *hub.Warehouse) validation.ErrorList {
+		return api.ValidateWarehouseUpdate(w, old)
+	},
 }

@@ -338,7 +338,7 @@ func copyObject(obj scheme.Object) scheme.Object { return scheme.DeepCopy(obj) }
 // Create stores a copy of obj at key and gives obj its resourceVersion.
 func (s *Store) Create(ctx context.Context, key string, obj scheme.Object) (scheme.Object, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, storage.WithKey(err, key)
 	}
 	if obj == nil {
 		return nil, storage.NewErrorf(storage.ErrInvalidObject, key, "object is nil")
@@ -492,7 +492,7 @@ func iterate(t *tree, from, prefix string, fn func(*entry) bool) {
 // Count returns the number of objects under prefix.
 func (s *Store) Count(ctx context.Context, prefix string) (int64, error) {
 	if err := ctx.Err(); err != nil {
-		return 0, err
+		return 0, storage.WithKey(err, prefix)
 	}
 	snap, _, err := s.snapshot(prefix, 0, true)
 	if err != nil {

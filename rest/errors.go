@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -162,27 +161,10 @@ func newInvalidOptions(kind string, errs validation.ErrorList) *scheme.Status {
 	return errs.ToStatus(scheme.GroupKind{Group: "meta.k8s.io", Kind: kind}, "")
 }
 
-// storageKeySuffix matches the " (key /group/resource/...)" a backend appends to an
-// error: storage keys are internal and never reach a client.
-var storageKeySuffix = regexp.MustCompile(` \(key /[^)]*\)`)
-
-// withoutKey removes the storage keys a backend's error message names.
-func withoutKey(msg string) string { return storageKeySuffix.ReplaceAllString(msg, "") }
-
-// detail returns what a storage error says after "sentinel: key: ", or the whole text,
-// without storage keys.
-func detail(err error, key string) string {
-	msg := withoutKey(err.Error())
-	if i := strings.Index(msg, key+": "); i >= 0 && key != "" {
-		return msg[i+len(key)+2:]
-	}
-	return msg
-}
-
 // toStatus maps any error of the pipeline to the Status sent to the client. Errors that
-// are already a *scheme.Status pass through; storage sentinels map to kube's Status for
-// the resource and name concerned; anything else is a 500 InternalError.
-func toStatus(err error, gr scheme.GroupResource, name, key string) *scheme.Status {
+// are already a *scheme.Status pass through; storage errors map to kube's Status for the
+// resource and name concerned (see storageStatus); anything else is a 500 InternalError.
+func toStatus(err error, gr scheme.GroupResource, name string) *scheme.Status {
 	var st *scheme.Status
 	if errors.As(err, &st) {
 		return st
@@ -191,27 +173,40 @@ func toStatus(err error, gr scheme.GroupResource, name, key string) *scheme.Stat
 	if errors.As(err, &verrs) {
 		return verrs.ToStatus(scheme.GroupKind{Group: gr.Group, Kind: gr.Resource}, name)
 	}
-	switch {
-	case errors.Is(err, storage.ErrNotFound):
-		return NewNotFound(gr, name)
-	case errors.Is(err, storage.ErrAlreadyExists):
-		return NewAlreadyExists(gr, name)
-	case errors.Is(err, storage.ErrConflict):
-		return NewConflict(gr, name, conflictModified)
-	case errors.Is(err, storage.ErrGone):
-		return NewResourceExpired(detail(err, key))
-	case errors.Is(err, storage.ErrTooLargeResourceVersion):
-		return NewTooLargeResourceVersion(detail(err, key))
-	case errors.Is(err, storage.ErrInvalidContinue):
-		return NewBadRequest(withoutKey(err.Error()))
-	case errors.Is(err, storage.ErrInvalidSelector):
-		return NewBadRequest(withoutKey(strings.TrimPrefix(err.Error(), storage.ErrInvalidSelector.Error()+": ")))
-	case errors.Is(err, storage.ErrInvalidOptions):
-		return NewBadRequest(withoutKey(strings.TrimPrefix(err.Error(), storage.ErrInvalidOptions.Error()+": ")))
-	case errors.Is(err, storage.ErrInvalidResourceVersion):
-		return NewBadRequest(withoutKey(strings.TrimPrefix(err.Error(), storage.ErrInvalidResourceVersion.Error()+": ")))
-	case errors.Is(err, codec.ErrNotAcceptable):
+	var se *storage.Error
+	if errors.As(err, &se) {
+		return storageStatus(se, gr, name)
+	}
+	if errors.Is(err, codec.ErrNotAcceptable) {
 		return NewNotAcceptable(nil)
 	}
 	return NewInternalError(err)
+}
+
+// storageStatus is the Status of a storage error, built from its sentinel and the
+// detail a client may be shown. The key is never read: storage keys are internal, and
+// kube-apiserver never shows its etcd keys either.
+func storageStatus(se *storage.Error, gr scheme.GroupResource, name string) *scheme.Status {
+	switch se.Err {
+	case storage.ErrNotFound:
+		return NewNotFound(gr, name)
+	case storage.ErrAlreadyExists:
+		return NewAlreadyExists(gr, name)
+	case storage.ErrConflict:
+		return NewConflict(gr, name, conflictModified)
+	case storage.ErrGone:
+		return NewResourceExpired(se.Detail)
+	case storage.ErrTooLargeResourceVersion:
+		return NewTooLargeResourceVersion(se.Detail)
+	case storage.ErrInvalidContinue:
+		// Like kube's continue errors: "continue key is not valid: <why>".
+		return NewBadRequest(storage.ErrInvalidContinue.Error() + ": " + se.Detail)
+	case storage.ErrInvalidSelector, storage.ErrInvalidOptions, storage.ErrInvalidResourceVersion:
+		return NewBadRequest(se.Detail)
+	}
+	// A failure no sentinel names (a cancelled context, a failed journal, an object the
+	// store cannot keep): a 500 that says what failed, without the key.
+	withoutKey := *se
+	withoutKey.Key = ""
+	return NewInternalError(&withoutKey)
 }

@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"github.com/apikit-dev/apikit/examples/widgets/api/hub"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/storage/memory"
 	"github.com/apikit-dev/apikit/validation"
 )
@@ -44,6 +46,9 @@ type testServer struct {
 	t     testing.TB
 	url   string
 	store *memory.Store
+	// keyPrefixes are the storage prefixes of the served resources: no response may
+	// contain one, since storage keys are internal (see do).
+	keyPrefixes []string
 }
 
 func newServer(t testing.TB, mod func(*rest.Options)) *testServer {
@@ -65,7 +70,11 @@ func newServer(t testing.TB, mod func(*rest.Options)) *testServer {
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &testServer{t: t, url: srv.URL, store: store}
+	var prefixes []string
+	for _, r := range opts.Scheme.Resources() {
+		prefixes = append(prefixes, storage.Prefix(r.GroupResource(), ""))
+	}
+	return &testServer{t: t, url: srv.URL, store: store, keyPrefixes: prefixes}
 }
 
 type response struct {
@@ -103,6 +112,11 @@ func (s *testServer) do(method, path, contentType, body string, hdr ...string) r
 	b, err := io.ReadAll(res.Body)
 	if err != nil {
 		s.t.Fatal(err)
+	}
+	for _, p := range s.keyPrefixes {
+		if bytes.Contains(b, []byte(p)) {
+			s.t.Errorf("%s %s: the response names a storage key under %s: %s", method, path, p, b)
+		}
 	}
 	return response{code: res.StatusCode, header: res.Header, body: b}
 }

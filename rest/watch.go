@@ -174,7 +174,7 @@ func (rq *request) stream(out output, wr watchRequest) {
 		}
 	}
 	if err != nil {
-		rq.writeEvent(out, watch.Event{Type: watch.Error, Object: toStatus(err, rq.gr, "", wr.key)})
+		rq.writeEvent(out, watch.Event{Type: watch.Error, Object: toStatus(err, rq.gr, "")})
 		flush()
 		return
 	}

@@ -3,7 +3,6 @@ package storage
 import (
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 )
 
 // continueTokenVersion is the version of the token's JSON shape.
@@ -28,17 +27,17 @@ func EncodeContinue(rv uint64, lastKey string) string {
 func DecodeContinue(token string) (rv uint64, startAfter string, err error) {
 	b, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil {
-		return 0, "", fmt.Errorf("%w: %w", ErrInvalidContinue, err)
+		return 0, "", NewErrorf(ErrInvalidContinue, "", "%v", err)
 	}
 	var t continueToken
 	if err := json.Unmarshal(b, &t); err != nil {
-		return 0, "", fmt.Errorf("%w: %w", ErrInvalidContinue, err)
+		return 0, "", NewErrorf(ErrInvalidContinue, "", "%v", err)
 	}
 	if t.APIVersion != continueTokenVersion {
-		return 0, "", fmt.Errorf("%w: unsupported token version %q", ErrInvalidContinue, t.APIVersion)
+		return 0, "", NewErrorf(ErrInvalidContinue, "", "unsupported token version %q", t.APIVersion)
 	}
 	if t.ResourceVersion == 0 || t.StartAfter == "" {
-		return 0, "", fmt.Errorf("%w: incomplete token", ErrInvalidContinue)
+		return 0, "", NewErrorf(ErrInvalidContinue, "", "incomplete token")
 	}
 	return t.ResourceVersion, t.StartAfter, nil
 }

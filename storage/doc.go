@@ -3,8 +3,8 @@
 // "/group/resource/namespace/name"), the resourceVersion rules of the Kubernetes API
 // ([ResolveGet], [ResolveList], [ParseResourceVersion]), opaque continue tokens, label
 // and field selectors ([ParseLabelSelector], [ParseFieldSelector], [Predicate]) and the
-// sentinel errors ([ErrNotFound], [ErrConflict], [ErrGone], ...) that the REST layer
-// maps to Status responses. It knows nothing of HTTP.
+// typed errors ([Error] of [ErrNotFound], [ErrConflict], [ErrGone], ...) that the REST
+// layer maps to Status responses. It knows nothing of HTTP.
 //
 // Backends live in sub-packages (storage/memory, storage/bolt) and all pass the
 // conformance suite in storage/storagetest. Optional capabilities are small interfaces

@@ -5,8 +5,8 @@ import (
 	"fmt"
 )
 
-// Sentinel errors. Backends wrap them with the key concerned (see [NewError]); callers
-// test them with errors.Is. The REST layer maps each to a Status.
+// Sentinel errors. Backends return them inside an [*Error] that names the key concerned;
+// callers test them with errors.Is. The REST layer maps each to a Status.
 var (
 	// ErrNotFound: no object at the key (404 NotFound).
 	ErrNotFound = errors.New("not found")
@@ -33,12 +33,80 @@ var (
 	ErrInvalidSelector = errors.New("invalid selector")
 )
 
-// NewError wraps sentinel with the key it concerns, as "sentinel: key".
-func NewError(sentinel error, key string) error {
-	return fmt.Errorf("%w: %s", sentinel, key)
+// Error is a failure of the store, in fields rather than in a sentence, so that the REST
+// layer builds a client's Status from what it may show and never from the text of
+// Error(), which names the storage key. Keys are the store's internal addresses (in
+// kube-apiserver, etcd keys) and must not reach clients.
+//
+// Backends make one with [NewError], [NewErrorf], [NewErrorAt] or [WithKey]; parsers of client input
+// ([ParseResourceVersion], [ResolveList], the selector parsers) make one without a key,
+// and a backend adds the key it was asked about with WithKey.
+type Error struct {
+	// Err is what failed: one of this package's sentinels (ErrNotFound, ErrGone, ...), or
+	// for a failure no sentinel names (a cancelled context, a journal that failed) the
+	// cause itself. Unwrap returns it, so errors.Is(err, storage.ErrNotFound) holds.
+	Err error
+	// Key is the object's key or the collection's prefix the operation was about; "" when
+	// the error concerns only the caller's input. It is for logs and tests, never for
+	// clients.
+	Key string
+	// ResourceVersion is the version the failure is about, where there is one: the
+	// version asked for of ErrGone and ErrTooLargeResourceVersion, else 0.
+	ResourceVersion uint64
+	// Detail explains the failure in words a client may be shown, e.g. "too old resource
+	// version: 5 (10)"; the REST layer builds kube-apiserver's message from Err and
+	// Detail. It never contains a key.
+	Detail string
 }
 
-// NewErrorf wraps sentinel with the key and a formatted detail, as "sentinel: key: detail".
-func NewErrorf(sentinel error, key, format string, args ...any) error {
-	return fmt.Errorf("%w: %s: %s", sentinel, key, fmt.Sprintf(format, args...))
+// NewError returns the error sentinel about key, with no detail.
+func NewError(sentinel error, key string) *Error {
+	return &Error{Err: sentinel, Key: key}
 }
+
+// NewErrorf returns the error sentinel about key, with a detail formatted for clients:
+// the arguments must not include a key.
+func NewErrorf(sentinel error, key, format string, args ...any) *Error {
+	return &Error{Err: sentinel, Key: key, Detail: fmt.Sprintf(format, args...)}
+}
+
+// NewErrorAt returns the error sentinel (ErrGone, ErrTooLargeResourceVersion) about key
+// and resourceVersion rv, with a detail formatted for clients: the arguments must not
+// include a key.
+func NewErrorAt(sentinel error, key string, rv uint64, format string, args ...any) *Error {
+	return &Error{Err: sentinel, Key: key, ResourceVersion: rv, Detail: fmt.Sprintf(format, args...)}
+}
+
+// WithKey returns err as an *Error about key: an *Error that names no key yet (one from
+// a parser of client input) gets key, one that names a key is returned as is, and any
+// other error (a cancelled context, a journal's failure) becomes the Err of a new *Error.
+func WithKey(err error, key string) error {
+	if err == nil {
+		return nil
+	}
+	if e, ok := err.(*Error); ok {
+		if e.Key != "" {
+			return e
+		}
+		keyed := *e
+		keyed.Key = key
+		return &keyed
+	}
+	return &Error{Err: err, Key: key}
+}
+
+// Error reads "<what failed>[: <key>][: <detail>]", e.g. "not found: /core/pods/ns/a".
+// It names the key: it is for logs, not for clients (see [Error.Detail]).
+func (e *Error) Error() string {
+	msg := e.Err.Error()
+	if e.Key != "" {
+		msg += ": " + e.Key
+	}
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	return msg
+}
+
+// Unwrap returns Err, so errors.Is and errors.As see the sentinel or the cause.
+func (e *Error) Unwrap() error { return e.Err }

@@ -94,11 +94,11 @@ func ParseFieldSelector(selector string) (FieldSelector, error) {
 		}
 		lhs, op, rhs, ok := splitFieldTerm(part)
 		if !ok {
-			return FieldSelector{}, fmt.Errorf("%w: invalid selector: '%s'; can't understand '%s'", ErrInvalidSelector, selector, part)
+			return FieldSelector{}, NewErrorf(ErrInvalidSelector, "", "invalid selector: '%s'; can't understand '%s'", selector, part)
 		}
 		value, err := unescapeFieldValue(rhs)
 		if err != nil {
-			return FieldSelector{}, fmt.Errorf("%w: %s", ErrInvalidSelector, err.Error())
+			return FieldSelector{}, NewErrorf(ErrInvalidSelector, "", "%s", err.Error())
 		}
 		reqs = append(reqs, FieldRequirement{Field: lhs, Operator: op, Value: value})
 	}

@@ -41,8 +41,11 @@ import (
 //
 // # Errors
 //
-// Every error wraps one of the sentinels of this package (ErrNotFound, ErrConflict, ...)
-// with the key it concerns, so errors.Is works and the message names the object.
+// Every error is an [*Error]: one of the sentinels of this package (ErrNotFound,
+// ErrConflict, ...) with the key it concerns and the detail a client may be shown, so
+// errors.Is works, logs name the object and the REST layer answers without the key.
+// Errors of the caller's own functions (an UpdateFunc, a ValidateDeletionFunc) are
+// returned as they are.
 type Interface interface {
 	// Create stores a copy of obj at key, which must not exist (else ErrAlreadyExists).
 	// obj's resourceVersion must be empty (else ErrInvalidObject). On success it sets obj's

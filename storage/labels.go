@@ -142,7 +142,7 @@ func ParseLabelSelector(s string) (LabelSelector, error) {
 	p := labelParser{items: lexLabels(s)}
 	reqs, err := p.parse()
 	if err != nil {
-		return LabelSelector{}, fmt.Errorf("%w: %s", ErrInvalidSelector, err.Error())
+		return LabelSelector{}, NewErrorf(ErrInvalidSelector, "", "%s", err.Error())
 	}
 	sort.SliceStable(reqs, func(i, j int) bool { return reqs[i].Key < reqs[j].Key })
 	return LabelSelector{reqs: reqs}, nil

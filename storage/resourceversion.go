@@ -14,7 +14,7 @@ func ParseResourceVersion(s string) (uint64, error) {
 	}
 	v, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("%w: %q is not a valid resourceVersion", ErrInvalidResourceVersion, s)
+		return 0, NewErrorf(ErrInvalidResourceVersion, "", "%q is not a valid resourceVersion", s)
 	}
 	return v, nil
 }
@@ -92,7 +92,7 @@ func ResolveGet(opts GetOptions) (ReadSpec, error) {
 // ErrInvalidResourceVersion and a malformed token with ErrInvalidContinue.
 func ResolveList(opts ListOptions) (ReadSpec, error) {
 	if opts.Limit < 0 {
-		return ReadSpec{}, fmt.Errorf("%w: limit must not be negative, got %d", ErrInvalidOptions, opts.Limit)
+		return ReadSpec{}, NewErrorf(ErrInvalidOptions, "", "limit must not be negative, got %d", opts.Limit)
 	}
 	rvSet := opts.ResourceVersion != ""
 	var rv uint64
@@ -105,17 +105,17 @@ func ResolveList(opts ListOptions) (ReadSpec, error) {
 	switch opts.ResourceVersionMatch {
 	case "", ResourceVersionMatchExact, ResourceVersionMatchNotOlderThan:
 	default:
-		return ReadSpec{}, fmt.Errorf("%w: unknown resourceVersionMatch %q", ErrInvalidOptions, opts.ResourceVersionMatch)
+		return ReadSpec{}, NewErrorf(ErrInvalidOptions, "", "unknown resourceVersionMatch %q", opts.ResourceVersionMatch)
 	}
 	if opts.ResourceVersionMatch != "" && !rvSet {
-		return ReadSpec{}, fmt.Errorf("%w: resourceVersionMatch is forbidden unless resourceVersion is provided", ErrInvalidOptions)
+		return ReadSpec{}, NewErrorf(ErrInvalidOptions, "", "resourceVersionMatch is forbidden unless resourceVersion is provided")
 	}
 	if opts.Continue != "" {
 		if opts.ResourceVersionMatch != "" {
-			return ReadSpec{}, fmt.Errorf("%w: resourceVersionMatch is forbidden when continue is provided", ErrInvalidOptions)
+			return ReadSpec{}, NewErrorf(ErrInvalidOptions, "", "resourceVersionMatch is forbidden when continue is provided")
 		}
 		if rvSet && rv != 0 {
-			return ReadSpec{}, fmt.Errorf("%w: specifying resource version is not allowed when using continue", ErrInvalidOptions)
+			return ReadSpec{}, NewErrorf(ErrInvalidOptions, "", "specifying resource version is not allowed when using continue")
 		}
 		tokRV, startAfter, err := DecodeContinue(opts.Continue)
 		if err != nil {
@@ -126,7 +126,7 @@ func ResolveList(opts ListOptions) (ReadSpec, error) {
 	switch opts.ResourceVersionMatch {
 	case ResourceVersionMatchExact:
 		if rv == 0 {
-			return ReadSpec{}, fmt.Errorf("%w: resourceVersionMatch \"Exact\" is forbidden for resourceVersion \"0\"", ErrInvalidOptions)
+			return ReadSpec{}, NewErrorf(ErrInvalidOptions, "", "resourceVersionMatch \"Exact\" is forbidden for resourceVersion \"0\"")
 		}
 		return ReadSpec{Mode: ReadExact, ResourceVersion: rv}, nil
 	case ResourceVersionMatchNotOlderThan:

@@ -60,7 +60,7 @@ func (s *Store) snapshot(key string, v uint64, latest bool) (*tree, uint64, erro
 	if v < s.oldest {
 		oldest := s.oldest
 		s.mu.RUnlock()
-		return nil, 0, storage.NewErrorf(storage.ErrGone, key, "resourceVersion %d is older than the oldest kept, %d", v, oldest)
+		return nil, 0, storage.NewErrorAt(storage.ErrGone, key, v, "resourceVersion %d is older than the oldest kept, %d", v, oldest)
 	}
 	s.snapMu.Lock()
 	s.snapClock++

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/watch"
 )
 
@@ -65,11 +66,11 @@ func (s *Store) settle(ctx context.Context, key string, rv uint64, d Durability)
 				<-d.Done()
 				s.advance()
 			}()
-			return fmt.Errorf("%w: %s: the write may still be committed", ctx.Err(), key)
+			return &storage.Error{Err: ctx.Err(), Key: key, Detail: "the write may still be committed"}
 		}
 		if err := d.Err(); err != nil {
 			s.advance()
-			return fmt.Errorf("%w: %s", err, key)
+			return storage.WithKey(err, key)
 		}
 	}
 	for {
@@ -89,7 +90,7 @@ func (s *Store) settle(ctx context.Context, key string, rv uint64, d Durability)
 		select {
 		case <-notify:
 		case <-ctx.Done():
-			return fmt.Errorf("%w: %s", ctx.Err(), key)
+			return storage.WithKey(ctx.Err(), key)
 		}
 	}
 }
@@ -103,9 +104,9 @@ func (s *Store) reached(key string, rv uint64) (bool, error) {
 	case s.visible >= rv:
 		return true, nil
 	case s.failed != nil:
-		return true, fmt.Errorf("%w: %s", s.failed, key)
+		return true, storage.WithKey(s.failed, key)
 	case s.closed:
-		return true, fmt.Errorf("memory: store is closed before resourceVersion %d became visible: %s", rv, key)
+		return true, storage.WithKey(fmt.Errorf("memory: store is closed before resourceVersion %d became visible", rv), key)
 	}
 	return false, nil
 }

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -202,14 +201,14 @@ func (s *Store) CurrentResourceVersion(context.Context) (uint64, error) {
 // the same lock (nil: none) and obj the new object (nil: delete old).
 func (s *Store) commitLocked(typ watch.EventType, key string, old *entry, obj scheme.Object, value []byte) (uint64, Durability, error) {
 	if s.failed != nil {
-		return 0, nil, fmt.Errorf("%w: %s", s.failed, key)
+		return 0, nil, storage.WithKey(s.failed, key)
 	}
 	rv := s.rv + 1
 	var d Durability
 	if s.opts.Journal != nil {
 		var err error
 		if d, err = s.opts.Journal.Append(key, value, rv); err != nil {
-			return 0, nil, fmt.Errorf("%w: %s", err, key)
+			return 0, nil, storage.WithKey(err, key)
 		}
 	}
 	s.rv = rv
@@ -306,7 +305,7 @@ func (s *Store) waitFor(ctx context.Context, key string, rv uint64) error {
 		notify := s.notifyLocked()
 		s.mu.RUnlock()
 		if closed {
-			return storage.NewErrorf(storage.ErrTooLargeResourceVersion, key, "store is closed")
+			return storage.NewErrorAt(storage.ErrTooLargeResourceVersion, key, rv, "store is closed")
 		}
 		if timer == nil {
 			timer = time.NewTimer(s.opts.FutureWait)
@@ -315,10 +314,10 @@ func (s *Store) waitFor(ctx context.Context, key string, rv uint64) error {
 		select {
 		case <-notify:
 		case <-timer.C:
-			return storage.NewErrorf(storage.ErrTooLargeResourceVersion, key,
+			return storage.NewErrorAt(storage.ErrTooLargeResourceVersion, key, rv,
 				"Too large resource version: %d, current: %d", rv, cur)
 		case <-ctx.Done():
-			return fmt.Errorf("%w: %s", ctx.Err(), key)
+			return storage.WithKey(ctx.Err(), key)
 		}
 	}
 }
@@ -339,7 +338,7 @@ func copyObject(obj scheme.Object) scheme.Object { return scheme.DeepCopy(obj) }
 // Create stores a copy of obj at key and gives obj its resourceVersion.
 func (s *Store) Create(ctx context.Context, key string, obj scheme.Object) (scheme.Object, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, storage.WithKey(err, key)
 	}
 	if obj == nil {
 		return nil, storage.NewErrorf(storage.ErrInvalidObject, key, "object is nil")
@@ -379,7 +378,7 @@ func (s *Store) encode(key string, obj scheme.Object) ([]byte, error) {
 	}
 	b, err := s.opts.Journal.Encode(key, obj)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: encode: %w", storage.ErrInvalidObject, key, err)
+		return nil, storage.NewErrorf(storage.ErrInvalidObject, key, "encode: %v", err)
 	}
 	return b, nil
 }
@@ -388,7 +387,7 @@ func (s *Store) encode(key string, obj scheme.Object) ([]byte, error) {
 func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions) (scheme.Object, error) {
 	spec, err := storage.ResolveGet(opts)
 	if err != nil {
-		return nil, fmt.Errorf("%w (key %s)", err, key)
+		return nil, storage.WithKey(err, key)
 	}
 	if spec.Mode == storage.ReadNotOlderThan {
 		if err := s.waitFor(ctx, key, spec.ResourceVersion); err != nil {
@@ -409,7 +408,7 @@ func (s *Store) List(ctx context.Context, prefix string, opts storage.ListOption
 	prefix = storage.EnsurePrefix(prefix)
 	spec, err := storage.ResolveList(opts)
 	if err != nil {
-		return nil, fmt.Errorf("%w (key %s)", err, prefix)
+		return nil, storage.WithKey(err, prefix)
 	}
 	var snap *tree
 	var rv uint64
@@ -427,7 +426,7 @@ func (s *Store) List(ctx context.Context, prefix string, opts storage.ListOption
 		return nil, err
 	}
 	if spec.StartAfter != "" && !strings.HasPrefix(spec.StartAfter, prefix) {
-		return nil, fmt.Errorf("%w: continue token is for another collection than %s", storage.ErrInvalidContinue, prefix)
+		return nil, storage.NewErrorf(storage.ErrInvalidContinue, prefix, "continue token is for another collection")
 	}
 	from := prefix
 	if spec.StartAfter != "" {
@@ -455,7 +454,7 @@ func (s *Store) List(ctx context.Context, prefix string, opts storage.ListOption
 		}
 		ok, err := pred.Matches(e.obj)
 		if err != nil {
-			matchErr = fmt.Errorf("%w: %s: %w", storage.ErrInvalidObject, e.key, err)
+			matchErr = storage.NewErrorf(storage.ErrInvalidObject, e.key, "%v", err)
 			return false
 		}
 		if ok {
@@ -493,7 +492,7 @@ func iterate(t *tree, from, prefix string, fn func(*entry) bool) {
 // Count returns the number of objects under prefix.
 func (s *Store) Count(ctx context.Context, prefix string) (int64, error) {
 	if err := ctx.Err(); err != nil {
-		return 0, err
+		return 0, storage.WithKey(err, prefix)
 	}
 	snap, _, err := s.snapshot(prefix, 0, true)
 	if err != nil {
@@ -563,7 +562,7 @@ func (s *Store) answer(ctx context.Context, key string, seen uint64, err error) 
 func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.UpdateOptions, tryUpdate storage.UpdateFunc) (scheme.Object, error) {
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("%w: %s", err, key)
+			return nil, storage.WithKey(err, key)
 		}
 		e, found, seen := s.readLive(key)
 		var cur scheme.Object
@@ -644,7 +643,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptions) (scheme.Object, error) {
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("%w: %s", err, key)
+			return nil, storage.WithKey(err, key)
 		}
 		if opts.Validate == nil {
 			return s.deleteChecked(ctx, key, opts.Preconditions)

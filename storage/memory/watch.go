@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -33,7 +32,7 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.WatchOptions
 	if opts.ResourceVersion != "" {
 		var err error
 		if rv, err = storage.ParseResourceVersion(opts.ResourceVersion); err != nil {
-			return nil, fmt.Errorf("%w (key %s)", err, key)
+			return nil, storage.WithKey(err, key)
 		}
 	}
 	// The table for watch: "" and "0" get the state first, N starts right after N;
@@ -50,7 +49,7 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.WatchOptions
 			return nil, err
 		}
 		w, err := s.broadcaster.Watch(ctx, rv, wo)
-		return w, s.watchError(key, err)
+		return w, watchError(key, rv, err)
 	}
 	// Initial events: the state at a snapshot not older than rv, then changes after it.
 	var objs []scheme.Object
@@ -79,7 +78,7 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.WatchOptions
 	// The legacy "state first" watch has no initial-events-end bookmark.
 	wo.OmitInitialEventsEnd = opts.SendInitialEvents == nil
 	w, err := s.broadcaster.Watch(ctx, at, wo)
-	return w, s.watchError(key, err)
+	return w, watchError(key, at, err)
 }
 
 // checkWatchable fails with ErrGone below the history window and, after FutureWait, with
@@ -89,7 +88,7 @@ func (s *Store) checkWatchable(ctx context.Context, key string, rv uint64) error
 	cur, oldest := s.visible, s.oldest
 	s.mu.RUnlock()
 	if rv < oldest {
-		return storage.NewErrorf(storage.ErrGone, key, "too old resource version: %d (%d)", rv, oldest)
+		return storage.NewErrorAt(storage.ErrGone, key, rv, "too old resource version: %d (%d)", rv, oldest)
 	}
 	if rv > cur {
 		return s.waitFor(ctx, key, rv)
@@ -97,14 +96,16 @@ func (s *Store) checkWatchable(ctx context.Context, key string, rv uint64) error
 	return nil
 }
 
-func (s *Store) watchError(key string, err error) error {
+// watchError is the storage error of the broadcaster's failure to start a watch of key
+// from rv.
+func watchError(key string, rv uint64, err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, watch.ErrTooOld):
-		return storage.NewErrorf(storage.ErrGone, key, "%s", err.Error())
+		return storage.NewErrorAt(storage.ErrGone, key, rv, "%s", err.Error())
 	}
-	return fmt.Errorf("%w: %s", err, key)
+	return storage.WithKey(err, key)
 }
 
 func bookmarkFactory(newObj func() scheme.Object) func(uint64) scheme.Object {

@@ -39,7 +39,7 @@ var crudBehaviours = []behaviour{
 		e.create(t, "ns1", "a", nil, 1)
 		in := e.k.new("ns1", "a", nil, 2)
 		_, err := e.s.Create(e.ctx, e.k.key("ns1", "a"), in)
-		wantErrWithKey(t, err, storage.ErrAlreadyExists, e.k.key("ns1", "a"))
+		wantError(t, err, storage.ErrAlreadyExists, e.k.key("ns1", "a"))
 		if rv := in.GetResourceVersion(); rv != "" {
 			t.Errorf("a failed Create set its argument's resourceVersion to %q", rv)
 		}
@@ -48,7 +48,7 @@ var crudBehaviours = []behaviour{
 		obj := e.k.new("ns1", "a", nil, 1)
 		obj.SetResourceVersion("5")
 		_, err := e.s.Create(e.ctx, e.k.key("ns1", "a"), obj)
-		wantErr(t, err, storage.ErrInvalidObject)
+		wantError(t, err, storage.ErrInvalidObject, e.k.key("ns1", "a"))
 	}},
 	{"Create_ResourceVersionsIncreaseStrictly", func(t *testing.T, e env) {
 		var last uint64
@@ -65,7 +65,7 @@ var crudBehaviours = []behaviour{
 	}},
 	{"Get_MissingKeyFailsWithNotFound", func(t *testing.T, e env) {
 		_, err := e.s.Get(e.ctx, e.k.key("ns1", "nope"), storage.GetOptions{})
-		wantErrWithKey(t, err, storage.ErrNotFound, e.k.key("ns1", "nope"))
+		wantError(t, err, storage.ErrNotFound, e.k.key("ns1", "nope"))
 	}},
 	{"Get_ReturnsTheCallersOwnCopy", func(t *testing.T, e env) {
 		e.create(t, "ns1", "a", map[string]string{"app": "x"}, 1)
@@ -100,7 +100,7 @@ var crudBehaviours = []behaviour{
 			t.Run(tc.name, func(t *testing.T) {
 				got, err := e.s.Get(e.ctx, e.k.key("ns1", "a"), storage.GetOptions{ResourceVersion: tc.rv})
 				if tc.wantErr != nil {
-					wantErr(t, err, tc.wantErr)
+					wantError(t, err, tc.wantErr, e.k.key("ns1", "a"))
 					return
 				}
 				if err != nil {
@@ -117,9 +117,9 @@ var crudBehaviours = []behaviour{
 			t.Skip("backend does not report too large resource versions")
 		}
 		e.create(t, "ns1", "a", nil, 1)
-		future := storage.FormatResourceVersion(e.currentRV(t) + 1000)
-		_, err := e.s.Get(e.ctx, e.k.key("ns1", "a"), storage.GetOptions{ResourceVersion: future})
-		wantErr(t, err, storage.ErrTooLargeResourceVersion)
+		future := e.currentRV(t) + 1000
+		_, err := e.s.Get(e.ctx, e.k.key("ns1", "a"), storage.GetOptions{ResourceVersion: storage.FormatResourceVersion(future)})
+		wantErrorAt(t, err, storage.ErrTooLargeResourceVersion, e.k.key("ns1", "a"), future)
 	}},
 	{"Get_FutureResourceVersionIsServedOnceReached", func(t *testing.T, e env) {
 		e.create(t, "ns1", "a", nil, 1)
@@ -172,7 +172,7 @@ var crudBehaviours = []behaviour{
 			t.Fatal(err)
 		}
 		_, err := e.s.List(e.ctx, e.k.prefix("ns1"), storage.ListOptions{ResourceVersion: storage.FormatResourceVersion(old), ResourceVersionMatch: storage.ResourceVersionMatchExact})
-		wantErr(t, err, storage.ErrGone)
+		wantErrorAt(t, err, storage.ErrGone, e.k.prefix("ns1"), old)
 		res := e.list(t, e.k.prefix("ns1"), storage.ListOptions{ResourceVersion: storage.FormatResourceVersion(mid), ResourceVersionMatch: storage.ResourceVersionMatchExact})
 		if len(res.Items) != 1 || e.k.size(res.Items[0]) != 2 {
 			t.Errorf("Exact read at the compacted version: %v", names(res.Items))
@@ -192,14 +192,14 @@ var deleteBehaviours = []behaviour{
 			t.Errorf("Delete returned size %d at %s, want 7 at %s", e.k.size(got), got.GetResourceVersion(), last.GetResourceVersion())
 		}
 		_, err = e.s.Get(e.ctx, e.k.key("ns1", "a"), storage.GetOptions{})
-		wantErr(t, err, storage.ErrNotFound)
+		wantError(t, err, storage.ErrNotFound, e.k.key("ns1", "a"))
 		if cur := e.currentRV(t); cur <= rvOf(t, last.GetResourceVersion()) {
 			t.Errorf("the deletion did not advance the resourceVersion: %d", cur)
 		}
 	}},
 	{"Delete_MissingKeyFailsWithNotFound", func(t *testing.T, e env) {
 		_, err := e.s.Delete(e.ctx, e.k.key("ns1", "nope"), storage.DeleteOptions{})
-		wantErrWithKey(t, err, storage.ErrNotFound, e.k.key("ns1", "nope"))
+		wantError(t, err, storage.ErrNotFound, e.k.key("ns1", "nope"))
 	}},
 	{"Delete_PreconditionMismatchFailsWithConflictAndKeepsTheObject", func(t *testing.T, e env) {
 		obj := e.create(t, "ns1", "a", nil, 1)
@@ -212,7 +212,7 @@ var deleteBehaviours = []behaviour{
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				_, err := e.s.Delete(e.ctx, e.k.key("ns1", "a"), storage.DeleteOptions{Preconditions: &tc.pre})
-				wantErrWithKey(t, err, storage.ErrConflict, e.k.key("ns1", "a"))
+				wantError(t, err, storage.ErrConflict, e.k.key("ns1", "a"))
 				if _, err := e.s.Get(e.ctx, e.k.key("ns1", "a"), storage.GetOptions{}); err != nil {
 					t.Fatalf("object gone after a failed delete: %v", err)
 				}
@@ -297,7 +297,7 @@ var updateBehaviours = []behaviour{
 				called = true
 				return cur, nil
 			})
-			wantErrWithKey(t, err, storage.ErrConflict, e.k.key("ns1", "a"))
+			wantError(t, err, storage.ErrConflict, e.k.key("ns1", "a"))
 		}
 		if called {
 			t.Error("tryUpdate ran although the preconditions failed")
@@ -311,7 +311,7 @@ var updateBehaviours = []behaviour{
 			cur.SetResourceVersion(old.GetResourceVersion())
 			return cur, nil
 		})
-		wantErr(t, err, storage.ErrConflict)
+		wantError(t, err, storage.ErrConflict, e.k.key("ns1", "a"))
 		if got, _ := e.s.Get(e.ctx, e.k.key("ns1", "a"), storage.GetOptions{}); e.k.size(got) != 2 {
 			t.Errorf("a conflicting update was written: size %d", e.k.size(got))
 		}
@@ -320,7 +320,7 @@ var updateBehaviours = []behaviour{
 		_, err := e.s.GuaranteedUpdate(e.ctx, e.k.key("ns1", "a"), storage.UpdateOptions{}, func(cur scheme.Object) (scheme.Object, error) {
 			return cur, nil
 		})
-		wantErrWithKey(t, err, storage.ErrNotFound, e.k.key("ns1", "a"))
+		wantError(t, err, storage.ErrNotFound, e.k.key("ns1", "a"))
 		var sawNil bool
 		out, err := e.s.GuaranteedUpdate(e.ctx, e.k.key("ns1", "a"), storage.UpdateOptions{IgnoreNotFound: true}, func(cur scheme.Object) (scheme.Object, error) {
 			sawNil = cur == nil
@@ -391,7 +391,7 @@ var updateBehaviours = []behaviour{
 				e.k.setSize(cur, e.k.size(cur)+1)
 				return cur, nil
 			})
-		wantErr(t, err, storage.ErrConflict)
+		wantError(t, err, storage.ErrConflict, e.k.key("ns1", "a"))
 		got, _ := e.s.Get(e.ctx, e.k.key("ns1", "a"), storage.GetOptions{})
 		if e.k.size(got) != 50 {
 			t.Errorf("size = %d, want the concurrent writer's 50", e.k.size(got))

@@ -114,7 +114,7 @@ var listBehaviours = []behaviour{
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				_, err := e.s.List(e.ctx, e.k.prefix("ns1"), tc.opts)
-				wantErr(t, err, tc.want)
+				wantError(t, err, tc.want, e.k.prefix("ns1"))
 			})
 		}
 		// resourceVersion "0" with a continue token is treated as the token alone.
@@ -171,10 +171,10 @@ var listBehaviours = []behaviour{
 			t.Skip("backend does not report too large resource versions")
 		}
 		e.create(t, "ns1", "a", nil, 1)
-		future := storage.FormatResourceVersion(e.currentRV(t) + 1000)
+		future := e.currentRV(t) + 1000
 		for _, m := range []storage.ResourceVersionMatch{"", storage.ResourceVersionMatchNotOlderThan, storage.ResourceVersionMatchExact} {
-			_, err := e.s.List(e.ctx, e.k.prefix("ns1"), storage.ListOptions{ResourceVersion: future, ResourceVersionMatch: m})
-			wantErr(t, err, storage.ErrTooLargeResourceVersion)
+			_, err := e.s.List(e.ctx, e.k.prefix("ns1"), storage.ListOptions{ResourceVersion: storage.FormatResourceVersion(future), ResourceVersionMatch: m})
+			wantErrorAt(t, err, storage.ErrTooLargeResourceVersion, e.k.prefix("ns1"), future)
 		}
 	}},
 	{"List_PaginatesWithContinueTokensAndRemainingCount", func(t *testing.T, e env) {
@@ -282,7 +282,7 @@ var listBehaviours = []behaviour{
 			t.Fatal(err)
 		}
 		_, err := e.s.List(e.ctx, e.k.prefix("ns1"), storage.ListOptions{Limit: 2, Continue: page.Continue})
-		wantErr(t, err, storage.ErrGone)
+		wantErrorAt(t, err, storage.ErrGone, e.k.prefix("ns1"), rvOf(t, page.ResourceVersion))
 	}},
 	{"List_LabelSelectorsSelect", func(t *testing.T, e env) {
 		e.create(t, "ns1", "a", map[string]string{"env": "prod", "tier": "web"}, 1)

@@ -2,7 +2,6 @@ package storagetest
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -114,18 +113,34 @@ func names(objs []scheme.Object) []string {
 	return out
 }
 
-func wantErr(t *testing.T, err, sentinel error) {
+// wantError checks that err is the *storage.Error of sentinel about key (an object's key
+// or the prefix a list or watch was given), in the fields the REST layer reads: Err is
+// the sentinel itself, Key the key, and Detail, which clients are shown, does not
+// contain the key.
+func wantError(t *testing.T, err, sentinel error, key string) *storage.Error {
 	t.Helper()
-	if !errors.Is(err, sentinel) {
-		t.Fatalf("error = %v, want one wrapping %q", err, sentinel)
+	se, ok := err.(*storage.Error)
+	if !ok {
+		t.Fatalf("error = %v (%T), want a *storage.Error of %q", err, err, sentinel)
 	}
+	if se.Err != sentinel {
+		t.Fatalf("error %q is of %q, want %q", se, se.Err, sentinel)
+	}
+	if se.Key != key {
+		t.Errorf("error %q is about key %q, want %q", se, se.Key, key)
+	}
+	if strings.Contains(se.Detail, key) {
+		t.Errorf("error %q: the detail shown to clients names the key %q", se, key)
+	}
+	return se
 }
 
-func wantErrWithKey(t *testing.T, err, sentinel error, key string) {
+// wantErrorAt is wantError for an error about resourceVersion rv (ErrGone,
+// ErrTooLargeResourceVersion).
+func wantErrorAt(t *testing.T, err, sentinel error, key string, rv uint64) {
 	t.Helper()
-	wantErr(t, err, sentinel)
-	if !strings.Contains(err.Error(), key) {
-		t.Errorf("error %q does not name the key %q", err, key)
+	if se := wantError(t, err, sentinel, key); se.ResourceVersion != rv {
+		t.Errorf("error %q is about resourceVersion %d, want %d", se, se.ResourceVersion, rv)
 	}
 }
 

@@ -229,20 +229,20 @@ var watchBehaviours = []behaviour{
 			t.Fatal(err)
 		}
 		_, err := e.s.Watch(e.ctx, e.k.key("ns1", "a"), storage.WatchOptions{ResourceVersion: old.GetResourceVersion()})
-		wantErr(t, err, storage.ErrGone)
+		wantErrorAt(t, err, storage.ErrGone, e.k.key("ns1", "a"), rvOf(t, old.GetResourceVersion()))
 	}},
 	{"Watch_TooLargeVersionFails", func(t *testing.T, e env) {
 		if !e.caps.TooLargeResourceVersion {
 			t.Skip("backend does not report too large resource versions")
 		}
 		e.create(t, "ns1", "a", nil, 1)
-		future := storage.FormatResourceVersion(e.currentRV(t) + 1000)
-		_, err := e.s.Watch(e.ctx, e.k.key("ns1", "a"), storage.WatchOptions{ResourceVersion: future})
-		wantErr(t, err, storage.ErrTooLargeResourceVersion)
+		future := e.currentRV(t) + 1000
+		_, err := e.s.Watch(e.ctx, e.k.key("ns1", "a"), storage.WatchOptions{ResourceVersion: storage.FormatResourceVersion(future)})
+		wantErrorAt(t, err, storage.ErrTooLargeResourceVersion, e.k.key("ns1", "a"), future)
 	}},
 	{"Watch_InvalidVersionFails", func(t *testing.T, e env) {
 		_, err := e.s.Watch(e.ctx, e.k.key("ns1", "a"), storage.WatchOptions{ResourceVersion: "abc"})
-		wantErr(t, err, storage.ErrInvalidResourceVersion)
+		wantError(t, err, storage.ErrInvalidResourceVersion, e.k.key("ns1", "a"))
 	}},
 	{"Watch_StopClosesTheResultChannel", func(t *testing.T, e env) {
 		start := e.create(t, "ns1", "a", nil, 1)

@@ -177,10 +177,24 @@ func toStatus(err error, gr scheme.GroupResource, name string) *scheme.Status {
 	if errors.As(err, &se) {
 		return storageStatus(se, gr, name)
 	}
+	// A backend outside this module may wrap a sentinel without a *storage.Error: its
+	// text may name a key, so only the sentinel is read.
+	for _, sentinel := range storageSentinels {
+		if errors.Is(err, sentinel) {
+			return storageStatus(&storage.Error{Err: sentinel}, gr, name)
+		}
+	}
 	if errors.Is(err, codec.ErrNotAcceptable) {
 		return NewNotAcceptable(nil)
 	}
 	return NewInternalError(err)
+}
+
+// storageSentinels are the storage errors that storageStatus maps to a Status of their own.
+var storageSentinels = []error{
+	storage.ErrNotFound, storage.ErrAlreadyExists, storage.ErrConflict, storage.ErrGone,
+	storage.ErrTooLargeResourceVersion, storage.ErrInvalidContinue, storage.ErrInvalidSelector,
+	storage.ErrInvalidOptions, storage.ErrInvalidResourceVersion,
 }
 
 // storageStatus is the Status of a storage error, built from its sentinel and the

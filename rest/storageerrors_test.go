@@ -127,3 +127,21 @@ func TestStorageErrors_WithoutASentinelAre500InternalErrorWithoutTheKey(t *testi
 		t.Errorf("Status %v %v %q, want 500 InternalError %q", st["code"], st["reason"], st["message"], "Internal error occurred: disk failed")
 	}
 }
+
+// bareSentinelStore wraps sentinels without a *storage.Error, as a backend outside this
+// module may, and names the key in the text.
+type bareSentinelStore struct{ *memory.Store }
+
+func (bareSentinelStore) Get(_ context.Context, key string, _ storage.GetOptions) (scheme.Object, error) {
+	return nil, fmt.Errorf("%w: %s", storage.ErrNotFound, key)
+}
+
+func TestStorageErrors_BareSentinelsMapToTheirStatusWithoutTheKey(t *testing.T) {
+	store := memory.New(memory.Options{})
+	t.Cleanup(store.Close)
+	s := newServer(t, func(o *rest.Options) { o.Storage = bareSentinelStore{store} })
+	st := s.do("GET", widgetsPath+"/a", "", "").json(t)
+	if code, _ := st["code"].(float64); code != 404 || st["reason"] != "NotFound" || st["message"] != `widgets.toys.example.com "a" not found` {
+		t.Errorf("Status %v %v %q, want 404 NotFound", st["code"], st["reason"], st["message"])
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -60,22 +61,34 @@ func (s *JSONSerializer) Decode(data []byte, defaults *scheme.GroupVersionKind, 
 	if defaults != nil {
 		actual = WithDefaults(actual, *defaults)
 	}
+	return DecodeObject(s.scheme, actual, into,
+		func(obj any) (FieldIssues, error) { return Unmarshal(data, obj) },
+		func() string { return excerpt(data) })
+}
 
+// DecodeObject is the part of Decode every serializer shares once it has read a
+// document's kind (defaults applied): it settles what the document decodes into, the
+// way apimachinery does, and unmarshals it there. An *Unstructured or
+// *UnstructuredList into takes any kind; a registered Go type takes its own kind (which
+// fills what the document left out, preferring the document's group version) and is
+// replaced by a new object when the document names another; an unregistered Go type
+// is decoded into as it is; without into the scheme creates the object. unmarshal
+// decodes the document into a pointer, reporting unknown and duplicate fields;
+// excerpt renders the document for a missing kind or version message and is called
+// only then.
+func DecodeObject(s *scheme.Scheme, actual scheme.GroupVersionKind, into scheme.Kinded, unmarshal func(obj any) (FieldIssues, error), excerpt func() string) (Result, error) {
 	var obj scheme.Kinded
 	switch into.(type) {
 	case nil:
 	case *scheme.Unstructured, *scheme.UnstructuredList:
-		if actual.Kind == "" {
-			return Result{GVK: actual}, &MissingKindError{Data: excerpt(data)}
-		}
 		obj = into
 	default:
-		kinds, err := s.scheme.ObjectKinds(into)
+		kinds, err := s.ObjectKinds(into)
 		var nre *scheme.NotRegisteredError
 		switch {
 		case errors.As(err, &nre):
 			// An unregistered Go type is decoded into as is, like apimachinery does.
-			issues, err := Unmarshal(data, into)
+			issues, err := unmarshal(into)
 			if err == nil && !actual.Empty() {
 				into.GetObjectKind().SetGroupVersionKind(actual)
 			}
@@ -83,25 +96,24 @@ func (s *JSONSerializer) Decode(data []byte, defaults *scheme.GroupVersionKind, 
 		case err != nil:
 			return Result{}, err
 		}
-		actual = WithDefaults(actual, PreferredKind(kinds, actual))
-		for _, k := range kinds {
-			if k == actual {
-				obj = into
-			}
+		actual = WithDefaults(actual, preferredKind(kinds, actual))
+		if slices.Contains(kinds, actual) {
+			obj = into
 		}
 	}
 	if actual.Kind == "" {
-		return Result{GVK: actual}, &MissingKindError{Data: excerpt(data)}
+		return Result{GVK: actual}, &MissingKindError{Data: excerpt()}
 	}
 	if actual.Version == "" {
-		return Result{GVK: actual}, &MissingVersionError{Data: excerpt(data)}
+		return Result{GVK: actual}, &MissingVersionError{Data: excerpt()}
 	}
 	if obj == nil {
-		if obj, err = s.scheme.New(actual); err != nil {
+		var err error
+		if obj, err = s.New(actual); err != nil {
 			return Result{GVK: actual}, err
 		}
 	}
-	issues, err := Unmarshal(data, obj)
+	issues, err := unmarshal(obj)
 	if err != nil {
 		return Result{GVK: actual, Issues: issues}, fmt.Errorf("decoding %s: %w", actual.Kind, err)
 	}
@@ -109,9 +121,9 @@ func (s *JSONSerializer) Decode(data []byte, defaults *scheme.GroupVersionKind, 
 	return Result{Object: obj, GVK: actual, Issues: issues}, nil
 }
 
-// PreferredKind picks, among the kinds of a Go type, the one in the document's group
-// version, else the first. Every serializer resolves an into object's kind this way.
-func PreferredKind(kinds []scheme.GroupVersionKind, actual scheme.GroupVersionKind) scheme.GroupVersionKind {
+// preferredKind picks, among the kinds of a Go type, the one in the document's group
+// version, else the first.
+func preferredKind(kinds []scheme.GroupVersionKind, actual scheme.GroupVersionKind) scheme.GroupVersionKind {
 	for _, k := range kinds {
 		if k.Group == actual.Group && k.Version == actual.Version {
 			return k

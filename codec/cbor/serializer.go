@@ -148,51 +148,17 @@ func (s *Serializer) Decode(data []byte, defaults *scheme.GroupVersionKind, into
 	if err != nil {
 		return codec.Result{}, err
 	}
-	var obj scheme.Kinded
-	if into != nil {
-		kinds, err := s.scheme.ObjectKinds(into)
-		var nre *scheme.NotRegisteredError
-		switch {
-		case errors.As(err, &nre):
-			// An unregistered Go type is decoded into as is, like apimachinery does.
-			issues, err := Unmarshal(data, into)
-			if err == nil && !actual.Empty() {
-				into.GetObjectKind().SetGroupVersionKind(actual)
+	return codec.DecodeObject(s.scheme, actual, into,
+		func(obj any) (codec.FieldIssues, error) {
+			switch o := obj.(type) {
+			case *scheme.Unstructured:
+				return decodeUnstructured(data, o)
+			case *scheme.UnstructuredList:
+				return decodeUnstructured(data, o)
 			}
-			return codec.Result{Object: into, GVK: actual, Issues: issues}, err
-		case err != nil:
-			return codec.Result{}, err
-		}
-		actual = codec.WithDefaults(actual, codec.PreferredKind(kinds, actual))
-		for _, k := range kinds {
-			if k == actual {
-				obj = into
-			}
-		}
-	}
-	if actual.Kind == "" {
-		return codec.Result{GVK: actual}, &codec.MissingKindError{Data: diagnose(data)}
-	}
-	if actual.Version == "" {
-		return codec.Result{GVK: actual}, &codec.MissingVersionError{Data: diagnose(data)}
-	}
-	if obj == nil {
-		if obj, err = s.scheme.New(actual); err != nil {
-			return codec.Result{GVK: actual}, err
-		}
-	}
-	var issues codec.FieldIssues
-	switch o := obj.(type) {
-	case *scheme.Unstructured, *scheme.UnstructuredList:
-		issues, err = decodeUnstructured(data, o)
-	default:
-		issues, err = Unmarshal(data, obj)
-	}
-	if err != nil {
-		return codec.Result{GVK: actual, Issues: issues}, fmt.Errorf("decoding %s: %w", actual.Kind, err)
-	}
-	obj.GetObjectKind().SetGroupVersionKind(actual)
-	return codec.Result{Object: obj, GVK: actual, Issues: issues}, nil
+			return Unmarshal(data, obj)
+		},
+		func() string { return diagnose(data) })
 }
 
 // typeMetaOf reads the document's apiVersion and kind, filled in from defaults.

@@ -1,18 +1,24 @@
 package codec
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"reflect"
 	"slices"
+	"strconv"
 
 	"github.com/apikit-dev/apikit/scheme"
 )
 
 // Serializer decodes and encodes scheme objects in one media type. JSON and YAML
-// implement it here; Protobuf and CBOR will implement it alongside without changing
-// callers, which pick a Serializer through [Codecs].
+// implement it here, protobuf and CBOR in codec/protobuf and codec/cbor; callers pick
+// one through [Codecs]. A serializer describes what else sets its media type apart
+// through optional interfaces: [EventFramer] when it can carry a watch,
+// [KindSupporter] when it has an encoding for only some kinds, [TargetSupporter] when
+// it cannot encode every "as" conversion target. So a new media type is one new
+// Serializer, registered in the list its server is given.
 type Serializer interface {
 	// MediaType is the essence this serializer reads and writes ("application/json").
 	MediaType() string
@@ -40,6 +46,8 @@ type Result struct {
 type JSONSerializer struct {
 	scheme *scheme.Scheme
 }
+
+var _ EventFramer = (*JSONSerializer)(nil)
 
 // NewJSON returns the JSON serializer of a scheme.
 func NewJSON(s *scheme.Scheme) *JSONSerializer { return &JSONSerializer{scheme: s} }
@@ -199,6 +207,21 @@ func (s *JSONSerializer) Encode(w io.Writer, obj scheme.Kinded) error {
 	})
 }
 
+// StreamContentType returns application/json: a JSON watch is a sequence of
+// documents, one per line.
+func (s *JSONSerializer) StreamContentType() string { return MediaTypeJSON }
+
+// AppendEvent appends one watch event as a newline-terminated {"type":T,"object":O}
+// document, as apimachinery writes a metav1.WatchEvent; object is an encoded object
+// (its trailing newline dropped).
+func (s *JSONSerializer) AppendEvent(dst []byte, eventType string, object []byte) []byte {
+	dst = append(dst, `{"type":`...)
+	dst = strconv.AppendQuote(dst, eventType)
+	dst = append(dst, `,"object":`...)
+	dst = append(dst, bytes.TrimRight(object, "\n")...)
+	return append(dst, "}\n"...)
+}
+
 // marshalObject appends the compact JSON of obj to b.
 func marshalObject(obj scheme.Kinded, b []byte) ([]byte, error) {
 	switch o := obj.(type) {
@@ -258,8 +281,14 @@ type Codecs struct {
 // NewCodecs returns JSON and YAML serializers for s, followed by any extra ones
 // (Protobuf, CBOR, ...). A later serializer for an existing media type replaces it.
 func NewCodecs(s *scheme.Scheme, extra ...Serializer) *Codecs {
+	return CodecsOf(append([]Serializer{NewJSON(s), NewYAML(s)}, extra...)...)
+}
+
+// CodecsOf returns exactly the given serializers, in that order of preference. A later
+// serializer for an existing media type replaces it.
+func CodecsOf(serializers ...Serializer) *Codecs {
 	c := &Codecs{}
-	for _, sr := range append([]Serializer{NewJSON(s), NewYAML(s)}, extra...) {
+	for _, sr := range serializers {
 		replaced := false
 		for i, have := range c.list {
 			if have.MediaType() == sr.MediaType() {

@@ -20,7 +20,10 @@ type Serializer struct {
 	scheme *scheme.Scheme
 }
 
-var _ codec.Serializer = (*Serializer)(nil)
+var _ interface {
+	codec.Serializer
+	codec.EventFramer
+} = (*Serializer)(nil)
 
 // New returns the CBOR serializer of a scheme, ready to be passed to codec.NewCodecs.
 func New(s *scheme.Scheme) *Serializer { return &Serializer{scheme: s} }

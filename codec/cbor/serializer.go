@@ -113,6 +113,12 @@ func Unmarshal(data []byte, v any) (codec.FieldIssues, error) {
 	return fieldIssues(data, reflect.TypeOf(v))
 }
 
+// Unmarshal decodes one CBOR data item into v, like the function Unmarshal: what the
+// REST layer reads an application/apply-patch+cbor body with.
+func (s *Serializer) Unmarshal(data []byte, v any) (codec.FieldIssues, error) {
+	return Unmarshal(data, v)
+}
+
 // wrapErr names the format of decode errors that do not already.
 func wrapErr(err error) error {
 	if err == nil || strings.HasPrefix(err.Error(), "cbor: ") {

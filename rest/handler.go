@@ -47,8 +47,8 @@ type Options struct {
 	// its own watch framing and the kinds and conversion targets it can encode (see
 	// codec.Serializer). nil means standard.Serializers(Scheme) (package
 	// codec/standard): JSON, YAML, protobuf and CBOR, in kube-apiserver's order. A list
-	// must include application/json, the media type of errors and of JSON patches;
-	// a later serializer of a media type replaces an earlier one.
+	// must include application/json, the media type of errors and of JSON patches (New
+	// fails otherwise); a later serializer of a media type replaces an earlier one.
 	Serializers []codec.Serializer
 	// DisableCBOR turns off application/cbor request and response bodies (and
 	// application/cbor-seq watches), like kube-apiserver without its
@@ -71,8 +71,7 @@ type Handler struct {
 	maxBody int64
 }
 
-// New returns the Handler of opts. It fails when Scheme or Storage is missing, or
-// Serializers lacks application/json.
+// New returns the Handler of opts. It fails when Scheme or Storage is missing.
 func New(opts Options) (*Handler, error) {
 	if opts.Scheme == nil {
 		return nil, errors.New("rest: Options.Scheme is required")

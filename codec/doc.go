@@ -35,19 +35,29 @@
 //
 // # Objects, YAML and media types
 //
-// A [Serializer] decodes and encodes scheme objects for one media type. [NewJSON] and
-// [NewYAML] build the two text formats; [NewCodecs] keeps the serializers of a scheme
-// by media type, with the protobuf (codec/protobuf) and CBOR (codec/cbor) ones slotted
-// in. [ParseMediaType], [ParseAccept] and [Negotiate] read Content-Type and Accept
-// headers.
+// A [Serializer] decodes and encodes scheme objects for one media type, and describes
+// itself: optional interfaces found by type assertion say what sets its media type
+// apart. An [EventFramer] can carry a watch (its stream Content-Type and how one event
+// is framed: JSON a newline-terminated WatchEvent, protobuf a length-prefixed frame,
+// CBOR one cbor-seq data item); a [KindSupporter] has an encoding for only some kinds
+// (protobuf: kinds with a protobuf schema); a [TargetSupporter] cannot encode every
+// "as" conversion target (protobuf has no Table). Nothing outside a serializer's own
+// package knows these facts, so a new media type is one package plus its place in a
+// server's list. [NewJSON] and [NewYAML] build the two text formats; protobuf and
+// CBOR live in codec/protobuf and codec/cbor, and codec/standard lists the four in
+// kube-apiserver's order. [CodecsOf] and [NewCodecs] keep a list of serializers by
+// media type; [DecodeObject] is the part of decoding every serializer shares once it
+// has read a document's kind. [ParseMediaType], [ParseAccept] and [Negotiate] read
+// Content-Type and Accept headers.
 //
 // # Negotiation
 //
 // [Codecs.NegotiateResponse] is the one place that picks a response's serializer from
 // an Accept header, with kube-apiserver's rules: q-values and wildcards, "as"
-// conversion targets (Table in JSON, YAML or CBOR; PartialObjectMetadata(List) in every
-// media type), stream=watch, and serializers that cannot encode the kind (a
-// [KindSupporter] such as protobuf) skipped so that a client also accepting JSON falls
-// back to it. [Codecs.DecoderFor] picks a request body's decoder from Content-Type and
-// refuses a media type the kind has no encoding in ([ErrUnsupportedMediaType], a 415).
+// conversion targets (in the media types whose serializers encode them; Table is not
+// protobuf), stream=watch (only serializers that frame events), and serializers that
+// cannot encode the kind (a [KindSupporter] such as protobuf) skipped so that a client
+// also accepting JSON falls back to it. [Codecs.DecoderFor] picks a request body's
+// decoder from Content-Type and refuses a media type the kind has no encoding in
+// ([ErrUnsupportedMediaType], a 415).
 package codec

@@ -17,15 +17,40 @@ const (
 	AsPartialObjectMetadataList = "PartialObjectMetadataList"
 )
 
-// KindSupporter is implemented by a Serializer that can encode only some kinds, like
-// the protobuf one. Negotiation offers such a serializer only for objects it supports,
-// and a request body in its media type for an unsupported kind is 415.
+// KindSupporter is implemented by a Serializer that can encode and decode only some
+// kinds, like the protobuf one (only kinds with a protobuf schema). Negotiation offers
+// such a serializer only for objects it supports, and a request body in its media type
+// for an unsupported kind is 415. A Serializer without it supports every kind.
 type KindSupporter interface {
 	Supports(gvk scheme.GroupVersionKind, v any) bool
 }
 
+// TargetSupporter is implemented by a Serializer that cannot encode every "as"
+// conversion target (AsTable, AsPartialObjectMetadata, AsPartialObjectMetadataList):
+// protobuf has no meta/v1 Table, as kube-apiserver's AllowsMediaTypeTransform rules.
+// Negotiation skips a clause asking such a serializer for a target it lacks. A
+// Serializer without it encodes every target.
+type TargetSupporter interface {
+	SupportsTarget(as string) bool
+}
+
+// EventFramer is implemented by a Serializer whose media type can carry a watch, like
+// apimachinery's StreamSerializer and Framer together; a streaming negotiation offers
+// only these (YAML has no framing, as in kube-apiserver).
+type EventFramer interface {
+	// StreamContentType is the Content-Type of a watch response: the serializer's
+	// media type, or another naming the framing ("application/cbor-seq",
+	// "application/vnd.kubernetes.protobuf;stream=watch").
+	StreamContentType() string
+	// AppendEvent appends one watch event to dst, framed for the stream and ready to
+	// be written in one Write: its type (ADDED, MODIFIED, DELETED, BOOKMARK, ERROR)
+	// and its object as this serializer's Encode wrote it.
+	AppendEvent(dst []byte, eventType string, object []byte) []byte
+}
+
 // ErrUnsupportedMediaType says a request body's Content-Type cannot be decoded (for the
-// kind at hand); the REST layer answers 415.
+// kind at hand); the REST layer answers 415. A serializer's Decode error wraps it when
+// the serializer has no encoding for the document's kind.
 var ErrUnsupportedMediaType = errors.New("unsupported media type")
 
 // UnsupportedMediaTypeError is the error of [Codecs.DecoderFor]: the Content-Type and
@@ -71,8 +96,9 @@ type ResponseOptions struct {
 	// another are skipped, so "...;as=Table, application/json" falls back to the plain
 	// clause. nil allows none.
 	AllowAs func(as string) bool
-	// Stream negotiates a watch: only media types with a stream framing (JSON, CBOR,
-	// protobuf) are offered; YAML has none, as in kube-apiserver.
+	// Stream negotiates a watch: only serializers with a stream framing (an
+	// [EventFramer]: JSON, CBOR, protobuf) are offered; YAML has none, as in
+	// kube-apiserver.
 	Stream bool
 }
 
@@ -96,32 +122,14 @@ func (o Output) ContentType() string {
 	return o.MediaType
 }
 
-// StreamContentType is the Content-Type of a watch response in this output, as
-// kube-apiserver sets it: JSON as is, CBOR as application/cbor-seq (one data item per
-// event), anything else with ";stream=watch" (protobuf's length-prefixed frames).
+// StreamContentType is the Content-Type of a watch response in this output, as its
+// serializer's [EventFramer] names it; a serializer without framing has none and
+// answers its media type.
 func (o Output) StreamContentType() string {
-	switch o.MediaType {
-	case MediaTypeJSON:
-		return MediaTypeJSON
-	case MediaTypeCBOR:
-		return MediaTypeCBORSeq
+	if f, ok := o.Serializer.(EventFramer); ok {
+		return f.StreamContentType()
 	}
-	return o.MediaType + ";stream=watch"
-}
-
-// targetMediaTypes are the media types of each conversion target, as
-// kube-apiserver's AllowsMediaTypeTransform allows them: meta/v1 Table has no
-// protobuf encoding; PartialObjectMetadata(List) has every encoding.
-func targetAllows(as, mediaType string) bool {
-	if as == AsTable {
-		return mediaType == MediaTypeJSON || mediaType == MediaTypeYAML || mediaType == MediaTypeCBOR
-	}
-	return true
-}
-
-// streamMediaTypes have a watch framing.
-func streamable(mediaType string) bool {
-	return mediaType == MediaTypeJSON || mediaType == MediaTypeCBOR || mediaType == MediaTypeProtobuf
+	return o.MediaType
 }
 
 // NegotiateResponse picks the serializer of a response from an Accept header (empty
@@ -137,14 +145,16 @@ func (c *Codecs) NegotiateResponse(accept string, opts ResponseOptions) (Output,
 		accept = "*/*"
 	}
 	offered := make([]string, 0, len(c.list))
+	byType := make(map[string]Serializer, len(c.list))
+	plainOK := make(map[string]bool, len(c.list))
 	for _, s := range c.list {
-		if !opts.Stream || streamable(s.MediaType()) {
-			offered = append(offered, s.MediaType())
+		if _, framed := s.(EventFramer); opts.Stream && !framed {
+			continue
 		}
-	}
-	plainOK := make(map[string]bool, len(offered))
-	for _, mt := range offered {
-		plainOK[mt] = c.supports(mt, opts.GVK, opts.Object)
+		mt := s.MediaType()
+		offered = append(offered, mt)
+		byType[mt] = s
+		plainOK[mt] = supportsKind(s, opts.GVK, opts.Object)
 	}
 	m, err := NegotiateFunc(accept, offered, func(cl MediaType, mt string) bool {
 		if st, ok := cl.Params["stream"]; ok && (st != "watch" || !opts.Stream) {
@@ -154,7 +164,7 @@ func (c *Codecs) NegotiateResponse(accept string, opts ResponseOptions) (Output,
 		if as == "" {
 			return plainOK[mt]
 		}
-		if opts.AllowAs == nil || !opts.AllowAs(as) || !targetAllows(as, mt) {
+		if opts.AllowAs == nil || !opts.AllowAs(as) || !supportsTarget(byType[mt], as) {
 			return false
 		}
 		v := cl.Params["v"]
@@ -169,27 +179,28 @@ func (c *Codecs) NegotiateResponse(accept string, opts ResponseOptions) (Output,
 		}
 		return Output{}, &NotAcceptableError{Accept: accept, Offered: plain}
 	}
-	ser, _ := c.ForMediaType(m.Offered)
-	out := Output{Serializer: ser, MediaType: m.Offered, As: m.Clause.Params["as"]}
+	out := Output{Serializer: byType[m.Offered], MediaType: m.Offered, As: m.Clause.Params["as"]}
 	if out.As != "" {
 		out.AsVersion = m.Clause.Params["v"]
 	}
 	return out, nil
 }
 
-// supports reports whether the serializer of mediaType can encode v of kind gvk.
-func (c *Codecs) supports(mediaType string, gvk scheme.GroupVersionKind, v any) bool {
+// supportsKind reports whether s can encode and decode v of kind gvk (any kind for a
+// nil v); see [KindSupporter].
+func supportsKind(s Serializer, gvk scheme.GroupVersionKind, v any) bool {
 	if v == nil {
 		return true
 	}
-	s, ok := c.ForMediaType(mediaType)
-	if !ok {
-		return false
-	}
-	if ks, ok := s.(KindSupporter); ok {
-		return ks.Supports(gvk, v)
-	}
-	return true
+	ks, ok := s.(KindSupporter)
+	return !ok || ks.Supports(gvk, v)
+}
+
+// supportsTarget reports whether s can encode the conversion target as; see
+// [TargetSupporter].
+func supportsTarget(s Serializer, as string) bool {
+	ts, ok := s.(TargetSupporter)
+	return !ok || ts.SupportsTarget(as)
 }
 
 // MediaTypesFor lists, in order of preference, the media types that can encode or
@@ -197,7 +208,7 @@ func (c *Codecs) supports(mediaType string, gvk scheme.GroupVersionKind, v any) 
 func (c *Codecs) MediaTypesFor(gvk scheme.GroupVersionKind, v any) []string {
 	out := make([]string, 0, len(c.list))
 	for _, s := range c.list {
-		if c.supports(s.MediaType(), gvk, v) {
+		if supportsKind(s, gvk, v) {
 			out = append(out, s.MediaType())
 		}
 	}
@@ -214,7 +225,7 @@ func (c *Codecs) DecoderFor(contentType string, gvk scheme.GroupVersionKind, v a
 		contentType = MediaTypeJSON
 	}
 	s, ok := c.ForMediaType(contentType)
-	if !ok || !c.supports(s.MediaType(), gvk, v) {
+	if !ok || !supportsKind(s, gvk, v) {
 		return nil, &UnsupportedMediaTypeError{ContentType: contentType, Accepted: c.MediaTypesFor(gvk, v)}
 	}
 	return s, nil

@@ -1,17 +1,24 @@
 package codec
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
+	"strconv"
 
 	"github.com/apikit-dev/apikit/scheme"
 )
 
 // Serializer decodes and encodes scheme objects in one media type. JSON and YAML
-// implement it here; Protobuf and CBOR will implement it alongside without changing
-// callers, which pick a Serializer through [Codecs].
+// implement it here, protobuf and CBOR in codec/protobuf and codec/cbor; callers pick
+// one through [Codecs]. A serializer describes what else sets its media type apart
+// through optional interfaces: [EventFramer] when it can carry a watch,
+// [KindSupporter] when it has an encoding for only some kinds, [TargetSupporter] when
+// it cannot encode every "as" conversion target. So a new media type is one new
+// Serializer, registered in the list its server is given.
 type Serializer interface {
 	// MediaType is the essence this serializer reads and writes ("application/json").
 	MediaType() string
@@ -40,6 +47,8 @@ type JSONSerializer struct {
 	scheme *scheme.Scheme
 }
 
+var _ EventFramer = (*JSONSerializer)(nil)
+
 // NewJSON returns the JSON serializer of a scheme.
 func NewJSON(s *scheme.Scheme) *JSONSerializer { return &JSONSerializer{scheme: s} }
 
@@ -60,22 +69,34 @@ func (s *JSONSerializer) Decode(data []byte, defaults *scheme.GroupVersionKind, 
 	if defaults != nil {
 		actual = WithDefaults(actual, *defaults)
 	}
+	return DecodeObject(s.scheme, actual, into,
+		func(obj any) (FieldIssues, error) { return Unmarshal(data, obj) },
+		func() string { return excerpt(data) })
+}
 
+// DecodeObject is the part of Decode every serializer shares once it has read a
+// document's kind (defaults applied): it settles what the document decodes into, the
+// way apimachinery does, and unmarshals it there. An *Unstructured or
+// *UnstructuredList into takes any kind; a registered Go type takes its own kind (which
+// fills what the document left out, preferring the document's group version) and is
+// replaced by a new object when the document names another; an unregistered Go type
+// is decoded into as it is; without into the scheme creates the object. unmarshal
+// decodes the document into a pointer, reporting unknown and duplicate fields;
+// excerpt renders the document for a missing kind or version message and is called
+// only then.
+func DecodeObject(s *scheme.Scheme, actual scheme.GroupVersionKind, into scheme.Kinded, unmarshal func(obj any) (FieldIssues, error), excerpt func() string) (Result, error) {
 	var obj scheme.Kinded
 	switch into.(type) {
 	case nil:
 	case *scheme.Unstructured, *scheme.UnstructuredList:
-		if actual.Kind == "" {
-			return Result{GVK: actual}, &MissingKindError{Data: excerpt(data)}
-		}
 		obj = into
 	default:
-		kinds, err := s.scheme.ObjectKinds(into)
+		kinds, err := s.ObjectKinds(into)
 		var nre *scheme.NotRegisteredError
 		switch {
 		case errors.As(err, &nre):
 			// An unregistered Go type is decoded into as is, like apimachinery does.
-			issues, err := Unmarshal(data, into)
+			issues, err := unmarshal(into)
 			if err == nil && !actual.Empty() {
 				into.GetObjectKind().SetGroupVersionKind(actual)
 			}
@@ -83,25 +104,24 @@ func (s *JSONSerializer) Decode(data []byte, defaults *scheme.GroupVersionKind, 
 		case err != nil:
 			return Result{}, err
 		}
-		actual = WithDefaults(actual, PreferredKind(kinds, actual))
-		for _, k := range kinds {
-			if k == actual {
-				obj = into
-			}
+		actual = WithDefaults(actual, preferredKind(kinds, actual))
+		if slices.Contains(kinds, actual) {
+			obj = into
 		}
 	}
 	if actual.Kind == "" {
-		return Result{GVK: actual}, &MissingKindError{Data: excerpt(data)}
+		return Result{GVK: actual}, &MissingKindError{Data: excerpt()}
 	}
 	if actual.Version == "" {
-		return Result{GVK: actual}, &MissingVersionError{Data: excerpt(data)}
+		return Result{GVK: actual}, &MissingVersionError{Data: excerpt()}
 	}
 	if obj == nil {
-		if obj, err = s.scheme.New(actual); err != nil {
+		var err error
+		if obj, err = s.New(actual); err != nil {
 			return Result{GVK: actual}, err
 		}
 	}
-	issues, err := Unmarshal(data, obj)
+	issues, err := unmarshal(obj)
 	if err != nil {
 		return Result{GVK: actual, Issues: issues}, fmt.Errorf("decoding %s: %w", actual.Kind, err)
 	}
@@ -109,9 +129,9 @@ func (s *JSONSerializer) Decode(data []byte, defaults *scheme.GroupVersionKind, 
 	return Result{Object: obj, GVK: actual, Issues: issues}, nil
 }
 
-// PreferredKind picks, among the kinds of a Go type, the one in the document's group
-// version, else the first. Every serializer resolves an into object's kind this way.
-func PreferredKind(kinds []scheme.GroupVersionKind, actual scheme.GroupVersionKind) scheme.GroupVersionKind {
+// preferredKind picks, among the kinds of a Go type, the one in the document's group
+// version, else the first.
+func preferredKind(kinds []scheme.GroupVersionKind, actual scheme.GroupVersionKind) scheme.GroupVersionKind {
 	for _, k := range kinds {
 		if k.Group == actual.Group && k.Version == actual.Version {
 			return k
@@ -187,6 +207,21 @@ func (s *JSONSerializer) Encode(w io.Writer, obj scheme.Kinded) error {
 	})
 }
 
+// StreamContentType returns application/json: a JSON watch is a sequence of
+// documents, one per line.
+func (s *JSONSerializer) StreamContentType() string { return MediaTypeJSON }
+
+// AppendEvent appends one watch event as a newline-terminated {"type":T,"object":O}
+// document, as apimachinery writes a metav1.WatchEvent; object is an encoded object
+// (its trailing newline dropped).
+func (s *JSONSerializer) AppendEvent(dst []byte, eventType string, object []byte) []byte {
+	dst = append(dst, `{"type":`...)
+	dst = strconv.AppendQuote(dst, eventType)
+	dst = append(dst, `,"object":`...)
+	dst = append(dst, bytes.TrimRight(object, "\n")...)
+	return append(dst, "}\n"...)
+}
+
 // marshalObject appends the compact JSON of obj to b.
 func marshalObject(obj scheme.Kinded, b []byte) ([]byte, error) {
 	switch o := obj.(type) {
@@ -246,8 +281,14 @@ type Codecs struct {
 // NewCodecs returns JSON and YAML serializers for s, followed by any extra ones
 // (Protobuf, CBOR, ...). A later serializer for an existing media type replaces it.
 func NewCodecs(s *scheme.Scheme, extra ...Serializer) *Codecs {
+	return CodecsOf(append([]Serializer{NewJSON(s), NewYAML(s)}, extra...)...)
+}
+
+// CodecsOf returns exactly the given serializers, in that order of preference. A later
+// serializer for an existing media type replaces it.
+func CodecsOf(serializers ...Serializer) *Codecs {
 	c := &Codecs{}
-	for _, sr := range append([]Serializer{NewJSON(s), NewYAML(s)}, extra...) {
+	for _, sr := range serializers {
 		replaced := false
 		for i, have := range c.list {
 			if have.MediaType() == sr.MediaType() {

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/apikit-dev/apikit/codec"
-	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/conversion"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
@@ -86,7 +85,7 @@ func (rq *request) decodeInto(ser codec.Serializer, data []byte, into scheme.Kin
 		return nil, def, NewUnsupportedMediaType(ser.MediaType(), rq.h.codecs.MediaTypesFor(def, into))
 	}
 	res, err := ser.Decode(data, &def, into)
-	if errors.Is(err, protobuf.ErrNotProtobuf) {
+	if errors.Is(err, codec.ErrUnsupportedMediaType) {
 		return nil, res.GVK, NewUnsupportedMediaType(ser.MediaType(), rq.h.codecs.MediaTypesFor(res.GVK, into))
 	}
 	if err != nil {

@@ -8,8 +8,7 @@ import (
 	"runtime/debug"
 
 	"github.com/apikit-dev/apikit/codec"
-	"github.com/apikit-dev/apikit/codec/cbor"
-	"github.com/apikit-dev/apikit/codec/protobuf"
+	"github.com/apikit-dev/apikit/codec/standard"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 )
@@ -44,6 +43,13 @@ type Options struct {
 	// Logger receives errors that are not the client's fault (500s, recovered panics);
 	// nil discards them.
 	Logger *slog.Logger
+	// Serializers are the media types served, in order of preference; each describes
+	// its own watch framing and the kinds and conversion targets it can encode (see
+	// codec.Serializer). nil means standard.Serializers(Scheme) (package
+	// codec/standard): JSON, YAML, protobuf and CBOR, in kube-apiserver's order. A list
+	// must include application/json, the media type of errors and of JSON patches (New
+	// fails otherwise); a later serializer of a media type replaces an earlier one.
+	Serializers []codec.Serializer
 	// DisableCBOR turns off application/cbor request and response bodies (and
 	// application/cbor-seq watches), like kube-apiserver without its
 	// CBORServingAndStorage feature: CBOR bodies are then 415 and CBOR-only Accept
@@ -77,11 +83,15 @@ func New(opts Options) (*Handler, error) {
 	if opts.Storage == nil {
 		return nil, errors.New("rest: Options.Storage is required")
 	}
+	codecs := newCodecs(opts)
+	if _, ok := codecs.ForMediaType(codec.MediaTypeJSON); !ok {
+		return nil, errors.New("rest: Options.Serializers must include application/json, the media type of errors and JSON patches")
+	}
 	h := &Handler{
 		opts:    opts,
 		scheme:  opts.Scheme,
 		store:   opts.Storage,
-		codecs:  newCodecs(opts),
+		codecs:  codecs,
 		log:     opts.Logger,
 		maxBody: opts.MaxRequestBodyBytes,
 	}
@@ -114,14 +124,18 @@ func New(opts Options) (*Handler, error) {
 	return h, nil
 }
 
-// newCodecs returns the serializers a Handler speaks, in kube-apiserver's order of
-// preference: JSON, YAML, protobuf, CBOR (unless disabled).
+// newCodecs returns the serializers a Handler speaks: Options.Serializers, by default
+// the standard set (JSON, YAML, protobuf, CBOR), without CBOR when disabled.
 func newCodecs(opts Options) *codec.Codecs {
-	extra := []codec.Serializer{protobuf.New(opts.Scheme)}
-	if !opts.DisableCBOR {
-		extra = append(extra, cbor.New(opts.Scheme))
+	list := opts.Serializers
+	if list == nil {
+		list = standard.Serializers(opts.Scheme)
 	}
-	return codec.NewCodecs(opts.Scheme, extra...)
+	codecs := codec.CodecsOf(list...)
+	if opts.DisableCBOR {
+		codecs = codecs.Without(codec.MediaTypeCBOR)
+	}
+	return codecs
 }
 
 // ServeHTTP serves one request, the one entry of every request: recover (a panic is a

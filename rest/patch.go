@@ -9,7 +9,6 @@ import (
 	"unicode"
 
 	"github.com/apikit-dev/apikit/codec"
-	"github.com/apikit-dev/apikit/codec/cbor"
 	"github.com/apikit-dev/apikit/conversion"
 	"github.com/apikit-dev/apikit/patch"
 	"github.com/apikit-dev/apikit/scheme"
@@ -42,10 +41,28 @@ func (rq *request) patchTypes() []string {
 		types = append(types, codec.MediaTypeStrategicMergePatch)
 	}
 	types = append(types, codec.MediaTypeApplyPatchYAML)
-	if !rq.h.opts.DisableCBOR {
+	if rq.applyConfigDecoder(codec.MediaTypeApplyPatchCBOR) != nil {
 		types = append(types, codec.MediaTypeApplyPatchCBOR)
 	}
 	return types
+}
+
+// valueUnmarshaler is a serializer that decodes a document into any Go value, as an
+// apply configuration of its media type is read (the CBOR serializer).
+type valueUnmarshaler interface {
+	Unmarshal(data []byte, v any) (codec.FieldIssues, error)
+}
+
+// applyConfigDecoder returns what reads an apply patch of a Content-Type whose body is
+// in a serializer's media type (application/apply-patch+cbor), nil when the Handler
+// does not serve that media type (CBOR disabled).
+func (rq *request) applyConfigDecoder(contentType string) valueUnmarshaler {
+	ser, ok := rq.h.codecs.ForMediaType(codec.PatchBodyMediaType(contentType))
+	if !ok {
+		return nil
+	}
+	vu, _ := ser.(valueUnmarshaler)
+	return vu
 }
 
 // fieldManager is the manager name of a write: the fieldManager parameter, or the
@@ -133,11 +150,12 @@ func (rq *request) decodePatch(data []byte) (*patchRequest, error) {
 		}
 		p.apply, p.config, p.duplicates = true, cfg, patch.StrictApplyConfigError(data)
 	case codec.MediaTypeApplyPatchCBOR:
-		if rq.info.Subresource == "scale" || rq.h.opts.DisableCBOR {
+		dec := rq.applyConfigDecoder(essence)
+		if rq.info.Subresource == "scale" || dec == nil {
 			return nil, NewUnsupportedMediaType(ct, rq.patchTypes())
 		}
 		var cfg map[string]any
-		issues, err := cbor.Unmarshal(data, &cfg)
+		issues, err := dec.Unmarshal(data, &cfg)
 		if err != nil || cfg == nil {
 			msg := "the apply configuration is empty; an object is expected"
 			if err != nil {

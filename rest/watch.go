@@ -2,16 +2,14 @@ package rest
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/apikit-dev/apikit/codec"
-	"github.com/apikit-dev/apikit/codec/cbor"
-	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/rest/table"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -140,9 +138,9 @@ func (rq *request) validateWatch() (watchRequest, error) {
 	}, nil
 }
 
-// negotiateWatch picks the stream's format from the Accept header. Streams are JSON
-// documents, CBOR data items or protobuf frames; YAML has no stream framing and is not
-// offered, as in kube-apiserver.
+// negotiateWatch picks the stream's format from the Accept header: a serializer that
+// frames events (codec.EventFramer: JSON documents, CBOR data items, protobuf frames);
+// YAML has no stream framing and is not offered, as in kube-apiserver.
 func (rq *request) negotiateWatch() (output, *scheme.Status) {
 	sample, _ := rq.h.scheme.New(rq.gvk)
 	return rq.h.negotiate(rq.r, codec.ResponseOptions{
@@ -231,7 +229,7 @@ func (rq *request) writeEvent(out output, ev watch.Event) {
 
 // encodeEventObject converts an event object to the URL version (bookmarks and errors
 // are sent as they are) and to the Accept header's target (PartialObjectMetadata,
-// Table), and encodes it; JSON without the trailing newline.
+// Table), and encodes it.
 func (rq *request) encodeEventObject(out output, typ watch.EventType, k scheme.Kinded) ([]byte, error) {
 	if obj, ok := k.(scheme.Object); ok && typ != watch.Error {
 		if typ == watch.Bookmark {
@@ -275,31 +273,17 @@ func (rq *request) encodeEventObject(out output, typ watch.EventType, k scheme.K
 	if err := out.Serializer.Encode(&buf, k); err != nil {
 		return nil, err
 	}
-	if out.MediaType == codec.MediaTypeJSON {
-		return bytes.TrimRight(buf.Bytes(), "\n"), nil
-	}
 	return buf.Bytes(), nil
 }
 
-// writeFrame writes one event in the stream's framing: a newline-terminated
-// {"type":T,"object":O} JSON document, one application/cbor-seq data item, or a
-// length-prefixed protobuf WatchEvent, in one Write.
+// writeFrame writes one event in the stream's framing, as the serializer's
+// codec.EventFramer lays it out (a newline-terminated JSON document, one
+// application/cbor-seq data item, a length-prefixed protobuf frame), in one Write.
 func (rq *request) writeFrame(out output, typ watch.EventType, obj []byte) error {
-	var b []byte
-	switch out.MediaType {
-	case codec.MediaTypeCBOR:
-		b = cbor.AppendEvent(make([]byte, 0, len(obj)+32), typ, obj)
-	case codec.MediaTypeProtobuf:
-		b = protobuf.AppendWatchEvent(append(make([]byte, 0, len(obj)+32), 0, 0, 0, 0), string(typ), obj)
-		binary.BigEndian.PutUint32(b, uint32(len(b)-4))
-	default:
-		b = make([]byte, 0, len(obj)+40)
-		b = append(b, `{"type":`...)
-		b = strconv.AppendQuote(b, string(typ))
-		b = append(b, `,"object":`...)
-		b = append(b, obj...)
-		b = append(b, "}\n"...)
+	framer, ok := out.Serializer.(codec.EventFramer)
+	if !ok {
+		return fmt.Errorf("media type %s has no watch framing", out.MediaType)
 	}
-	_, err := rq.w.Write(b)
+	_, err := rq.w.Write(framer.AppendEvent(make([]byte, 0, len(obj)+40), string(typ), obj))
 	return err
 }

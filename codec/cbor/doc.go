@@ -36,8 +36,9 @@
 //
 // # Watch
 //
-// [AppendEvent] and [Serializer.EncodeEvent] write one watch event as one data item of
-// an application/cbor-seq stream, {"type": ..., "object": ...} exactly as
-// apimachinery's metav1.WatchEvent encodes; [EventDecoder] reads such a stream one
-// event at a time with a bound on an event's size.
+// [AppendEvent], [Serializer.AppendEvent] (its codec.EventFramer side, with
+// [Serializer.StreamContentType]) and [Serializer.EncodeEvent] write one watch event
+// as one data item of an application/cbor-seq stream, {"type": ..., "object": ...}
+// exactly as apimachinery's metav1.WatchEvent encodes; [EventDecoder] reads such a
+// stream one event at a time with a bound on an event's size.
 package cbor

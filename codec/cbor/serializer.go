@@ -20,7 +20,10 @@ type Serializer struct {
 	scheme *scheme.Scheme
 }
 
-var _ codec.Serializer = (*Serializer)(nil)
+var _ interface {
+	codec.Serializer
+	codec.EventFramer
+} = (*Serializer)(nil)
 
 // New returns the CBOR serializer of a scheme, ready to be passed to codec.NewCodecs.
 func New(s *scheme.Scheme) *Serializer { return &Serializer{scheme: s} }
@@ -110,6 +113,12 @@ func Unmarshal(data []byte, v any) (codec.FieldIssues, error) {
 	return fieldIssues(data, reflect.TypeOf(v))
 }
 
+// Unmarshal decodes one CBOR data item into v, like the function Unmarshal: what the
+// REST layer reads an application/apply-patch+cbor body with.
+func (s *Serializer) Unmarshal(data []byte, v any) (codec.FieldIssues, error) {
+	return Unmarshal(data, v)
+}
+
 // wrapErr names the format of decode errors that do not already.
 func wrapErr(err error) error {
 	if err == nil || strings.HasPrefix(err.Error(), "cbor: ") {
@@ -148,51 +157,17 @@ func (s *Serializer) Decode(data []byte, defaults *scheme.GroupVersionKind, into
 	if err != nil {
 		return codec.Result{}, err
 	}
-	var obj scheme.Kinded
-	if into != nil {
-		kinds, err := s.scheme.ObjectKinds(into)
-		var nre *scheme.NotRegisteredError
-		switch {
-		case errors.As(err, &nre):
-			// An unregistered Go type is decoded into as is, like apimachinery does.
-			issues, err := Unmarshal(data, into)
-			if err == nil && !actual.Empty() {
-				into.GetObjectKind().SetGroupVersionKind(actual)
+	return codec.DecodeObject(s.scheme, actual, into,
+		func(obj any) (codec.FieldIssues, error) {
+			switch o := obj.(type) {
+			case *scheme.Unstructured:
+				return decodeUnstructured(data, o)
+			case *scheme.UnstructuredList:
+				return decodeUnstructured(data, o)
 			}
-			return codec.Result{Object: into, GVK: actual, Issues: issues}, err
-		case err != nil:
-			return codec.Result{}, err
-		}
-		actual = codec.WithDefaults(actual, codec.PreferredKind(kinds, actual))
-		for _, k := range kinds {
-			if k == actual {
-				obj = into
-			}
-		}
-	}
-	if actual.Kind == "" {
-		return codec.Result{GVK: actual}, &codec.MissingKindError{Data: diagnose(data)}
-	}
-	if actual.Version == "" {
-		return codec.Result{GVK: actual}, &codec.MissingVersionError{Data: diagnose(data)}
-	}
-	if obj == nil {
-		if obj, err = s.scheme.New(actual); err != nil {
-			return codec.Result{GVK: actual}, err
-		}
-	}
-	var issues codec.FieldIssues
-	switch o := obj.(type) {
-	case *scheme.Unstructured, *scheme.UnstructuredList:
-		issues, err = decodeUnstructured(data, o)
-	default:
-		issues, err = Unmarshal(data, obj)
-	}
-	if err != nil {
-		return codec.Result{GVK: actual, Issues: issues}, fmt.Errorf("decoding %s: %w", actual.Kind, err)
-	}
-	obj.GetObjectKind().SetGroupVersionKind(actual)
-	return codec.Result{Object: obj, GVK: actual, Issues: issues}, nil
+			return Unmarshal(data, obj)
+		},
+		func() string { return diagnose(data) })
 }
 
 // typeMetaOf reads the document's apiVersion and kind, filled in from defaults.

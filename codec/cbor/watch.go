@@ -53,6 +53,16 @@ func (s *Serializer) EncodeEvent(w io.Writer, ev watch.Event) error {
 	return err
 }
 
+// StreamContentType returns application/cbor-seq: a CBOR watch is a sequence of data
+// items, one per event.
+func (s *Serializer) StreamContentType() string { return codec.MediaTypeCBORSeq }
+
+// AppendEvent appends one watch event as one application/cbor-seq data item; see the
+// function AppendEvent.
+func (s *Serializer) AppendEvent(dst []byte, eventType string, object []byte) []byte {
+	return AppendEvent(dst, watch.EventType(eventType), object)
+}
+
 // EventDecoder reads watch events from an application/cbor-seq stream, one data item
 // at a time, buffering at most MaxEventSize bytes of one event.
 type EventDecoder struct {

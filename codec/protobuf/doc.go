@@ -24,9 +24,12 @@
 //
 // Everything else, notably meta/v1 Table (which Kubernetes marks protobuf=false and
 // serves only as JSON, YAML or CBOR), fails Encode with a [*NotProtobufError]
-// wrapping [ErrNotProtobuf], before anything is written: the REST layer answers 406
-// to a protobuf-only Accept, falls back to JSON when the client also accepts it,
-// and answers 415 to a protobuf request body of such a kind.
+// wrapping [ErrNotProtobuf] (and codec.ErrUnsupportedMediaType), before anything is
+// written. [Serializer.Supports] and [Serializer.SupportsTarget] tell negotiation so
+// up front: the REST layer answers 406 to a protobuf-only Accept, falls back to JSON
+// when the client also accepts it, and answers 415 to a protobuf request body of such
+// a kind. [Serializer.StreamContentType] and [Serializer.AppendEvent] frame its
+// watches.
 //
 // # Hostile input
 //

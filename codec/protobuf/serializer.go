@@ -50,12 +50,14 @@ func (e *NotProtobufError) Error() string {
 	return msg
 }
 
-// Unwrap returns ErrNotProtobuf and the underlying reason.
+// Unwrap returns ErrNotProtobuf, codec.ErrUnsupportedMediaType (which tells any
+// caller of a codec.Serializer that the kind has no encoding in this media type) and
+// the underlying reason.
 func (e *NotProtobufError) Unwrap() []error {
 	if e.Err == nil {
-		return []error{ErrNotProtobuf}
+		return []error{ErrNotProtobuf, codec.ErrUnsupportedMediaType}
 	}
-	return []error{ErrNotProtobuf, e.Err}
+	return []error{ErrNotProtobuf, codec.ErrUnsupportedMediaType, e.Err}
 }
 
 // Serializer is the application/vnd.kubernetes.protobuf [codec.Serializer] of a
@@ -65,7 +67,12 @@ type Serializer struct {
 	reg    *registry
 }
 
-var _ codec.Serializer = (*Serializer)(nil)
+var _ interface {
+	codec.Serializer
+	codec.EventFramer
+	codec.KindSupporter
+	codec.TargetSupporter
+} = (*Serializer)(nil)
 
 // New returns the protobuf serializer of s; kinds registered later with
 // [RegisterFields] are seen by it.
@@ -323,6 +330,11 @@ func trimList(kind string) string {
 	}
 	return kind
 }
+
+// SupportsTarget reports whether a conversion target has a protobuf encoding: meta/v1
+// Table has none, as kube-apiserver's AllowsMediaTypeTransform rules;
+// PartialObjectMetadata and PartialObjectMetadataList have.
+func (s *Serializer) SupportsTarget(as string) bool { return as != codec.AsTable }
 
 // Supports reports whether v, of kind gvk, has a protobuf encoding, without encoding
 // it: the REST layer can pick JSON up front for a watch or list whose client accepts

@@ -76,12 +76,23 @@ func (s *Serializer) EncodeEvent(w io.Writer, ev watch.Event) error {
 		return err
 	}
 	return codec.WriteAppended(w, ev, func(b []byte) ([]byte, error) {
-		b = append(b, 0, 0, 0, 0)
-		start := len(b)
-		b = AppendWatchEvent(b, string(ev.Type), obj)
-		binary.BigEndian.PutUint32(b[start-4:], uint32(len(b)-start))
-		return b, nil
+		return s.AppendEvent(b, string(ev.Type), obj), nil
 	})
+}
+
+// StreamContentType returns application/vnd.kubernetes.protobuf;stream=watch, the
+// Content-Type of a stream of length-prefixed frames.
+func (s *Serializer) StreamContentType() string { return codec.MediaTypeProtobuf + ";stream=watch" }
+
+// AppendEvent appends one watch event as a frame of the stream: a 4-byte big-endian
+// length, then the WatchEvent message of eventType and object, an enveloped object
+// as Encode writes it.
+func (s *Serializer) AppendEvent(dst []byte, eventType string, object []byte) []byte {
+	dst = append(dst, 0, 0, 0, 0)
+	start := len(dst)
+	dst = AppendWatchEvent(dst, eventType, object)
+	binary.BigEndian.PutUint32(dst[start-4:], uint32(len(dst)-start))
+	return dst
 }
 
 // encodedKey names this serializer's object encoding in watch.Event's cache.

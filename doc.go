@@ -2,7 +2,8 @@
 // Kubernetes clients (kubectl, client-go, controller-runtime) talk to unchanged.
 //
 // A host program registers its resource types in a [scheme.Scheme], picks a storage
-// backend and mounts apikit's handler on its own http.Server. A request travels one path,
+// backend and mounts the handler of package rest on its own http.Server (rest's
+// ExampleNew is a complete program in a few dozen lines). A request travels one path,
 // each step a package with one job:
 //
 //	decode (codec) -> convert to the internal hub and default (conversion)
@@ -14,16 +15,35 @@
 //   - [github.com/apikit-dev/apikit/scheme]: the object model (TypeMeta, ObjectMeta,
 //     Status, Unstructured), deep copy without code generation, and the registry of
 //     kinds, resources, scopes and versions.
+//   - [github.com/apikit-dev/apikit/scheme/openapi]: OpenAPI v2 and v3 documents derived
+//     from the registered Go types by reflection.
 //   - [github.com/apikit-dev/apikit/validation]: field paths, field error lists and the
 //     ready rules for names, labels, annotations and metadata.
-//   - [github.com/apikit-dev/apikit/conversion]: star conversion through the internal
-//     hub, defaulting, typed <-> unstructured, and a round-trip test helper.
+//   - [github.com/apikit-dev/apikit/conversion]: conversion between the versions of a
+//     group (through an internal hub when it has several), defaulting, typed <->
+//     unstructured; [github.com/apikit-dev/apikit/conversion/conversiontest] checks
+//     round trips with random objects.
 //   - [github.com/apikit-dev/apikit/codec]: JSON and YAML with strict field checking,
-//     and media types.
+//     media types and Accept negotiation;
+//     [github.com/apikit-dev/apikit/codec/cbor] and
+//     [github.com/apikit-dev/apikit/codec/protobuf]: Kubernetes' CBOR encoding and
+//     protobuf envelope, with their watch framings.
 //   - [github.com/apikit-dev/apikit/watch]: watch events and the fan-out broadcaster.
-//   - [github.com/apikit-dev/apikit/storage]: the storage interface, its conformance
-//     suite, and the memory and bolt backends.
+//   - [github.com/apikit-dev/apikit/storage]: the storage interface, resourceVersion
+//     rules and selectors; [github.com/apikit-dev/apikit/storage/memory] and
+//     [github.com/apikit-dev/apikit/storage/bolt] (durable, on bbolt) are its backends and
+//     [github.com/apikit-dev/apikit/storage/storagetest] the conformance suite both pass.
+//   - [github.com/apikit-dev/apikit/patch]: JSON patch, merge patch, strategic merge
+//     patch and server-side apply with managedFields.
+//   - [github.com/apikit-dev/apikit/rest]: the http.Handler: routing, every verb and
+//     subresource, watch, Status errors, authentication, authorization and admission
+//     hooks. Beside it, [github.com/apikit-dev/apikit/rest/discovery] serves discovery,
+//     /version and OpenAPI, [github.com/apikit-dev/apikit/rest/table] builds Table and
+//     PartialObjectMetadata output, [github.com/apikit-dev/apikit/rest/kubeconfig]
+//     writes kubeconfigs and self-signed certificates, and
+//     [github.com/apikit-dev/apikit/rest/resttest] starts a whole server in-process for
+//     tests.
 //
-// The example types in examples/widgets/api show a group with two versions converting
-// through a hub.
+// examples/widgets is a runnable server for an example group, toys.example.com, with
+// two versions of Widget converting through a hub; README.md drives it with kubectl.
 package apikit

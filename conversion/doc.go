@@ -5,10 +5,15 @@
 //
 // # Star conversion through the internal hub
 //
-// Every group has an internal version (scheme.InternalVersion), the hub that can express
-// everything each served version can. ToVersion converts an object of any registered
-// version to the hub and from the hub to the target: v1alpha1 -> internal -> v1, never
-// v1alpha1 -> v1 directly. So a group with n versions needs 2n conversions, not n².
+// A group with several versions of a kind registers an internal version of it
+// (scheme.InternalVersion), the hub that can express everything each served version can.
+// ToVersion converts an object of any registered version to the hub and from the hub to
+// the target: v1alpha1 -> internal -> v1, never v1alpha1 -> v1 directly. So a group with
+// n versions needs 2n conversions, not n².
+//
+// A kind served in one version needs no hub: there is nothing to convert between, and
+// package rest passes its objects through as they are (validating and storing that
+// version). Register an internal version when a second version arrives.
 //
 // # Automatic conversion
 //

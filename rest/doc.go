@@ -6,15 +6,33 @@
 // (Options.Authenticator, 401) -> authorize (Options.Authorizer, 403) -> route
 // (health checks, Options.Discovery, resources) -> read the body (limit: 413; type: 415)
 // -> decode (fieldValidation Ignore/Warn/Strict) -> the URL's kind and version (400) ->
-// defaults -> internal version -> server-set fields and Strategy hooks -> mutating
-// admission -> validation (422) -> validating admission -> storage version -> storage
-// (skipped with dryRun=All) -> the URL's version -> the negotiated encoding.
+// defaults -> internal version (if the kind has one) -> server-set fields and Strategy
+// hooks -> mutating admission -> validation (422) -> validating admission -> storage
+// version -> storage (skipped with dryRun=All) -> the URL's version -> the negotiated
+// encoding.
 //
 // Errors are *scheme.Status values with the codes, reasons, messages and details of
-// kube-apiserver. Watches stream newline-terminated WatchEvent JSON documents. Objects
-// with finalizers follow the DELETING state of the object lifecycle; since apikit has no
-// garbage collector, propagationPolicy=Orphan is carried out by the server itself.
-// Unless the scheme has a core namespaces resource, namespaces exist implicitly: GET
-// /api/v1/namespaces/NAME answers an Active Namespace, as kubectl expects after a
-// NotFound in a namespace other than default.
+// kube-apiserver. Objects with finalizers follow the DELETING state of the object
+// lifecycle; since apikit has no garbage collector, propagationPolicy=Orphan is carried
+// out by the server itself. Unless the scheme has a core namespaces resource, namespaces
+// exist implicitly: GET /api/v1/namespaces/NAME answers an Active Namespace, as kubectl
+// expects after a NotFound in a namespace other than default.
+//
+// # Watch
+//
+// A watch streams {"type": ..., "object": ...} events, one write and flush per event, in
+// the framing of the media type the Accept header negotiates, as kube-apiserver does:
+//
+//   - application/json: one WatchEvent JSON document per event, each ending in a
+//     newline (Content-Type application/json);
+//   - application/cbor: one CBOR data item per event, an RFC 8742 sequence
+//     (Content-Type application/cbor-seq);
+//   - application/vnd.kubernetes.protobuf: one protobuf WatchEvent per event, each
+//     preceded by its length as a 4-byte big-endian integer (Content-Type
+//     application/vnd.kubernetes.protobuf;stream=watch);
+//   - ;as=Table or ;as=PartialObjectMetadata on one of the above: the same framing, with
+//     each event's object converted to a meta.k8s.io Table (JSON and CBOR only) or to
+//     PartialObjectMetadata.
+//
+// YAML has no stream framing: a watch that accepts only YAML is 406 Not Acceptable.
 package rest

@@ -1,7 +1,8 @@
-// Command widgets serves the example toys.example.com API (Widget, Warehouse) over plain
-// HTTP, for kubectl and client-go:
+// Command widgets serves the example toys.example.com API (Widget, Warehouse) to kubectl,
+// client-go and curl, over HTTPS and plain HTTP on one port:
 //
 //	go run ./examples/widgets -addr 127.0.0.1:8080 -data ./widgets-data -kubeconfig ./widgets.kubeconfig
+//	kubectl --kubeconfig ./widgets.kubeconfig apply -f examples/widgets/manifests/widget.yaml
 //	kubectl --kubeconfig ./widgets.kubeconfig get widgets
 //
 // Flags:
@@ -57,7 +58,7 @@ func parseFlags(args []string, output io.Writer) (server.Config, error) {
 	fs := flag.NewFlagSet("widgets", flag.ContinueOnError)
 	fs.SetOutput(output)
 	var cfg server.Config
-	fs.StringVar(&cfg.Addr, "addr", server.DefaultAddr, "listen `address` (host:port) for plain HTTP")
+	fs.StringVar(&cfg.Addr, "addr", server.DefaultAddr, "listen `address` (host:port) for HTTPS and plain HTTP")
 	fs.StringVar(&cfg.DataDir, "data", "./widgets-data", "`directory` of the durable store (bolt), created if missing")
 	fs.StringVar(&cfg.Storage, "storage", server.StorageBolt, "storage backend: bolt or memory")
 	fs.StringVar(&cfg.KubeconfigPath, "kubeconfig", "./widgets.kubeconfig", "`file` to write a kubeconfig for this server to (empty: none)")

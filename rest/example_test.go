@@ -1,0 +1,104 @@
+package rest_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/rest/discovery"
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/storage/memory"
+)
+
+// The kind, its registration and newHandler below are the "Define your own kind" section
+// of README.md, verbatim (TestREADME_DefineYourOwnKindIsCompiled in the root package
+// checks it).
+
+// Book is a kind of the host program: TypeMeta and ObjectMeta give it apiVersion, kind
+// and metadata; the rest is its own.
+type Book struct {
+	scheme.TypeMeta   `json:",inline"`
+	scheme.ObjectMeta `json:"metadata,omitempty"`
+	Spec              BookSpec `json:"spec"`
+}
+
+// BookSpec is the desired state of a Book.
+type BookSpec struct {
+	Title string `json:"title"`
+	Pages int32  `json:"pages,omitempty"`
+}
+
+// BookList is what a list of books is served as.
+type BookList struct {
+	scheme.TypeMeta `json:",inline"`
+	scheme.ListMeta `json:"metadata,omitempty"`
+	Items           []Book `json:"items"`
+}
+
+var libraryV1 = scheme.GroupVersion{Group: "library.example.com", Version: "v1"}
+
+// newHandler serves books at /apis/library.example.com/v1/namespaces/NS/books, and
+// the discovery documents that kubectl reads first.
+func newHandler(store storage.Interface) (*rest.Handler, error) {
+	s := scheme.New()
+	s.AddKnownTypes(libraryV1, &Book{}, &BookList{})
+	err := s.AddResource(scheme.Resource{
+		Group: libraryV1.Group, Kind: "Book", Plural: "books", ShortNames: []string{"bk"},
+		Namespaced: true, SelectableFields: []string{"spec.title"},
+	})
+	if err != nil {
+		return nil, err
+	}
+	disc, err := discovery.New(s, discovery.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return rest.New(rest.Options{Scheme: s, Storage: store, Discovery: disc})
+}
+
+// A kind defined in the program itself, served from a memory store: a create, then a get.
+func ExampleNew() {
+	store := memory.New(memory.Options{})
+	defer store.Close()
+	h, err := newHandler(store)
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := httptest.NewServer(h) // in a program: &http.Server{Addr: ..., Handler: h}
+	defer srv.Close()
+
+	books := srv.URL + "/apis/library.example.com/v1/namespaces/default/books"
+	body := `{"apiVersion":"library.example.com/v1","kind":"Book","metadata":{"name":"dune"},"spec":{"title":"Dune","pages":412}}`
+	resp, err := http.Post(books, "application/json", strings.NewReader(body))
+	if err != nil {
+		log.Fatal(err)
+	}
+	resp.Body.Close()
+	fmt.Println("POST", resp.Status)
+
+	resp, err = http.Get(books + "/dune")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var got Book
+	if err := json.Unmarshal(data, &got); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("GET", resp.Status, got.APIVersion, got.Kind, got.Namespace+"/"+got.Name)
+	fmt.Printf("%q, %d pages, resourceVersion %s\n", got.Spec.Title, got.Spec.Pages, got.ResourceVersion)
+	// Output:
+	// POST 201 Created
+	// GET 200 OK library.example.com/v1 Book default/dune
+	// "Dune", 412 pages, resourceVersion 1
+}

@@ -27,7 +27,10 @@
 //     media types and Accept negotiation;
 //     [github.com/apikit-dev/apikit/codec/cbor] and
 //     [github.com/apikit-dev/apikit/codec/protobuf]: Kubernetes' CBOR encoding and
-//     protobuf envelope, with their watch framings.
+//     protobuf envelope, with their watch framings. Each serializer describes its own
+//     media type, stream framing and the kinds and targets it can encode, so a new media
+//     type is one package; [github.com/apikit-dev/apikit/codec/standard] is the default
+//     set rest.Options.Serializers falls back to.
 //   - [github.com/apikit-dev/apikit/watch]: watch events and the fan-out broadcaster.
 //   - [github.com/apikit-dev/apikit/storage]: the storage interface, resourceVersion
 //     rules and selectors; [github.com/apikit-dev/apikit/storage/memory] and

@@ -11,6 +11,12 @@
 // version -> storage (skipped with dryRun=All) -> the URL's version -> the negotiated
 // encoding.
 //
+// The files follow that path: handler.go (Options, New, ServeHTTP), requestinfo.go,
+// auth.go, route.go (health checks, discovery, resources, verbs), decode.go,
+// strategy.go and admit.go (hooks, admission, validation), read.go (get, list,
+// selectors), write.go (create, update), patch.go, scale.go, delete.go, watch.go, and
+// response.go and errors.go (negotiated responses and Status errors).
+//
 // Errors are *scheme.Status values with the codes, reasons, messages and details of
 // kube-apiserver. Objects with finalizers follow the DELETING state of the object
 // lifecycle; since apikit has no garbage collector, propagationPolicy=Orphan is carried

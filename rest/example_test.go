@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/storage/memory"
+	"github.com/apikit-dev/apikit/validation"
 )
 
 // The kind, its registration and newHandler below are the "Define your own kind" section
@@ -59,7 +61,20 @@ func newHandler(store storage.Interface) (*rest.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rest.New(rest.Options{Scheme: s, Storage: store, Discovery: disc})
+	return rest.New(rest.Options{
+		Scheme: s, Storage: store, Discovery: disc,
+		Strategies: map[scheme.GroupResource]rest.Strategy{
+			{Group: libraryV1.Group, Resource: "books"}: rest.StrategyFor[*Book]{Validate: validateBook},
+		},
+	})
+}
+
+// validateBook is the books' own validation; its errors answer 422 Invalid.
+func validateBook(_ context.Context, b *Book) validation.ErrorList {
+	if b.Spec.Title == "" {
+		return validation.ErrorList{validation.Required(validation.NewPath("spec", "title"), "")}
+	}
+	return nil
 }
 
 // A kind defined in the program itself, served from a memory store: a create, then a get.
@@ -97,8 +112,17 @@ func ExampleNew() {
 	}
 	fmt.Println("GET", resp.Status, got.APIVersion, got.Kind, got.Namespace+"/"+got.Name)
 	fmt.Printf("%q, %d pages, resourceVersion %s\n", got.Spec.Title, got.Spec.Pages, got.ResourceVersion)
+
+	untitled := `{"apiVersion":"library.example.com/v1","kind":"Book","metadata":{"name":"untitled"},"spec":{}}`
+	resp, err = http.Post(books, "application/json", strings.NewReader(untitled))
+	if err != nil {
+		log.Fatal(err)
+	}
+	resp.Body.Close()
+	fmt.Println("POST without a title:", resp.Status)
 	// Output:
 	// POST 201 Created
 	// GET 200 OK library.example.com/v1 Book default/dune
 	// "Dune", 412 pages, resourceVersion 1
+	// POST without a title: 422 Unprocessable Entity
 }

@@ -174,7 +174,7 @@ func (rq *request) deleteObject(name string, opts *DeleteOptions, dryRun bool) (
 	for attempt := 0; attempt < 10; attempt++ {
 		cur, err := rq.h.store.Get(rq.ctx, key, storage.GetOptions{})
 		if err != nil {
-			return nil, false, toStatus(err, rq.gr, name)
+			return nil, false, rq.h.toStatus(err, rq.gr, name)
 		}
 		if err := rq.checkPreconditions(opts.Preconditions, cur); err != nil {
 			return nil, false, err
@@ -210,7 +210,7 @@ func (rq *request) deleteObject(name string, opts *DeleteOptions, dryRun bool) (
 				continue
 			}
 			if err != nil {
-				return nil, false, toStatus(err, rq.gr, name)
+				return nil, false, rq.h.toStatus(err, rq.gr, name)
 			}
 			return out, true, nil
 		}
@@ -252,14 +252,14 @@ func (rq *request) markDeleting(key, name string, opts *DeleteOptions, dryRun bo
 	if dryRun {
 		cur, err := rq.h.store.Get(rq.ctx, key, storage.GetOptions{})
 		if err != nil {
-			return nil, false, toStatus(err, rq.gr, name)
+			return nil, false, rq.h.toStatus(err, rq.gr, name)
 		}
 		out, err := mark(cur)
 		return out, false, err
 	}
 	out, err := rq.h.store.GuaranteedUpdate(rq.ctx, key, storage.UpdateOptions{}, mark)
 	if err != nil {
-		return nil, false, toStatus(err, rq.gr, name)
+		return nil, false, rq.h.toStatus(err, rq.gr, name)
 	}
 	if !slices.Contains(out.GetFinalizers(), FinalizerOrphanDependents) {
 		return out, false, nil
@@ -272,14 +272,14 @@ func (rq *request) markDeleting(key, name string, opts *DeleteOptions, dryRun bo
 		return cur, nil
 	})
 	if err != nil {
-		return nil, false, toStatus(err, rq.gr, name)
+		return nil, false, rq.h.toStatus(err, rq.gr, name)
 	}
 	if len(out.GetFinalizers()) > 0 {
 		return out, false, nil
 	}
 	uid, rv := out.GetUID(), out.GetResourceVersion()
 	if _, err := rq.h.store.Delete(rq.ctx, key, storage.DeleteOptions{Preconditions: &storage.Preconditions{UID: &uid, ResourceVersion: &rv}}); err != nil && !errors.Is(err, storage.ErrNotFound) {
-		return nil, false, toStatus(err, rq.gr, name)
+		return nil, false, rq.h.toStatus(err, rq.gr, name)
 	}
 	return out, true, nil
 }
@@ -295,7 +295,7 @@ func (rq *request) orphanDependents(owner scheme.Object) error {
 		prefix := storage.Prefix(res.GroupResource(), owner.GetNamespace())
 		lr, err := rq.h.store.List(rq.ctx, prefix, storage.ListOptions{})
 		if err != nil {
-			return toStatus(err, res.GroupResource(), "")
+			return rq.h.toStatus(err, res.GroupResource(), "")
 		}
 		for _, obj := range lr.Items {
 			if !slices.ContainsFunc(obj.GetOwnerReferences(), func(r scheme.OwnerReference) bool { return r.UID == uid }) {
@@ -307,7 +307,7 @@ func (rq *request) orphanDependents(owner scheme.Object) error {
 				return cur, nil
 			})
 			if err != nil && !errors.Is(err, storage.ErrNotFound) {
-				return toStatus(err, res.GroupResource(), obj.GetName())
+				return rq.h.toStatus(err, res.GroupResource(), obj.GetName())
 			}
 		}
 	}

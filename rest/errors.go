@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -164,7 +165,7 @@ func newInvalidOptions(kind string, errs validation.ErrorList) *scheme.Status {
 // toStatus maps any error of the pipeline to the Status sent to the client. Errors that
 // are already a *scheme.Status pass through; storage errors map to kube's Status for the
 // resource and name concerned (see storageStatus); anything else is a 500 InternalError.
-func toStatus(err error, gr scheme.GroupResource, name string) *scheme.Status {
+func (h *Handler) toStatus(err error, gr scheme.GroupResource, name string) *scheme.Status {
 	var st *scheme.Status
 	if errors.As(err, &st) {
 		return st
@@ -175,13 +176,13 @@ func toStatus(err error, gr scheme.GroupResource, name string) *scheme.Status {
 	}
 	var se *storage.Error
 	if errors.As(err, &se) {
-		return storageStatus(se, gr, name)
+		return h.storageStatus(se, gr, name)
 	}
 	// A backend outside this module may wrap a sentinel without a *storage.Error: its
 	// text may name a key, so only the sentinel is read.
 	for _, sentinel := range storageSentinels {
 		if errors.Is(err, sentinel) {
-			return storageStatus(&storage.Error{Err: sentinel}, gr, name)
+			return h.storageStatus(&storage.Error{Err: sentinel}, gr, name)
 		}
 	}
 	if errors.Is(err, codec.ErrNotAcceptable) {
@@ -200,7 +201,7 @@ var storageSentinels = []error{
 // storageStatus is the Status of a storage error, built from its sentinel and the
 // detail a client may be shown. The key is never read: storage keys are internal, and
 // kube-apiserver never shows its etcd keys either.
-func storageStatus(se *storage.Error, gr scheme.GroupResource, name string) *scheme.Status {
+func (h *Handler) storageStatus(se *storage.Error, gr scheme.GroupResource, name string) *scheme.Status {
 	switch se.Err {
 	case storage.ErrNotFound:
 		return NewNotFound(gr, name)
@@ -219,8 +220,16 @@ func storageStatus(se *storage.Error, gr scheme.GroupResource, name string) *sch
 		return NewBadRequest(se.Detail)
 	}
 	// A failure no sentinel names (a cancelled context, a failed journal, an object the
-	// store cannot keep): a 500 that says what failed, without the key.
-	withoutKey := *se
-	withoutKey.Key = ""
-	return NewInternalError(&withoutKey)
+	// store cannot keep): a 500. Its cause is the backend's own text, which may name a
+	// key or a file, so the client reads the detail or the kind of failure and the log
+	// has the rest.
+	h.log.Error("rest: storage failed", "err", se.Error())
+	msg := "storage failed"
+	switch {
+	case se.Detail != "":
+		msg = se.Detail
+	case errors.Is(se.Err, context.Canceled), errors.Is(se.Err, context.DeadlineExceeded):
+		msg = se.Err.Error()
+	}
+	return NewInternalError(errors.New(msg))
 }

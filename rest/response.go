@@ -71,7 +71,7 @@ func (rq *request) respond(code int, obj scheme.Kinded) {
 // fail sends the Status of err.
 func (rq *request) fail(err error) {
 	addWarnings(rq.w, rq.warnings)
-	rq.h.writeStatus(rq.w, rq.r, toStatus(err, rq.gr, rq.info.Name))
+	rq.h.writeStatus(rq.w, rq.r, rq.h.toStatus(err, rq.gr, rq.info.Name))
 }
 
 // table renders an object or list as a meta.k8s.io Table (package rest/table).

@@ -123,8 +123,8 @@ func TestStorageErrors_WithoutASentinelAre500InternalErrorWithoutTheKey(t *testi
 	t.Cleanup(store.Close)
 	s := newServer(t, func(o *rest.Options) { o.Storage = failingStore{store} })
 	st := s.do("GET", widgetsPath+"/a", "", "").json(t)
-	if code, _ := st["code"].(float64); code != 500 || st["reason"] != "InternalError" || st["message"] != "Internal error occurred: disk failed" {
-		t.Errorf("Status %v %v %q, want 500 InternalError %q", st["code"], st["reason"], st["message"], "Internal error occurred: disk failed")
+	if code, _ := st["code"].(float64); code != 500 || st["reason"] != "InternalError" || st["message"] != "Internal error occurred: storage failed" {
+		t.Errorf("Status %v %v %q, want 500 InternalError %q", st["code"], st["reason"], st["message"], "Internal error occurred: storage failed")
 	}
 }
 

@@ -172,7 +172,7 @@ func (rq *request) stream(out output, wr watchRequest) {
 		}
 	}
 	if err != nil {
-		rq.writeEvent(out, watch.Event{Type: watch.Error, Object: toStatus(err, rq.gr, "")})
+		rq.writeEvent(out, watch.Event{Type: watch.Error, Object: rq.h.toStatus(err, rq.gr, "")})
 		flush()
 		return
 	}

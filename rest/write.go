@@ -131,7 +131,7 @@ func (rq *request) createObject(in scheme.Object, dryRun bool) (scheme.Object, e
 			stored.SetName(generateName(stored.GetGenerateName()))
 			continue
 		}
-		return nil, toStatus(err, rq.gr, name)
+		return nil, rq.h.toStatus(err, rq.gr, name)
 	}
 }
 
@@ -336,7 +336,7 @@ func (rq *request) updateObject(name string, dryRun, allowCreate bool, next func
 		case errors.Is(gerr, storage.ErrNotFound):
 			cur = nil
 		case gerr != nil:
-			return nil, false, toStatus(gerr, rq.gr, name)
+			return nil, false, rq.h.toStatus(gerr, rq.gr, name)
 		}
 		out, err = try(cur)
 		if errors.Is(err, errEmptiedFinalizers) {
@@ -350,7 +350,7 @@ func (rq *request) updateObject(name string, dryRun, allowCreate bool, next func
 		}
 	}
 	if err != nil {
-		return nil, false, toStatus(err, rq.gr, name)
+		return nil, false, rq.h.toStatus(err, rq.gr, name)
 	}
 	res, err := rq.h.toVersion(out, rq.gv)
 	return res, created, err

@@ -48,15 +48,15 @@ const ConditionsAnnotation = "toys.example.com/v1-conditions"
 func WidgetResource() scheme.Resource {
 	return scheme.Resource{
 		Group: Group, Kind: "Widget", ListKind: "WidgetList", Plural: "widgets", Singular: "widget",
-		ShortNames: []string{"wg"}, Categories: []string{"all"}, Namespaced: true, StorageVersion: "v1",
-		StatusSubresource: true,
-		Scale:             &scheme.ScaleSubresource{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas"},
-		SelectableFields:  []string{"spec.color", "status.phase"},
 		PrinterColumns: []scheme.PrinterColumn{
 			{Name: "Color", Type: "string", Description: "The color of the widget.", JSONPath: ".spec.color"},
 			{Name: "Replicas", Type: "integer", Description: "The desired number of copies.", JSONPath: ".spec.replicas"},
 			{Name: "Phase", Type: "string", Description: "A one-word summary of the widget's state.", JSONPath: ".status.phase"},
 		},
+		ShortNames: []string{"wg"}, Categories: []string{"all"}, Namespaced: true, StorageVersion: "v1",
+		SelectableFields:  []string{"spec.color", "status.phase"},
+		StatusSubresource: true,
+		Scale:             &scheme.ScaleSubresource{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas"},
 	}
 }
 
@@ -260,24 +260,4 @@ func ValidateWidget(w *toys.Widget) validation.ErrorList {
 // ValidateWidget on w.
 func ValidateWidgetUpdate(w, old *toys.Widget) validation.ErrorList {
 	return append(validation.ValidateObjectMetaUpdate(&w.ObjectMeta, &old.ObjectMeta, validation.NewPath("metadata")), ValidateWidget(w)...)
-}
-
-// ValidateWarehouse checks a new hub Warehouse: cluster-scoped metadata with a
-// DNS-subdomain name, spec.location required, spec.capacity not negative.
-func ValidateWarehouse(w *toys.Warehouse) validation.ErrorList {
-	errs := validation.ValidateObjectMeta(&w.ObjectMeta, false, validation.NameIsDNSSubdomain, validation.NewPath("metadata"))
-	spec := validation.NewPath("spec")
-	if w.Spec.Location == "" {
-		errs = append(errs, validation.Required(spec.Child("location"), ""))
-	}
-	if w.Spec.Capacity < 0 {
-		errs = append(errs, validation.Invalid(spec.Child("capacity"), w.Spec.Capacity, mustNotBeNegative))
-	}
-	return errs
-}
-
-// ValidateWarehouseUpdate checks an update of old to w: the metadata update rules, then
-// ValidateWarehouse on w.
-func ValidateWarehouseUpdate(w, old *toys.Warehouse) validation.ErrorList {
-	return append(validation.ValidateObjectMetaUpdate(&w.ObjectMeta, &old.ObjectMeta, validation.NewPath("metadata")), ValidateWarehouse(w)...)
 }

@@ -21,35 +21,21 @@ type Widget struct {
 	scheme.TypeMeta   `json:",inline"`
 	scheme.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   WidgetSpec   `json:"spec" description:"Spec is the desired state of the widget."`
-	Status WidgetStatus `json:"status,omitempty" description:"Status is the most recently observed state of the widget; read-only."`
+	Spec   WidgetSpec   `json:"spec"`
+	Status WidgetStatus `json:"status,omitempty"`
 }
 
 // WidgetV1 is the v1 form of a Widget: the hub's fields under its own Go type, as the
 // scheme needs one Go type per version of a kind.
 type WidgetV1 Widget
 
-// WidgetSpec is the desired state of a Widget in the hub and in v1. Parts is a list-map
-// keyed by name, merged by strategic merge patch.
-type WidgetSpec struct {
-	Color    string       `json:"color" description:"Color of the widget: red, green or blue."`
-	Replicas *int32       `json:"replicas,omitempty" description:"Replicas is the desired number of copies. Defaults to 1."`
-	Parts    []WidgetPart `json:"parts,omitempty" description:"Parts are the components of the widget, a list keyed by name." patchStrategy:"merge" patchMergeKey:"name" listType:"map" listMapKeys:"name"`
-}
-
-// WidgetPart is one named component of a Widget, in every version.
-type WidgetPart struct {
-	Name  string `json:"name" description:"Name identifies the part within its widget; required and unique."`
-	Count int32  `json:"count,omitempty" description:"Count is how many of the part the widget has; at least 0."`
-}
-
 // WidgetStatus is the observed state of a Widget in the hub and in v1. Conditions is a
 // list-map keyed by type.
 type WidgetStatus struct {
-	Phase              string             `json:"phase,omitempty" description:"Phase is a one-word summary of the state of the widget."`
-	Replicas           int32              `json:"replicas,omitempty" description:"Replicas is the number of copies observed."`
-	ObservedGeneration int64              `json:"observedGeneration,omitempty" description:"ObservedGeneration is the metadata.generation the status was computed from."`
-	Conditions         []scheme.Condition `json:"conditions,omitempty" description:"Conditions are the latest observations of the state of the widget, keyed by type." patchStrategy:"merge" patchMergeKey:"type" listType:"map" listMapKeys:"type"`
+	Phase              string             `json:"phase,omitempty"`
+	Replicas           int32              `json:"replicas,omitempty"`
+	ObservedGeneration int64              `json:"observedGeneration,omitempty"`
+	Conditions         []scheme.Condition `json:"conditions,omitempty" listType:"map" listMapKeys:"type" patchStrategy:"merge" patchMergeKey:"type"`
 }
 
 // WidgetV1alpha1 is the v1alpha1 form of a Widget. It differs from the hub in three
@@ -64,18 +50,6 @@ type WidgetV1alpha1 struct {
 	Status WidgetStatusV1alpha1 `json:"status,omitempty"`
 }
 
-// WidgetSpecV1alpha1 is the desired state of a v1alpha1 Widget.
-type WidgetSpecV1alpha1 struct {
-	Paint   string         `json:"paint"`
-	Scaling *WidgetScaling `json:"scaling,omitempty"`
-	Parts   []WidgetPart   `json:"parts,omitempty" patchStrategy:"merge" patchMergeKey:"name" listType:"map" listMapKeys:"name"`
-}
-
-// WidgetScaling says how many copies of a v1alpha1 Widget are wanted.
-type WidgetScaling struct {
-	Replicas *int32 `json:"replicas,omitempty"`
-}
-
 // WidgetStatusV1alpha1 is the observed state of a v1alpha1 Widget: the hub's without
 // conditions.
 type WidgetStatusV1alpha1 struct {
@@ -84,12 +58,38 @@ type WidgetStatusV1alpha1 struct {
 	ObservedGeneration int64  `json:"observedGeneration,omitempty"`
 }
 
+// WidgetSpec is the desired state of a Widget in the hub and in v1. Parts is a list-map
+// keyed by name, merged by strategic merge patch.
+type WidgetSpec struct {
+	Color    string       `json:"color"`
+	Replicas *int32       `json:"replicas,omitempty"`
+	Parts    []WidgetPart `json:"parts,omitempty" listType:"map" listMapKeys:"name" patchStrategy:"merge" patchMergeKey:"name"`
+}
+
+// WidgetSpecV1alpha1 is the desired state of a v1alpha1 Widget.
+type WidgetSpecV1alpha1 struct {
+	Paint   string         `json:"paint"`
+	Scaling *WidgetScaling `json:"scaling,omitempty"`
+	Parts   []WidgetPart   `json:"parts,omitempty" listType:"map" listMapKeys:"name" patchStrategy:"merge" patchMergeKey:"name"`
+}
+
+// WidgetScaling says how many copies of a v1alpha1 Widget are wanted.
+type WidgetScaling struct {
+	Replicas *int32 `json:"replicas,omitempty"`
+}
+
+// WidgetPart is one named component of a Widget, in every version.
+type WidgetPart struct {
+	Name  string `json:"name"`
+	Count int32  `json:"count,omitempty"`
+}
+
 // Warehouse is the hub (internal) form of the cluster-scoped place where widgets are kept.
 type Warehouse struct {
 	scheme.TypeMeta   `json:",inline"`
 	scheme.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec WarehouseSpec `json:"spec" description:"Spec is the desired state of the widget."`
+	Spec WarehouseSpec `json:"spec"`
 }
 
 // WarehouseV1 is the v1 form of a Warehouse, field for field the hub's.
@@ -97,40 +97,23 @@ type WarehouseV1 Warehouse
 
 // WarehouseSpec is the desired state of a Warehouse in the hub and in v1.
 type WarehouseSpec struct {
-	Location string `json:"location" description:"Location says where the warehouse is."`
-	Capacity int64  `json:"capacity,omitempty" description:"Capacity is how many widgets the warehouse holds; at least 0."`
+	Location string `json:"location"`
+	Capacity int64  `json:"capacity,omitempty"`
 }
 
-// The list kinds, one per version of each kind: a list's items are of its version's type.
+// List is the list kind of items of type T. Each version's list kind is a List of that
+// version's type, so the five list kinds share one declaration.
+type List[T any] struct {
+	scheme.TypeMeta `json:",inline"`
+	scheme.ListMeta `json:"metadata,omitempty"`
+	Items           []T `json:"items"`
+}
+
+// The list kinds of every version of each kind.
 type (
-	// WidgetList is a list of hub Widgets.
-	WidgetList struct {
-		scheme.TypeMeta `json:",inline"`
-		scheme.ListMeta `json:"metadata,omitempty"`
-		Items           []Widget `json:"items"`
-	}
-	// WidgetListV1 is a list of v1 Widgets.
-	WidgetListV1 struct {
-		scheme.TypeMeta `json:",inline"`
-		scheme.ListMeta `json:"metadata,omitempty"`
-		Items           []WidgetV1 `json:"items"`
-	}
-	// WidgetListV1alpha1 is a list of v1alpha1 Widgets.
-	WidgetListV1alpha1 struct {
-		scheme.TypeMeta `json:",inline"`
-		scheme.ListMeta `json:"metadata,omitempty"`
-		Items           []WidgetV1alpha1 `json:"items"`
-	}
-	// WarehouseList is a list of hub Warehouses.
-	WarehouseList struct {
-		scheme.TypeMeta `json:",inline"`
-		scheme.ListMeta `json:"metadata,omitempty"`
-		Items           []Warehouse `json:"items"`
-	}
-	// WarehouseListV1 is a list of v1 Warehouses.
-	WarehouseListV1 struct {
-		scheme.TypeMeta `json:",inline"`
-		scheme.ListMeta `json:"metadata,omitempty"`
-		Items           []WarehouseV1 `json:"items"`
-	}
+	WidgetList         = List[Widget]
+	WidgetListV1       = List[WidgetV1]
+	WidgetListV1alpha1 = List[WidgetV1alpha1]
+	WarehouseList      = List[Warehouse]
+	WarehouseListV1    = List[WarehouseV1]
 )

@@ -12,13 +12,11 @@ import (
 
 var widgetGV = scheme.GroupVersion{Group: "toys.example.com", Version: "v1"}
 
-type (
-	Widget       = toys.WidgetV1
-	WidgetSpec   = toys.WidgetSpec
-	WidgetPart   = toys.WidgetPart
-	WidgetStatus = toys.WidgetStatus
-	WidgetList   = toys.WidgetListV1
-)
+type Widget = toys.WidgetV1
+type WidgetSpec = toys.WidgetSpec
+type WidgetPart = toys.WidgetPart
+type WidgetStatus = toys.WidgetStatus
+type WidgetList = toys.WidgetListV1
 
 // RegisterWidgetFields gives Widget (and WidgetList) of gv a protobuf encoding,
 // numbered like a generated.proto would: metadata=1, spec=2, status=3.

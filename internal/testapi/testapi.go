@@ -3,8 +3,8 @@
 // cluster-scoped Warehouse served at v1. NewScheme registers everything a server needs:
 // the Go types of package toys for the hub and both versions, v1alpha1's hand-written
 // conversion, defaulting, the protobuf field numbers and the two resources, so that the
-// tests of codec, conversion, patch, rest and validation run on one realistic group
-// instead of a copy each.
+// tests of codec, patch and rest run on one realistic group instead of a copy each.
+// ValidateWidget is what their strategies validate with.
 //
 // It is internal because it is a fixture, shaped for tests. Its wire form (group, kinds,
 // resources, JSON and protobuf fields) is that of examples/widgets, the example users

@@ -5,34 +5,21 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apikit-dev/apikit/internal/testapi/toys"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
-// Widget is the test kind the benchmarks and scheme tests use.
-type Widget struct {
-	scheme.TypeMeta   `json:",inline"`
-	scheme.ObjectMeta `json:"metadata,omitempty"`
-	Spec              WidgetSpec   `json:"spec"`
-	Status            WidgetStatus `json:"status,omitempty"`
-}
+// Widget is the kind the benchmarks and scheme tests use: the v1 Widget of
+// toys.example.com, the API apikit's tests share (internal/testapi), as a type of this
+// package so that the tests can name it (*codec.Widget) and register it under the group
+// example.com.
+type Widget toys.WidgetV1
 
-type WidgetSpec struct {
-	Color    string `json:"color"`
-	Replicas *int32 `json:"replicas,omitempty"`
-	Parts    []Part `json:"parts,omitempty"`
-}
-
-type Part struct {
-	Name  string `json:"name"`
-	Count int32  `json:"count"`
-}
-
-type WidgetStatus struct {
-	Phase              string             `json:"phase,omitempty"`
-	Replicas           int32              `json:"replicas"`
-	ObservedGeneration int64              `json:"observedGeneration,omitempty"`
-	Conditions         []scheme.Condition `json:"conditions,omitempty"`
-}
+type (
+	WidgetSpec   = toys.WidgetSpec
+	Part         = toys.WidgetPart
+	WidgetStatus = toys.WidgetStatus
+)
 
 type WidgetList struct {
 	scheme.TypeMeta `json:",inline"`

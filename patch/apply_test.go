@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apikit-dev/apikit/examples/widgets/api"
+	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/patch"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -21,7 +21,7 @@ func newFieldManager(t testing.TB, opts patch.Options) *patch.FieldManager {
 	if opts.Now == nil {
 		opts.Now = func() scheme.Time { return scheme.Time{Time: t0} }
 	}
-	fm, err := patch.NewFieldManager(api.NewScheme(), widgetGVK, opts)
+	fm, err := patch.NewFieldManager(testapi.NewScheme(), widgetGVK, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@ package patch_test
 import (
 	"fmt"
 
-	"github.com/apikit-dev/apikit/examples/widgets/api"
+	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/patch"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -11,7 +11,7 @@ import (
 // A strategic merge patch merges Widget parts by name, where a JSON merge patch would
 // replace the whole list.
 func ExampleStrategicMerge() {
-	s := api.NewScheme()
+	s := testapi.NewScheme()
 	gvk := scheme.GroupVersionKind{Group: "toys.example.com", Version: "v1", Kind: "Widget"}
 	schema, err := patch.SchemaFor(s, gvk)
 	if err != nil {
@@ -28,7 +28,7 @@ func ExampleStrategicMerge() {
 
 // Server-side apply: two managers set the same field to different values.
 func ExampleFieldManager_Apply() {
-	s := api.NewScheme()
+	s := testapi.NewScheme()
 	fm, err := patch.NewFieldManager(s, scheme.GroupVersionKind{Group: "toys.example.com", Version: "v1", Kind: "Widget"}, patch.Options{})
 	if err != nil {
 		panic(err)

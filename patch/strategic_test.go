@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/apikit-dev/apikit/examples/widgets/api"
+	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/patch"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/scheme/openapi"
@@ -14,7 +14,7 @@ var widgetGVK = scheme.GroupVersionKind{Group: "toys.example.com", Version: "v1"
 
 func widgetSchema(t testing.TB) *openapi.Schema {
 	t.Helper()
-	s, err := patch.SchemaFor(api.NewScheme(), widgetGVK)
+	s, err := patch.SchemaFor(testapi.NewScheme(), widgetGVK)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestStrategicMerge_WithoutSchemaActsLikeMergePatch(t *testing.T) {
 }
 
 func TestSchemaFor_UnstructuredKindsAreUnsupported(t *testing.T) {
-	s := api.NewScheme()
+	s := testapi.NewScheme()
 	gvk := scheme.GroupVersionKind{Group: "extra.example.com", Version: "v1", Kind: "Gadget"}
 	openapi.Register(s, gvk, &openapi.Schema{Type: "object", Properties: map[string]*openapi.Schema{"spec": {Type: "object"}}})
 	if _, err := patch.SchemaFor(s, gvk); !errors.Is(err, patch.ErrUnsupported) {

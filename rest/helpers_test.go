@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apikit-dev/apikit/examples/widgets/api"
-	"github.com/apikit-dev/apikit/examples/widgets/api/hub"
+	"github.com/apikit-dev/apikit/internal/testapi"
+	"github.com/apikit-dev/apikit/internal/testapi/toys"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -23,15 +23,15 @@ import (
 type widgetStrategy struct{}
 
 func (widgetStrategy) Validate(_ context.Context, obj scheme.Object) validation.ErrorList {
-	return api.ValidateWidget(obj.(*hub.Widget))
+	return testapi.ValidateWidget(obj.(*toys.Widget))
 }
 
 func (widgetStrategy) ValidateUpdate(_ context.Context, obj, old scheme.Object) validation.ErrorList {
-	return api.ValidateWidgetUpdate(obj.(*hub.Widget), old.(*hub.Widget))
+	return testapi.ValidateWidgetUpdate(obj.(*toys.Widget), old.(*toys.Widget))
 }
 
 func (widgetStrategy) WarningsOnCreate(_ context.Context, obj scheme.Object) []string {
-	if obj.(*hub.Widget).Spec.Color == "red" {
+	if obj.(*toys.Widget).Spec.Color == "red" {
 		return []string{"red widgets fade"}
 	}
 	return nil
@@ -53,13 +53,13 @@ type testServer struct {
 
 func newServer(t testing.TB, mod func(*rest.Options)) *testServer {
 	t.Helper()
-	s := api.NewScheme()
+	s := testapi.NewScheme()
 	store := memory.New(memory.Options{})
 	t.Cleanup(store.Close)
 	opts := rest.Options{
 		Scheme:     s,
 		Storage:    store,
-		Strategies: map[scheme.GroupResource]rest.Strategy{{Group: api.Group, Resource: "widgets"}: widgetStrategy{}},
+		Strategies: map[scheme.GroupResource]rest.Strategy{{Group: testapi.Group, Resource: "widgets"}: widgetStrategy{}},
 	}
 	if mod != nil {
 		mod(&opts)

@@ -11,8 +11,8 @@ import (
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/codec/cbor"
 	"github.com/apikit-dev/apikit/codec/protobuf"
-	"github.com/apikit-dev/apikit/examples/widgets/api"
-	toysv1 "github.com/apikit-dev/apikit/examples/widgets/api/v1"
+	"github.com/apikit-dev/apikit/internal/testapi"
+	"github.com/apikit-dev/apikit/internal/testapi/toys"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/watch"
@@ -36,7 +36,7 @@ const (
 // protobuf).
 func decodeAs(t *testing.T, mediaType string, body []byte) scheme.Kinded {
 	t.Helper()
-	s := api.NewScheme()
+	s := testapi.NewScheme()
 	var into scheme.Kinded
 	var ser codec.Serializer
 	switch mediaType {
@@ -145,7 +145,7 @@ func TestWire_TypedProtobufResponseDecodesIntoTheGoType(t *testing.T) {
 	s := newServer(t, nil)
 	s.create("w", "green")
 	r := s.do("GET", widgetsPath+"/w", "", "", "Accept", protobufType)
-	w, ok := decodeAs(t, protobufType, r.body).(*toysv1.Widget)
+	w, ok := decodeAs(t, protobufType, r.body).(*toys.WidgetV1)
 	if !ok || w.Name != "w" || w.Spec.Color != "green" || w.Spec.Replicas == nil || *w.Spec.Replicas != 1 || w.UID == "" {
 		t.Errorf("decoded %#v", w)
 	}
@@ -154,12 +154,12 @@ func TestWire_TypedProtobufResponseDecodesIntoTheGoType(t *testing.T) {
 // widgetBody encodes a v1 Widget with the serializer of mediaType.
 func widgetBody(t *testing.T, mediaType, name, color string) string {
 	t.Helper()
-	w := &toysv1.Widget{
+	w := &toys.WidgetV1{
 		TypeMeta:   scheme.TypeMeta{APIVersion: "toys.example.com/v1", Kind: "Widget"},
 		ObjectMeta: scheme.ObjectMeta{Name: name},
-		Spec:       toysv1.WidgetSpec{Color: color},
+		Spec:       toys.WidgetSpec{Color: color},
 	}
-	s := api.NewScheme()
+	s := testapi.NewScheme()
 	var ser codec.Serializer = codec.NewJSON(s)
 	switch mediaType {
 	case protobufType:
@@ -318,7 +318,7 @@ type eventReader func() (watch.Event, error)
 
 func newEventReader(t *testing.T, contentType string, body io.Reader) eventReader {
 	t.Helper()
-	s := api.NewScheme()
+	s := testapi.NewScheme()
 	switch contentType {
 	case codec.MediaTypeCBORSeq:
 		d := cbor.NewEventDecoder(body, cbor.New(s))
@@ -445,7 +445,7 @@ func TestWire_ProtobufDeleteOptionsBodies(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
-		if err := protobuf.New(api.NewScheme()).EncodeAs(&b, gv.WithKind("DeleteOptions"), o); err != nil {
+		if err := protobuf.New(testapi.NewScheme()).EncodeAs(&b, gv.WithKind("DeleteOptions"), o); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()

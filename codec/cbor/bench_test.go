@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/apikit-dev/apikit/examples/widgets/api"
+	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -14,7 +14,7 @@ var benchSizes = []struct {
 }{{"parts=20", 20}, {"parts=200", 200}}
 
 func BenchmarkEncode(b *testing.B) {
-	s := New(api.NewScheme())
+	s := New(testapi.NewScheme())
 	for _, sz := range benchSizes {
 		w := widget(sz.parts)
 		var u scheme.Unstructured
@@ -41,7 +41,7 @@ func BenchmarkEncode(b *testing.B) {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	s := New(api.NewScheme())
+	s := New(testapi.NewScheme())
 	for _, sz := range benchSizes {
 		data := encode(b, widget(sz.parts))
 		b.Run(sz.name+"/typed", func(b *testing.B) {

@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/apikit-dev/apikit/codec/internal/encodetest"
-	"github.com/apikit-dev/apikit/examples/widgets/api"
-	v1 "github.com/apikit-dev/apikit/examples/widgets/api/v1"
+	"github.com/apikit-dev/apikit/internal/testapi"
+	"github.com/apikit-dev/apikit/internal/testapi/toys"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/watch"
 )
 
 func TestEncode_BufferAndOtherWritersGetTheSameBytes(t *testing.T) {
-	big := &v1.WidgetList{TypeMeta: scheme.TypeMeta{APIVersion: "toys.example.com/v1", Kind: "WidgetList"}}
+	big := &toys.WidgetListV1{TypeMeta: scheme.TypeMeta{APIVersion: "toys.example.com/v1", Kind: "WidgetList"}}
 	for range 1000 { // over the small-buffer size class
 		big.Items = append(big.Items, *widget(20))
 	}
@@ -24,7 +24,7 @@ func TestEncode_BufferAndOtherWritersGetTheSameBytes(t *testing.T) {
 		{"large list", big},
 		{"unstructured", &scheme.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "X", "n": int64(1)}}},
 	}
-	ser := New(api.NewScheme())
+	ser := New(testapi.NewScheme())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { encodetest.BufferAndWriterAgree(t, ser, tt.obj) })
 	}
@@ -44,7 +44,7 @@ func TestEncode_FailureLeavesTheBufferAsItWas(t *testing.T) {
 			return b
 		}, "kept"},
 	}
-	ser := New(api.NewScheme())
+	ser := New(testapi.NewScheme())
 	bad := &scheme.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "X", "f": nan()}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,7 +72,7 @@ func TestEncode_FailureLeavesTheBufferAsItWas(t *testing.T) {
 }
 
 func TestEncodeEvent_IsAppendEventOfTheEncodedObjectInOneWrite(t *testing.T) {
-	ser := New(api.NewScheme())
+	ser := New(testapi.NewScheme())
 	tests := []struct {
 		name string
 		ev   watch.Event

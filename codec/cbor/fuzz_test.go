@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/apikit-dev/apikit/examples/widgets/api"
-	v1 "github.com/apikit-dev/apikit/examples/widgets/api/v1"
+	"github.com/apikit-dev/apikit/internal/testapi"
+	"github.com/apikit-dev/apikit/internal/testapi/toys"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/watch"
 )
@@ -16,7 +16,7 @@ import (
 func FuzzDecodeCBOR(f *testing.F) {
 	w := widget(3)
 	var buf bytes.Buffer
-	s := New(api.NewScheme())
+	s := New(testapi.NewScheme())
 	_ = s.Encode(&buf, w)
 	f.Add(buf.Bytes())
 	f.Add(widgetDoc("spec", doc("color", "red", "color", "x", "nope", "y")))
@@ -24,7 +24,7 @@ func FuzzDecodeCBOR(f *testing.F) {
 	f.Add([]byte{0xbf, 0x41, 0x61, 0x9f, 0xff, 0xff})
 	f.Add(AppendEvent(nil, watch.Added, buf.Bytes()))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, into := range []scheme.Kinded{nil, &v1.Widget{}, &scheme.Unstructured{}, &scheme.UnstructuredList{}} {
+		for _, into := range []scheme.Kinded{nil, &toys.WidgetV1{}, &scheme.Unstructured{}, &scheme.UnstructuredList{}} {
 			res, err := s.Decode(data, nil, into)
 			if err != nil {
 				continue

@@ -12,16 +12,16 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/codec"
-	"github.com/apikit-dev/apikit/examples/widgets/api"
-	v1 "github.com/apikit-dev/apikit/examples/widgets/api/v1"
+	"github.com/apikit-dev/apikit/internal/testapi"
+	"github.com/apikit-dev/apikit/internal/testapi/toys"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/watch"
 )
 
-func widget(parts int) *v1.Widget {
+func widget(parts int) *toys.WidgetV1 {
 	replicas := int32(3)
 	ts := scheme.NewTime(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
-	w := &v1.Widget{
+	w := &toys.WidgetV1{
 		TypeMeta: scheme.TypeMeta{APIVersion: "toys.example.com/v1", Kind: "Widget"},
 		ObjectMeta: scheme.ObjectMeta{
 			Name: "widget-1", Namespace: "default", UID: "6c8a7e0e", ResourceVersion: "12345",
@@ -29,13 +29,13 @@ func widget(parts int) *v1.Widget {
 			Labels:      map[string]string{"app": "demo", "tier": "backend"},
 			Annotations: map[string]string{"example.com/note": "a widget"},
 		},
-		Spec: v1.WidgetSpec{Color: "blue", Replicas: &replicas},
-		Status: v1.WidgetStatus{Phase: "Ready", Replicas: 3, Conditions: []scheme.Condition{
+		Spec: toys.WidgetSpec{Color: "blue", Replicas: &replicas},
+		Status: toys.WidgetStatus{Phase: "Ready", Replicas: 3, Conditions: []scheme.Condition{
 			{Type: "Ready", Status: scheme.ConditionTrue, LastTransitionTime: ts, Reason: "AllPartsPresent", Message: "ok"},
 		}},
 	}
 	for i := 0; i < parts; i++ {
-		w.Spec.Parts = append(w.Spec.Parts, v1.WidgetPart{Name: "part-" + strings.Repeat("x", i%7), Count: int32(i%17 + 1)})
+		w.Spec.Parts = append(w.Spec.Parts, toys.WidgetPart{Name: "part-" + strings.Repeat("x", i%7), Count: int32(i%17 + 1)})
 	}
 	return w
 }
@@ -43,7 +43,7 @@ func widget(parts int) *v1.Widget {
 func encode(t testing.TB, obj scheme.Kinded) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := New(api.NewScheme()).Encode(&buf, obj); err != nil {
+	if err := New(testapi.NewScheme()).Encode(&buf, obj); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -60,10 +60,10 @@ func jsonOf(t testing.TB, v any) string {
 }
 
 func TestEncode_GoldenBytesOfSmallObject(t *testing.T) {
-	w := &v1.Widget{
+	w := &toys.WidgetV1{
 		TypeMeta:   scheme.TypeMeta{APIVersion: "toys.example.com/v1", Kind: "Widget"},
 		ObjectMeta: scheme.ObjectMeta{Name: "a"},
-		Spec:       v1.WidgetSpec{Color: "blue"},
+		Spec:       toys.WidgetSpec{Color: "blue"},
 	}
 	got := hex.EncodeToString(encode(t, w))
 	want := "d9d9f7" + // self-described CBOR tag 55799
@@ -112,7 +112,7 @@ func TestEncode_ValueRules(t *testing.T) {
 func TestEncode_RejectsNaNAndInfinity(t *testing.T) {
 	for _, v := range []float64{nan(), inf()} {
 		u := &scheme.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "X", "f": v}}
-		if err := New(api.NewScheme()).Encode(io.Discard, u); err == nil {
+		if err := New(testapi.NewScheme()).Encode(io.Discard, u); err == nil {
 			t.Errorf("%v encoded without error", v)
 		}
 	}
@@ -122,7 +122,7 @@ func nan() float64 { z := 0.0; return z / z }
 func inf() float64 { z := 0.0; return 1 / z }
 
 func TestRoundTrip_TypedAndUnstructured(t *testing.T) {
-	s := New(api.NewScheme())
+	s := New(testapi.NewScheme())
 	for _, parts := range []int{0, 3, 200} {
 		w := widget(parts)
 		data := encode(t, w)
@@ -162,7 +162,7 @@ func TestDecode_UnstructuredNumbersAndStrings(t *testing.T) {
 		"l": []any{int64(1), "x"},
 	}}
 	var got scheme.Unstructured
-	if _, err := New(api.NewScheme()).Decode(encode(t, u), nil, &got); err != nil {
+	if _, err := New(testapi.NewScheme()).Decode(encode(t, u), nil, &got); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(u.Object, got.Object) {
@@ -183,11 +183,11 @@ func TestDecode_AcceptsTextStringsAndNoTag(t *testing.T) {
 	data = appendText(data, "spec")
 	data = append(data, 0xa1)
 	data = appendText(appendText(data, "color"), "red")
-	res, err := New(api.NewScheme()).Decode(data, nil, nil)
+	res, err := New(testapi.NewScheme()).Decode(data, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := res.Object.(*v1.Widget); w.Spec.Color != "red" {
+	if w := res.Object.(*toys.WidgetV1); w.Spec.Color != "red" {
 		t.Errorf("color %q", w.Spec.Color)
 	}
 }
@@ -241,7 +241,7 @@ func TestDecode_StrictIssuesWithPaths(t *testing.T) {
 			data: widgetDoc("bogus", "x", "spec", doc("color", "red", "colour", "x", "parts", arr(doc("name", "p", "nmae", "q"), doc("name", "r", "cnt", "1")))),
 			want: []string{`unknown field "bogus"`, `unknown field "spec.colour"`, `unknown field "spec.parts[0].nmae"`, `unknown field "spec.parts[1].cnt"`},
 			check: func(t *testing.T, obj scheme.Kinded) {
-				if w := obj.(*v1.Widget); w.Spec.Color != "red" || len(w.Spec.Parts) != 2 {
+				if w := obj.(*toys.WidgetV1); w.Spec.Color != "red" || len(w.Spec.Parts) != 2 {
 					t.Errorf("known fields still decode: %+v", w.Spec)
 				}
 			},
@@ -251,7 +251,7 @@ func TestDecode_StrictIssuesWithPaths(t *testing.T) {
 			data: widgetDoc("spec", doc("color", "red", "color", "blue")),
 			want: []string{`duplicate field "spec.color"`},
 			check: func(t *testing.T, obj scheme.Kinded) {
-				if c := obj.(*v1.Widget).Spec.Color; c != "red" {
+				if c := obj.(*toys.WidgetV1).Spec.Color; c != "red" {
 					t.Errorf("color %q", c)
 				}
 			},
@@ -261,7 +261,7 @@ func TestDecode_StrictIssuesWithPaths(t *testing.T) {
 			data: widgetDoc("metadata", doc("labels", doc("app", "a", "app", "b"))),
 			want: []string{`duplicate field "metadata.labels.app"`},
 			check: func(t *testing.T, obj scheme.Kinded) {
-				if v := obj.(*v1.Widget).Labels["app"]; v != "b" {
+				if v := obj.(*toys.WidgetV1).Labels["app"]; v != "b" {
 					t.Errorf("label %q", v)
 				}
 			},
@@ -279,7 +279,7 @@ func TestDecode_StrictIssuesWithPaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := New(api.NewScheme()).Decode(tt.data, nil, tt.into)
+			res, err := New(testapi.NewScheme()).Decode(tt.data, nil, tt.into)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -327,7 +327,7 @@ func TestDecode_RejectsWhatKubernetesRejects(t *testing.T) {
 			if strings.Contains(tt.name, "int64") {
 				into = &scheme.Unstructured{}
 			}
-			if _, err := New(api.NewScheme()).Decode(data, nil, into); err == nil {
+			if _, err := New(testapi.NewScheme()).Decode(data, nil, into); err == nil {
 				t.Errorf("decoded without error")
 			}
 		})
@@ -335,7 +335,7 @@ func TestDecode_RejectsWhatKubernetesRejects(t *testing.T) {
 }
 
 func TestDecode_HostileInputFailsFast(t *testing.T) {
-	s := New(api.NewScheme())
+	s := New(testapi.NewScheme())
 	deep := bytes.Repeat([]byte{0x81}, 20000)
 	deep = append(deep, 0x00)
 	tests := []struct {
@@ -352,7 +352,7 @@ func TestDecode_HostileInputFailsFast(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, into := range []scheme.Kinded{&scheme.Unstructured{}, &v1.Widget{}} {
+			for _, into := range []scheme.Kinded{&scheme.Unstructured{}, &toys.WidgetV1{}} {
 				_, err := s.Decode(tt.data, nil, into)
 				if err == nil {
 					t.Fatalf("into %T: decoded without error", into)
@@ -367,17 +367,17 @@ func TestDecode_HostileInputFailsFast(t *testing.T) {
 }
 
 func TestDecode_DefaultsAndMissingKind(t *testing.T) {
-	s := New(api.NewScheme())
+	s := New(testapi.NewScheme())
 	data := doc("spec", doc("color", "red"))
 	if _, err := s.Decode(data, nil, nil); !errors.As(err, new(*codec.MissingKindError)) {
 		t.Errorf("without defaults: %v, want a MissingKindError", err)
 	}
-	def := v1.GroupVersion.WithKind("Widget")
+	def := testapi.V1.WithKind("Widget")
 	res, err := s.Decode(data, &def, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.GVK != def || res.Object.(*v1.Widget).Kind != "Widget" {
+	if res.GVK != def || res.Object.(*toys.WidgetV1).Kind != "Widget" {
 		t.Errorf("gvk %v", res.GVK)
 	}
 }
@@ -386,7 +386,7 @@ func TestDecode_UnstructuredListDefaultsItemKinds(t *testing.T) {
 	data := doc("apiVersion", "toys.example.com/v1", "kind", "WidgetList",
 		"items", arr(doc("metadata", doc("name", "a")), doc("apiVersion", "other/v2", "kind", "Other")))
 	var l scheme.UnstructuredList
-	if _, err := New(api.NewScheme()).Decode(data, nil, &l); err != nil {
+	if _, err := New(testapi.NewScheme()).Decode(data, nil, &l); err != nil {
 		t.Fatal(err)
 	}
 	if len(l.Items) != 2 || l.Items[0].GetKind() != "Widget" || l.Items[0].GetAPIVersion() != "toys.example.com/v1" || l.Items[1].GetKind() != "Other" {
@@ -398,7 +398,7 @@ func TestDecode_UnstructuredListDefaultsItemKinds(t *testing.T) {
 }
 
 func TestCodecs_CBORIsNegotiable(t *testing.T) {
-	s := api.NewScheme()
+	s := testapi.NewScheme()
 	c := codec.NewCodecs(s, New(s))
 	ser, ok := c.ForMediaType("application/cbor")
 	if !ok || ser.MediaType() != codec.MediaTypeCBOR {
@@ -411,7 +411,7 @@ func TestCodecs_CBORIsNegotiable(t *testing.T) {
 }
 
 func TestWatch_EventsRoundTripThroughAStream(t *testing.T) {
-	s := New(api.NewScheme())
+	s := New(testapi.NewScheme())
 	var stream bytes.Buffer
 	events := []watch.Event{
 		{Type: watch.Added, Object: widget(1)},
@@ -436,7 +436,7 @@ func TestWatch_EventsRoundTripThroughAStream(t *testing.T) {
 		wantObj := want.Object
 		if u, ok := wantObj.(*scheme.Unstructured); ok {
 			// Decoded with the scheme, an unstructured Widget comes back typed.
-			wantObj = &v1.Widget{TypeMeta: scheme.TypeMeta{APIVersion: u.GetAPIVersion(), Kind: u.GetKind()}, ObjectMeta: scheme.ObjectMeta{Name: u.GetName()}}
+			wantObj = &toys.WidgetV1{TypeMeta: scheme.TypeMeta{APIVersion: u.GetAPIVersion(), Kind: u.GetKind()}, ObjectMeta: scheme.ObjectMeta{Name: u.GetName()}}
 		}
 		if got.Type != want.Type || jsonOf(t, got.Object) != jsonOf(t, wantObj) {
 			t.Errorf("event %d: got %s %s", i, got.Type, jsonOf(t, got.Object))
@@ -458,7 +458,7 @@ func (o *oneByteReader) Read(p []byte) (int, error) {
 }
 
 func TestWatch_DecoderBoundsAndTruncation(t *testing.T) {
-	s := New(api.NewScheme())
+	s := New(testapi.NewScheme())
 	tests := []struct {
 		name string
 		data []byte
@@ -493,7 +493,7 @@ func TestDecode_UnstructuredRejectsMalformedTypeMetaLikeTyped(t *testing.T) {
 		{"kind is a map", doc("apiVersion", "toys.example.com/v1", "kind", doc("a", "b"))},
 		{"apiVersion with two slashes", doc("apiVersion", "a/b/c", "kind", "Widget")},
 	}
-	s := New(api.NewScheme())
+	s := New(testapi.NewScheme())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, typedErr := s.Decode(tt.data, nil, nil)

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/apikit-dev/apikit/examples/widgets/api"
+	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -13,7 +13,7 @@ import (
 func TestDecode_StrictIssuesBehindTheSelfDescribedTag(t *testing.T) {
 	data := append(append([]byte(nil), selfDescribed...), widgetDoc("spec", doc("color", "red", "colour", "x", "color", "blue"))...)
 	for _, into := range []scheme.Kinded{nil, &scheme.Unstructured{}} {
-		res, err := New(api.NewScheme()).Decode(data, nil, into)
+		res, err := New(testapi.NewScheme()).Decode(data, nil, into)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,45 +1,22 @@
 package protobuf
 
 import (
+	"github.com/apikit-dev/apikit/internal/testapi/toys"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
-// The example Widget (examples/widgets/api/v1) as a test copy, and the registration
-// that examples/widgets/api/v1's AddToScheme should call (RegisterWidgetFields below,
-// moved there as is) to serve it as protobuf.
+// The tests encode the v1 Widget of toys.example.com, the API apikit's tests share
+// (internal/testapi), under the short names below. Its field numbers are registered here,
+// with RegisterWidgetFields and RegisterWarehouseFields, rather than by package testapi,
+// which imports this package.
 
 var widgetGV = scheme.GroupVersion{Group: "toys.example.com", Version: "v1"}
 
-type Widget struct {
-	scheme.TypeMeta   `json:",inline"`
-	scheme.ObjectMeta `json:"metadata,omitempty"`
-	Spec              WidgetSpec   `json:"spec"`
-	Status            WidgetStatus `json:"status,omitempty"`
-}
-
-type WidgetSpec struct {
-	Color    string       `json:"color"`
-	Replicas *int32       `json:"replicas,omitempty"`
-	Parts    []WidgetPart `json:"parts,omitempty"`
-}
-
-type WidgetPart struct {
-	Name  string `json:"name"`
-	Count int32  `json:"count,omitempty"`
-}
-
-type WidgetStatus struct {
-	Phase              string             `json:"phase,omitempty"`
-	Replicas           int32              `json:"replicas,omitempty"`
-	ObservedGeneration int64              `json:"observedGeneration,omitempty"`
-	Conditions         []scheme.Condition `json:"conditions,omitempty"`
-}
-
-type WidgetList struct {
-	scheme.TypeMeta `json:",inline"`
-	scheme.ListMeta `json:"metadata,omitempty"`
-	Items           []Widget `json:"items"`
-}
+type Widget = toys.WidgetV1
+type WidgetSpec = toys.WidgetSpec
+type WidgetPart = toys.WidgetPart
+type WidgetStatus = toys.WidgetStatus
+type WidgetList = toys.WidgetListV1
 
 // RegisterWidgetFields gives Widget (and WidgetList) of gv a protobuf encoding,
 // numbered like a generated.proto would: metadata=1, spec=2, status=3.
@@ -73,7 +50,8 @@ func RegisterWarehouseFields(s *scheme.Scheme, gv scheme.GroupVersion) error {
 
 func testScheme() *scheme.Scheme {
 	s := scheme.New()
-	s.AddKnownTypes(widgetGV, &Widget{}, &WidgetList{})
+	s.AddKnownTypeWithName(widgetGV.WithKind("Widget"), &Widget{})
+	s.AddKnownTypeWithName(widgetGV.WithKind("WidgetList"), &WidgetList{})
 	if err := RegisterWidgetFields(s, widgetGV); err != nil {
 		panic(err)
 	}

@@ -5,12 +5,12 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/apikit-dev/apikit/examples/widgets/api"
+	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/rest/discovery"
 )
 
 func BenchmarkNew(b *testing.B) {
-	s := api.NewScheme()
+	s := testapi.NewScheme()
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := discovery.New(s, discovery.Options{}); err != nil {
@@ -42,7 +42,7 @@ func BenchmarkServe(b *testing.B) {
 }
 
 func BenchmarkNew_LazyOpenAPI(b *testing.B) {
-	s := api.NewScheme()
+	s := testapi.NewScheme()
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := discovery.New(s, discovery.Options{LazyOpenAPI: true}); err != nil {

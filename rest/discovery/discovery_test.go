@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apikit-dev/apikit/examples/widgets/api"
+	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/rest/discovery"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/scheme/openapi"
@@ -390,7 +390,7 @@ type GadgetList struct {
 
 func TestNew_LazyOpenAPIServesTheSameDocuments(t *testing.T) {
 	eager := newWidgetsHandler(t)
-	lazy, err := discovery.New(api.NewScheme(), discovery.Options{Version: fixedVersion, ServerAddress: "127.0.0.1:6443", LazyOpenAPI: true})
+	lazy, err := discovery.New(testapi.NewScheme(), discovery.Options{Version: fixedVersion, ServerAddress: "127.0.0.1:6443", LazyOpenAPI: true})
 	if err != nil {
 		t.Fatal(err)
 	}

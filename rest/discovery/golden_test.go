@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/apikit-dev/apikit/examples/widgets/api"
+	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/rest/discovery"
 	"github.com/google/go-cmp/cmp"
 )
@@ -22,7 +22,7 @@ var fixedVersion = discovery.VersionInfo{GoVersion: "go1.24.0", Compiler: "gc", 
 
 func newWidgetsHandler(t testing.TB) http.Handler {
 	t.Helper()
-	h, err := discovery.New(api.NewScheme(), discovery.Options{Version: fixedVersion, ServerAddress: "127.0.0.1:6443"})
+	h, err := discovery.New(testapi.NewScheme(), discovery.Options{Version: fixedVersion, ServerAddress: "127.0.0.1:6443"})
 	if err != nil {
 		t.Fatal(err)
 	}

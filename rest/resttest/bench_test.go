@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/apikit-dev/apikit/examples/widgets/api"
+	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/rest/resttest"
 )
 
@@ -13,7 +13,7 @@ import (
 // (GET /healthz on a new connection), which should take well under 10 ms, and, in the
 // full-life case, the stop as well.
 func BenchmarkNewServer(b *testing.B) {
-	s := api.NewScheme()
+	s := testapi.NewScheme()
 	firstRequest := func(b *testing.B, srv *resttest.Server) {
 		resp, err := srv.Client().Get(srv.URL + "/healthz")
 		if err != nil {

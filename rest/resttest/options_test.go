@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apikit-dev/apikit/examples/widgets/api"
+	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
@@ -46,7 +46,7 @@ func (headerAuthenticator) Authenticate(r *http.Request) (*rest.User, bool, erro
 }
 
 func TestOptions_ReachTheHandler(t *testing.T) {
-	widgets := scheme.GroupResource{Group: api.Group, Resource: "widgets"}
+	widgets := scheme.GroupResource{Group: testapi.Group, Resource: "widgets"}
 	tests := []struct {
 		name     string
 		opts     []resttest.Option
@@ -68,7 +68,7 @@ func TestOptions_ReachTheHandler(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := resttest.NewServer(t, api.NewScheme(), tt.opts...)
+			srv := resttest.NewServer(t, testapi.NewScheme(), tt.opts...)
 			code, body := do(t, &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}, "POST", srv.URL+widgetsPath, widgetJSON("w"), tt.header)
 			if code != tt.want || !strings.Contains(string(body), tt.wantBody) {
 				t.Errorf("POST widget = %d %s, want %d with %q", code, body, tt.want, tt.wantBody)

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apikit-dev/apikit/examples/widgets/api"
-	v1 "github.com/apikit-dev/apikit/examples/widgets/api/v1"
+	"github.com/apikit-dev/apikit/internal/testapi"
+	"github.com/apikit-dev/apikit/internal/testapi/toys"
 	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -74,7 +74,7 @@ func TestNewServer_ServesUntilCleanupThenLeavesNothingRunning(t *testing.T) {
 	baseline := runtime.NumGoroutine()
 	var url string
 	t.Run("server", func(t *testing.T) {
-		srv := resttest.NewServer(t, api.NewScheme())
+		srv := resttest.NewServer(t, testapi.NewScheme())
 		url = srv.URL
 		if !strings.HasPrefix(srv.URL, "http://127.0.0.1:") {
 			t.Errorf("URL = %q, want http://127.0.0.1:PORT", srv.URL)
@@ -114,7 +114,7 @@ func TestNewServer_ServesUntilCleanupThenLeavesNothingRunning(t *testing.T) {
 }
 
 func TestNewServer_StoresWhatClientsCreate(t *testing.T) {
-	srv := resttest.NewServer(t, api.NewScheme())
+	srv := resttest.NewServer(t, testapi.NewScheme())
 	code, body := do(t, srv.Client(), "POST", srv.URL+widgetsPath, widgetJSON("w1"), nil)
 	if code != http.StatusCreated {
 		t.Fatalf("POST widget = %d %s, want 201", code, body)
@@ -123,21 +123,21 @@ func TestNewServer_StoresWhatClientsCreate(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("GET widget = %d %s, want 200", code, body)
 	}
-	var got v1.Widget
+	var got toys.WidgetV1
 	if err := json.Unmarshal(body, &got); err != nil {
 		t.Fatalf("decoding widget: %v", err)
 	}
 	if got.Name != "w1" || got.Namespace != "default" || got.Spec.Color != "red" || got.UID == "" {
 		t.Errorf("GET widget = %+v, want w1 in default, red, with a uid", got)
 	}
-	n, err := srv.Storage.Count(context.Background(), storage.Prefix(scheme.GroupResource{Group: api.Group, Resource: "widgets"}, ""))
+	n, err := srv.Storage.Count(context.Background(), storage.Prefix(scheme.GroupResource{Group: testapi.Group, Resource: "widgets"}, ""))
 	if err != nil || n != 1 {
 		t.Errorf("Storage.Count(widgets) = %d, %v; want 1", n, err)
 	}
 }
 
 func TestWithToken_RequestsWithoutTheTokenAreUnauthorized(t *testing.T) {
-	srv := resttest.NewServer(t, api.NewScheme(), resttest.WithToken("s3cret"))
+	srv := resttest.NewServer(t, testapi.NewScheme(), resttest.WithToken("s3cret"))
 	plain := &http.Client{}
 	t.Cleanup(plain.CloseIdleConnections)
 	tests := []struct {
@@ -171,7 +171,7 @@ func TestWithToken_RequestsWithoutTheTokenAreUnauthorized(t *testing.T) {
 func TestWithStorage_ServesFromItAndLeavesItOpen(t *testing.T) {
 	st := memory.New(memory.Options{})
 	t.Cleanup(st.Close)
-	srv := resttest.NewServer(t, api.NewScheme(), resttest.WithStorage(st))
+	srv := resttest.NewServer(t, testapi.NewScheme(), resttest.WithStorage(st))
 	if srv.Storage != storage.Interface(st) {
 		t.Fatalf("Storage = %T, want the store given", srv.Storage)
 	}
@@ -181,14 +181,14 @@ func TestWithStorage_ServesFromItAndLeavesItOpen(t *testing.T) {
 	if err := srv.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	key := storage.Key(scheme.GroupResource{Group: api.Group, Resource: "widgets"}, "default", "kept")
+	key := storage.Key(scheme.GroupResource{Group: testapi.Group, Resource: "widgets"}, "default", "kept")
 	if _, err := st.Get(context.Background(), key, storage.GetOptions{}); err != nil {
 		t.Errorf("store after Close: Get(%s) = %v, want the widget", key, err)
 	}
 }
 
 func TestClose_SecondCallReturnsFirstResult(t *testing.T) {
-	srv := resttest.NewServer(t, api.NewScheme())
+	srv := resttest.NewServer(t, testapi.NewScheme())
 	first := srv.Close()
 	if first != nil {
 		t.Fatalf("first Close = %v, want nil", first)
@@ -221,7 +221,7 @@ func TestKubeconfig_KubectlUsesIt(t *testing.T) {
 	}
 	for _, s := range servers {
 		t.Run(s.name, func(t *testing.T) {
-			srv := resttest.NewServer(t, api.NewScheme(), s.opts...)
+			srv := resttest.NewServer(t, testapi.NewScheme(), s.opts...)
 			tests := []struct {
 				name string
 				args []string
@@ -249,7 +249,7 @@ func TestKubeconfig_KubectlUsesIt(t *testing.T) {
 }
 
 func TestWithTLS_ServesHTTPSToClientsTrustingItsCertificate(t *testing.T) {
-	srv := resttest.NewServer(t, api.NewScheme(), resttest.WithTLS())
+	srv := resttest.NewServer(t, testapi.NewScheme(), resttest.WithTLS())
 	if !strings.HasPrefix(srv.URL, "https://127.0.0.1:") {
 		t.Errorf("URL = %q, want https://127.0.0.1:PORT", srv.URL)
 	}

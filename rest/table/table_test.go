@@ -9,34 +9,19 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/apikit-dev/apikit/internal/testapi/toys"
 	"github.com/apikit-dev/apikit/rest/table"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
-// widget mirrors the example Widget (examples/widgets/api/v1) without importing a package
-// above this one.
-type widget struct {
-	scheme.TypeMeta   `json:",inline"`
-	scheme.ObjectMeta `json:"metadata,omitempty"`
-	Spec              widgetSpec   `json:"spec"`
-	Status            widgetStatus `json:"status,omitempty"`
-}
-
-type widgetSpec struct {
-	Color    string `json:"color"`
-	Replicas *int32 `json:"replicas,omitempty"`
-}
-
-type widgetStatus struct {
-	Phase      string             `json:"phase,omitempty"`
-	Conditions []scheme.Condition `json:"conditions,omitempty"`
-}
-
-type widgetList struct {
-	scheme.TypeMeta `json:",inline"`
-	scheme.ListMeta `json:"metadata,omitempty"`
-	Items           []widget `json:"items"`
-}
+// The tests print v1 Widgets of toys.example.com, the API apikit's tests share
+// (internal/testapi).
+type (
+	widget       = toys.WidgetV1
+	widgetSpec   = toys.WidgetSpec
+	widgetStatus = toys.WidgetStatus
+	widgetList   = toys.WidgetListV1
+)
 
 // widgetResource has the printer columns the issue asks for: Color, Replicas, Phase (and
 // Age, which the table adds).

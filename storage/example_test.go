@@ -18,5 +18,5 @@ func ExampleParseLabelSelector() {
 	// Output:
 	// true
 	// false
-	// invalid selector: unable to parse requirement: found 'prod' expected: '('
+	// unable to parse requirement: found 'prod' expected: '('
 }

@@ -56,8 +56,8 @@ func (d *selectorDiff) verdict(input string, kubeErr, ourErr error) bool {
 		return true
 	case kubeErr != nil && ourErr != nil:
 		d.invalid++
-		if kubeErr.Error() != ourErr.Error() {
-			d.mismatch(input, "error texts differ:\n kube:   %s\n apikit: %s", kubeErr, ourErr)
+		if msg := clientMessage(ourErr); kubeErr.Error() != msg {
+			d.mismatch(input, "error texts differ:\n kube:   %s\n apikit: %s", kubeErr, msg)
 		}
 		if !errors.Is(ourErr, storage.ErrInvalidSelector) {
 			d.mismatch(input, "apikit's error %v is not ErrInvalidSelector", ourErr)
@@ -67,6 +67,10 @@ func (d *selectorDiff) verdict(input string, kubeErr, ourErr error) bool {
 	}
 	return false
 }
+
+// clientMessage is the text of a selector error that rest sends as the 400 Status's
+// message: the parser's error text.
+func clientMessage(err error) string { return err.Error() }
 
 // done checks that the corpus was big and varied enough to mean something.
 func (d *selectorDiff) done() {
@@ -79,6 +83,73 @@ func (d *selectorDiff) done() {
 	if d.valid < d.inputs/4 || d.invalid < d.inputs/4 {
 		d.t.Errorf("corpus is lopsided: %d valid, %d invalid of %d; want a quarter of each at least", d.valid, d.invalid, d.inputs)
 	}
+}
+
+// parsedSelector is what the comparison reads of a label or field selector parsed by
+// either side.
+type parsedSelector struct {
+	str          string
+	empty        bool
+	requirements []string // "key operator [values]", in the selector's order
+	keys         []string // the requirements' keys
+	exactMatch   func(key string) (string, bool)
+	matches      func(set map[string]string) bool
+}
+
+// selectorBasics is what label and field selectors of both sides have in common.
+type selectorBasics interface {
+	String() string
+	Empty() bool
+	RequiresExactMatch(key string) (string, bool)
+}
+
+func viewOf(sel selectorBasics, matches func(set map[string]string) bool) parsedSelector {
+	return parsedSelector{str: sel.String(), empty: sel.Empty(), exactMatch: sel.RequiresExactMatch, matches: matches}
+}
+
+func (p *parsedSelector) add(key, op string, values []string) {
+	p.requirements = append(p.requirements, fmt.Sprintf("%s %s %q", key, op, values))
+	p.keys = append(p.keys, key)
+}
+
+// compareSelectors parses selectorCorpusSize inputs (the edge cases, then generated ones)
+// with both parsers and compares the verdicts, error texts, renderings, requirements,
+// exact matches (of the requirements' keys and keys) and matches against every set.
+func compareSelectors(t *testing.T, edgeCases []string, generate func() string, sets []map[string]string, keys []string,
+	kube, ours func(string) (parsedSelector, error)) {
+	d := &selectorDiff{t: t}
+	for i := range selectorCorpusSize {
+		var in string
+		if i < len(edgeCases) {
+			in = edgeCases[i]
+		} else {
+			in = generate()
+		}
+		k, kubeErr := kube(in)
+		o, ourErr := ours(in)
+		if !d.verdict(in, kubeErr, ourErr) {
+			continue
+		}
+		if k.str != o.str || k.empty != o.empty {
+			d.mismatch(in, "String(), Empty(): kube %q %v, apikit %q %v", k.str, k.empty, o.str, o.empty)
+		}
+		if !slices.Equal(k.requirements, o.requirements) {
+			d.mismatch(in, "requirements: kube %q, apikit %q", k.requirements, o.requirements)
+		}
+		for _, key := range slices.Concat(k.keys, keys) {
+			kv, kok := k.exactMatch(key)
+			ov, ook := o.exactMatch(key)
+			if kv != ov || kok != ook {
+				d.mismatch(in, "RequiresExactMatch(%q): kube %q %v, apikit %q %v", key, kv, kok, ov, ook)
+			}
+		}
+		for _, set := range sets {
+			if km, om := k.matches(set), o.matches(set); km != om {
+				d.mismatch(in, "Matches(%v): kube %v, apikit %v", set, km, om)
+			}
+		}
+	}
+	d.done()
 }
 
 // corpus draws the parts of generated selectors. A clean corpus draws only well-formed
@@ -268,11 +339,16 @@ func (c *corpus) labelSelector() string {
 // keys and values the selectors use, plus numbers around the ones they compare with.
 func (c *corpus) labelSets(n int) []map[string]string {
 	values := append(slices.Clone(goodLabelValues), "4", "6", "11", "-3", "abc", "a@b", "99999999999999999999")
+	return c.sets(n, goodLabelKeys, values)
+}
+
+// sets draws n maps (the first nil, the second empty) of up to five keys and values.
+func (c *corpus) sets(n int, keys, values []string) []map[string]string {
 	sets := []map[string]string{nil, {}}
 	for len(sets) < n {
 		set := map[string]string{}
 		for range c.r.IntN(6) {
-			set[c.pick(goodLabelKeys)] = c.pick(values)
+			set[c.pick(keys)] = c.pick(values)
 		}
 		sets = append(sets, set)
 	}
@@ -290,49 +366,32 @@ var labelEdgeCases = []string{
 
 func TestLabelSelector_AgreesWithApimachinery(t *testing.T) {
 	c := newCorpus(1)
-	sets := c.labelSets(40)
-	d := &selectorDiff{t: t}
-	for i := range selectorCorpusSize {
-		input := c.labelSelector()
-		if i < len(labelEdgeCases) {
-			input = labelEdgeCases[i]
-		}
-		kube, kubeErr := labels.Parse(input)
-		ours, ourErr := storage.ParseLabelSelector(input)
-		if !d.verdict(input, kubeErr, ourErr) {
-			continue
-		}
-		if kube.String() != ours.String() {
-			d.mismatch(input, "String() kube %q, apikit %q", kube.String(), ours.String())
-		}
-		if kube.Empty() != ours.Empty() {
-			d.mismatch(input, "Empty() kube %v, apikit %v", kube.Empty(), ours.Empty())
-		}
-		kubeReqs, _ := kube.Requirements()
-		ourReqs := ours.Requirements()
-		if len(kubeReqs) != len(ourReqs) {
-			d.mismatch(input, "%d requirements in kube, %d in apikit", len(kubeReqs), len(ourReqs))
-			continue
-		}
-		for i, kr := range kubeReqs {
-			or := ourReqs[i]
-			if kr.Key() != or.Key || string(kr.Operator()) != string(or.Operator) || !slices.Equal(kr.Values().List(), or.Values) {
-				d.mismatch(input, "requirement %d: kube %s %s %v, apikit %s %s %v",
-					i, kr.Key(), kr.Operator(), kr.Values().List(), or.Key, or.Operator, or.Values)
-			}
-			kv, kok := kube.RequiresExactMatch(kr.Key())
-			ov, ook := ours.RequiresExactMatch(kr.Key())
-			if kv != ov || kok != ook {
-				d.mismatch(input, "RequiresExactMatch(%q): kube %q %v, apikit %q %v", kr.Key(), kv, kok, ov, ook)
-			}
-		}
-		for _, set := range sets {
-			if k, o := kube.Matches(labels.Set(set)), ours.Matches(set); k != o {
-				d.mismatch(input, "Matches(%v): kube %v, apikit %v", set, k, o)
-			}
-		}
+	compareSelectors(t, labelEdgeCases, c.labelSelector, c.labelSets(40), nil, kubeLabelSelector, apikitLabelSelector)
+}
+
+func kubeLabelSelector(s string) (parsedSelector, error) {
+	sel, err := labels.Parse(s)
+	if err != nil {
+		return parsedSelector{}, err
 	}
-	d.done()
+	p := viewOf(sel, func(set map[string]string) bool { return sel.Matches(labels.Set(set)) })
+	reqs, _ := sel.Requirements()
+	for _, r := range reqs {
+		p.add(r.Key(), string(r.Operator()), r.Values().List())
+	}
+	return p, nil
+}
+
+func apikitLabelSelector(s string) (parsedSelector, error) {
+	sel, err := storage.ParseLabelSelector(s)
+	if err != nil {
+		return parsedSelector{}, err
+	}
+	p := viewOf(sel, sel.Matches)
+	for _, r := range sel.Requirements() {
+		p.add(r.Key, string(r.Operator), r.Values)
+	}
+	return p, nil
 }
 
 var (
@@ -386,16 +445,7 @@ func (c *corpus) fieldSelector() string {
 // fieldSets are the field maps every parsed field selector is matched against.
 func (c *corpus) fieldSets(n int) []map[string]string {
 	names := append(slices.Clone(fieldNames), "", "a b")
-	values := []string{"", "x", "Running", "a,b", "a=b", "a\\b", "\\", "é", "a b", "!"}
-	sets := []map[string]string{nil, {}}
-	for len(sets) < n {
-		set := map[string]string{}
-		for range c.r.IntN(5) {
-			set[c.pick(names)] = c.pick(values)
-		}
-		sets = append(sets, set)
-	}
-	return sets
+	return c.sets(n, names, []string{"", "x", "Running", "a,b", "a=b", "a\\b", "\\", "é", "a b", "!"})
 }
 
 // fieldEdgeCases lead the generated field corpus: empty terms, terms with neither field
@@ -407,49 +457,31 @@ var fieldEdgeCases = []string{
 
 func TestFieldSelector_AgreesWithApimachinery(t *testing.T) {
 	c := newCorpus(2)
-	sets := c.fieldSets(40)
-	d := &selectorDiff{t: t}
-	for i := range selectorCorpusSize {
-		input := c.fieldSelector()
-		if i < len(fieldEdgeCases) {
-			input = fieldEdgeCases[i]
-		}
-		kube, kubeErr := fields.ParseSelector(input)
-		ours, ourErr := storage.ParseFieldSelector(input)
-		if !d.verdict(input, kubeErr, ourErr) {
-			continue
-		}
-		if kube.String() != ours.String() {
-			d.mismatch(input, "String() kube %q, apikit %q", kube.String(), ours.String())
-		}
-		if kube.Empty() != ours.Empty() {
-			d.mismatch(input, "Empty() kube %v, apikit %v", kube.Empty(), ours.Empty())
-		}
-		kubeReqs, ourReqs := kube.Requirements(), ours.Requirements()
-		if len(kubeReqs) != len(ourReqs) {
-			d.mismatch(input, "%d requirements in kube, %d in apikit", len(kubeReqs), len(ourReqs))
-			continue
-		}
-		for i, kr := range kubeReqs {
-			or := ourReqs[i]
-			if kr.Field != or.Field || string(kr.Operator) != string(or.Operator) || kr.Value != or.Value {
-				d.mismatch(input, "requirement %d: kube %q %s %q, apikit %q %s %q", i, kr.Field, kr.Operator, kr.Value, or.Field, or.Operator, or.Value)
-			}
-		}
-		for _, name := range fieldNames {
-			kv, kok := kube.RequiresExactMatch(name)
-			ov, ook := ours.RequiresExactMatch(name)
-			if kv != ov || kok != ook {
-				d.mismatch(input, "RequiresExactMatch(%q): kube %q %v, apikit %q %v", name, kv, kok, ov, ook)
-			}
-		}
-		for _, set := range sets {
-			if k, o := kube.Matches(fields.Set(set)), ours.Matches(set); k != o {
-				d.mismatch(input, "Matches(%v): kube %v, apikit %v", set, k, o)
-			}
-		}
+	compareSelectors(t, fieldEdgeCases, c.fieldSelector, c.fieldSets(40), fieldNames, kubeFieldSelector, apikitFieldSelector)
+}
+
+func kubeFieldSelector(s string) (parsedSelector, error) {
+	sel, err := fields.ParseSelector(s)
+	if err != nil {
+		return parsedSelector{}, err
 	}
-	d.done()
+	p := viewOf(sel, func(set map[string]string) bool { return sel.Matches(fields.Set(set)) })
+	for _, r := range sel.Requirements() {
+		p.add(r.Field, string(r.Operator), []string{r.Value})
+	}
+	return p, nil
+}
+
+func apikitFieldSelector(s string) (parsedSelector, error) {
+	sel, err := storage.ParseFieldSelector(s)
+	if err != nil {
+		return parsedSelector{}, err
+	}
+	p := viewOf(sel, sel.Matches)
+	for _, r := range sel.Requirements() {
+		p.add(r.Field, string(r.Operator), []string{r.Value})
+	}
+	return p, nil
 }
 
 // TestRawHTTP_SelectorErrorsCarryKubesMessage sends invalid selectors of the corpora as

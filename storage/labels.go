@@ -3,11 +3,12 @@ package storage
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/apikit-dev/apikit/validation"
 )
 
 // Operator is a selector operator, spelled as in k8s.io/apimachinery's selection package.
@@ -328,7 +329,7 @@ func (p *labelParser) parseRequirement() (LabelRequirement, error) {
 	if tok != tokIdent {
 		return LabelRequirement{}, fmt.Errorf("found '%s', expected: identifier", key)
 	}
-	if errs := labelKeyErrors(key); len(errs) > 0 {
+	if errs := validation.IsQualifiedName(key); len(errs) > 0 {
 		// apimachinery validates the key under an unset field path, which prints as <nil>.
 		return LabelRequirement{}, fmt.Errorf("<nil>: Invalid value: %q: %s", key, strings.Join(errs, "; "))
 	}
@@ -380,7 +381,7 @@ func valueErrors(key string, op Operator, values []string) string {
 		}
 	}
 	for i, v := range values {
-		if errs := labelValueErrors(v); len(errs) > 0 {
+		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
 			add(fmt.Sprintf("values[%d][%s]: Invalid value: %q: %s", i, key, v, strings.Join(errs, "; ")))
 		}
 	}
@@ -455,91 +456,4 @@ func (p *labelParser) parseExactValue() ([]string, error) {
 		return nil, fmt.Errorf("found '%s', expected: identifier", lit)
 	}
 	return []string{lit}, nil
-}
-
-// The syntax of label keys and values, and its wording in error messages, as in
-// k8s.io/apimachinery's validation of them.
-const (
-	labelKeyFmt         = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-	labelValueFmt       = "(" + labelKeyFmt + ")?"
-	dns1123LabelFmt     = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-	dns1123SubdomainFmt = dns1123LabelFmt + "(\\." + dns1123LabelFmt + ")*"
-
-	labelKeyMsg   = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
-	labelValueMsg = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
-	subdomainMsg  = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
-)
-
-var (
-	labelKeyRE         = regexp.MustCompile("^" + labelKeyFmt + "$")
-	labelValueRE       = regexp.MustCompile("^" + labelValueFmt + "$")
-	dns1123SubdomainRE = regexp.MustCompile("^" + dns1123SubdomainFmt + "$")
-)
-
-// regexMessage words a failed pattern: msg, then examples and the pattern in parentheses
-// (the examples separated by "',  or '", two spaces, as apimachinery prints them).
-func regexMessage(msg, re string, examples ...string) string {
-	var b strings.Builder
-	b.WriteString(msg + " (e.g. ")
-	for i, e := range examples {
-		if i > 0 {
-			b.WriteString(" or ")
-		}
-		b.WriteString("'" + e + "', ")
-	}
-	b.WriteString("regex used for validation is '" + re + "')")
-	return b.String()
-}
-
-func tooLong(n int) string { return fmt.Sprintf("must be no more than %d bytes", n) }
-
-// labelKeyErrors validates a label key: an optional DNS subdomain prefix and "/", then a
-// name of at most 63 characters.
-func labelKeyErrors(key string) []string {
-	var errs []string
-	var name string
-	switch parts := strings.Split(key, "/"); len(parts) {
-	case 1:
-		name = parts[0]
-	case 2:
-		prefix := parts[0]
-		name = parts[1]
-		switch {
-		case prefix == "":
-			errs = append(errs, "prefix part must be non-empty")
-		default:
-			if len(prefix) > 253 {
-				errs = append(errs, "prefix part "+tooLong(253))
-			}
-			if !dns1123SubdomainRE.MatchString(prefix) {
-				errs = append(errs, "prefix part "+regexMessage(subdomainMsg, dns1123SubdomainFmt, "example.com"))
-			}
-		}
-	default:
-		return []string{"a valid label key " + regexMessage(labelKeyMsg, labelKeyFmt, "MyName", "my.name", "123-abc") +
-			" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"}
-	}
-	switch {
-	case name == "":
-		errs = append(errs, "name part must be non-empty")
-	case len(name) > 63:
-		errs = append(errs, "name part "+tooLong(63))
-	}
-	if !labelKeyRE.MatchString(name) {
-		errs = append(errs, "name part "+regexMessage(labelKeyMsg, labelKeyFmt, "MyName", "my.name", "123-abc"))
-	}
-	return errs
-}
-
-// labelValueErrors validates a label value: empty, or at most 63 characters of the key
-// alphabet.
-func labelValueErrors(v string) []string {
-	var errs []string
-	if len(v) > 63 {
-		errs = append(errs, tooLong(63))
-	}
-	if !labelValueRE.MatchString(v) {
-		errs = append(errs, regexMessage(labelValueMsg, labelValueFmt, "MyValue", "my_value", "12345"))
-	}
-	return errs
 }

@@ -10,7 +10,8 @@ import (
 
 // JSONField is one member of a struct type as encoding/json sees it: after embedded
 // structs are flattened and name conflicts resolved. Every package that walks Go types by
-// their JSON shape (codec, conversion, openapi) uses these rules, so they agree.
+// their JSON shape (codec, conversion, rest, scheme/openapi) takes its fields from
+// JSONFields, so the wire encoding and the published schema cannot disagree about one.
 type JSONField struct {
 	// Name is the JSON key: the tag name, or the Go field name when the tag has none.
 	Name string
@@ -23,6 +24,16 @@ type JSONField struct {
 	// OmitEmpty, OmitZero and Quoted are the tag's ",omitempty", ",omitzero" and
 	// ",string" options (Quoted only on a bool, number or string, or a pointer to one).
 	OmitEmpty, OmitZero, Quoted bool
+	// GoName and Tag are the field's declared Go name and whole struct tag: tags other
+	// than json carry schema hints (description, listType, ...) for scheme/openapi.
+	GoName string
+	Tag    reflect.StructTag
+	// Owner is the struct type that declares the field: the type asked about, or a struct
+	// embedded in it.
+	Owner reflect.Type
+	// ViaPointer reports that the field is promoted through an embedded pointer, so the
+	// member is absent from the encoding when that pointer is nil.
+	ViaPointer bool
 }
 
 var jsonFieldsCache sync.Map // reflect.Type -> []JSONField
@@ -43,8 +54,9 @@ func JSONFields(t reflect.Type) []JSONField {
 // alone at its depth or the only tagged one there; otherwise none does.
 func jsonFieldsOf(t reflect.Type) []JSONField {
 	type queued struct {
-		typ   reflect.Type
-		index []int
+		typ        reflect.Type
+		index      []int
+		viaPointer bool
 	}
 	var out []JSONField
 	current, next := []queued{}, []queued{{typ: t}}
@@ -86,7 +98,8 @@ func jsonFieldsOf(t reflect.Type) []JSONField {
 				}
 				if name != "" || !sf.Anonymous || ft.Kind() != reflect.Struct {
 					f := JSONField{Name: name, Tagged: name != "", Index: index, Type: sf.Type,
-						OmitEmpty: hasTagOption(opts, "omitempty"), OmitZero: hasTagOption(opts, "omitzero")}
+						OmitEmpty: hasTagOption(opts, "omitempty"), OmitZero: hasTagOption(opts, "omitzero"),
+						GoName: sf.Name, Tag: sf.Tag, Owner: q.typ, ViaPointer: q.viaPointer}
 					if hasTagOption(opts, "string") {
 						switch ft.Kind() {
 						case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
@@ -108,7 +121,8 @@ func jsonFieldsOf(t reflect.Type) []JSONField {
 				}
 				nextCount[ft]++
 				if nextCount[ft] == 1 {
-					next = append(next, queued{typ: ft, index: index})
+					next = append(next, queued{typ: ft, index: index,
+						viaPointer: q.viaPointer || sf.Type.Kind() == reflect.Pointer})
 				}
 			}
 		}

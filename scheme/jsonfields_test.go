@@ -69,6 +69,15 @@ func TestJSONFields_FollowEncodingJSONRules(t *testing.T) {
 	if f := got["f"]; !f.OmitEmpty || !f.OmitZero {
 		t.Errorf("both options on one tag: %+v", f)
 	}
+	if f := got["d"]; f.Owner != reflect.TypeFor[jfOther]() || !f.ViaPointer || f.GoName != "D" || f.Tag != `json:"d,string"` {
+		t.Errorf(`"d" is declared by jfOther and promoted through its embedded pointer: %+v`, f)
+	}
+	if f := got["c"]; f.Owner != reflect.TypeFor[jfInner]() || f.ViaPointer {
+		t.Errorf(`"c" is declared by the embedded value jfInner: %+v`, f)
+	}
+	if f := got["Bad"]; f.Owner != reflect.TypeFor[jfOuter]() || f.ViaPointer || f.GoName != "Bad" || f.Tag.Get("json") != "a b\u0001" {
+		t.Errorf(`"Bad" is jfOuter's own field with its whole tag: %+v`, f)
+	}
 	if &JSONFields(reflect.TypeFor[jfOuter]())[0] != &JSONFields(reflect.TypeFor[jfOuter]())[0] {
 		t.Error("JSONFields is not cached")
 	}

@@ -1,6 +1,7 @@
 package storage_test
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/apikit-dev/apikit/storage"
@@ -14,9 +15,9 @@ func ExampleParseLabelSelector() {
 	fmt.Println(sel.Matches(map[string]string{"env": "prod"}))
 	fmt.Println(sel.Matches(map[string]string{"env": "prod", "canary": "true"}))
 	_, err = storage.ParseLabelSelector("env in prod")
-	fmt.Println(err)
+	fmt.Println(errors.Is(err, storage.ErrInvalidSelector))
 	// Output:
 	// true
 	// false
-	// invalid selector: unable to parse requirement: found 'prod' expected: '('
+	// true
 }

@@ -1,14 +1,13 @@
 package storage
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
 )
 
 // FieldRequirement is one term of a field selector: field Operator value, with Operator
-// one of Equals, DoubleEquals and NotEquals.
+// Equals or NotEquals ("==" parses as Equals, as in k8s.io/apimachinery).
 type FieldRequirement struct {
 	Field    string
 	Operator Operator
@@ -81,9 +80,12 @@ func FieldSelectorFromSet(set map[string]string) FieldSelector {
 }
 
 // ParseFieldSelector parses Kubernetes field selector syntax: comma-separated terms
-// "field=value", "field==value" or "field!=value", where a value escapes "\", "," and "="
-// with a backslash. Errors wrap ErrInvalidSelector and carry the messages of
-// k8s.io/apimachinery's fields.ParseSelector.
+// "field=value", "field==value" or "field!=value", where a value escapes "\\", "," and "="
+// with a backslash. Terms come out sorted by their text; a term with neither field nor
+// value ("=", "!=") selects everything and is dropped. It accepts and rejects what
+// k8s.io/apimachinery's fields.ParseSelector does, and an error's text is exactly
+// ParseSelector's: the message kube-apiserver sends in its 400 Status. Errors match
+// ErrInvalidSelector.
 func ParseFieldSelector(selector string) (FieldSelector, error) {
 	parts := splitFieldTerms(selector)
 	sort.Strings(parts)
@@ -94,11 +96,17 @@ func ParseFieldSelector(selector string) (FieldSelector, error) {
 		}
 		lhs, op, rhs, ok := splitFieldTerm(part)
 		if !ok {
-			return FieldSelector{}, NewErrorf(ErrInvalidSelector, "", "invalid selector: '%s'; can't understand '%s'", selector, part)
+			return FieldSelector{}, invalidSelector("invalid selector: '%s'; can't understand '%s'", selector, part)
 		}
 		value, err := unescapeFieldValue(rhs)
 		if err != nil {
-			return FieldSelector{}, NewErrorf(ErrInvalidSelector, "", "%s", err.Error())
+			return FieldSelector{}, err
+		}
+		if lhs == "" && value == "" {
+			continue
+		}
+		if op == DoubleEquals {
+			op = Equals
 		}
 		reqs = append(reqs, FieldRequirement{Field: lhs, Operator: op, Value: value})
 	}
@@ -151,7 +159,7 @@ func unescapeFieldValue(s string) (string, error) {
 			case '\\', ',', '=':
 				b.WriteRune(c)
 			default:
-				return "", fmt.Errorf("invalid field selector: invalid escape sequence: %s", `\`+string(c))
+				return "", invalidSelector("invalid field selector: invalid escape sequence: %s", `\`+string(c))
 			}
 			escaped = false
 			continue
@@ -160,13 +168,13 @@ func unescapeFieldValue(s string) (string, error) {
 		case '\\':
 			escaped = true
 		case ',', '=':
-			return "", fmt.Errorf("invalid field selector: unescaped character in value: %v", c)
+			return "", invalidSelector("invalid field selector: unescaped character in value: %v", c)
 		default:
 			b.WriteRune(c)
 		}
 	}
 	if escaped {
-		return "", fmt.Errorf("invalid field selector: invalid escape sequence: %s", `\`)
+		return "", invalidSelector("invalid field selector: invalid escape sequence: %s", `\`)
 	}
 	return b.String(), nil
 }

@@ -1,12 +1,14 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/apikit-dev/apikit/validation"
 )
 
 // Operator is a selector operator, spelled as in k8s.io/apimachinery's selection package.
@@ -110,12 +112,17 @@ func (s LabelSelector) String() string {
 	return strings.Join(parts, ",")
 }
 
-// RequiresExactMatch returns the value a selector demands of key with = or ==, if any.
+// RequiresExactMatch returns the value a selector demands of key with =, == or an "in"
+// of one value. As in k8s.io/apimachinery, the first requirement on key decides.
 func (s LabelSelector) RequiresExactMatch(key string) (string, bool) {
 	for _, r := range s.reqs {
-		if r.Key == key && (r.Operator == Equals || r.Operator == DoubleEquals || (r.Operator == In && len(r.Values) == 1)) {
+		if r.Key != key {
+			continue
+		}
+		if (r.Operator == Equals || r.Operator == DoubleEquals || r.Operator == In) && len(r.Values) == 1 {
 			return r.Values[0], true
 		}
+		return "", false
 	}
 	return "", false
 }
@@ -126,33 +133,48 @@ func LabelSelectorFromSet(set map[string]string) LabelSelector {
 	for k, v := range set {
 		reqs = append(reqs, LabelRequirement{Key: k, Operator: Equals, Values: []string{v}})
 	}
-	sort.SliceStable(reqs, func(i, j int) bool { return reqs[i].Key < reqs[j].Key })
+	sort.Sort(byKey(reqs))
 	return LabelSelector{reqs: reqs}
 }
+
+// byKey orders requirements by key with sort.Sort, the unstable sort k8s.io/apimachinery
+// uses: on the same input it leaves requirements of one key in the same order, so
+// String() renders a selector exactly as kube does.
+type byKey []LabelRequirement
+
+func (b byKey) Len() int           { return len(b) }
+func (b byKey) Less(i, j int) bool { return b[i].Key < b[j].Key }
+func (b byKey) Swap(i, j int)      { b[i], b[j] = b[j], b[i] }
 
 // ParseLabelSelector parses Kubernetes label selector syntax:
 //
 //	<selector>    ::= <requirement> | <requirement> "," <selector>
 //	<requirement> ::= [!] KEY [ ("in" | "notin") "(" VALUE {"," VALUE} ")" | ("=" | "==" | "!=" | ">" | "<") VALUE ]
 //
-// KEY is a qualified name ([DNS subdomain "/"] name), VALUE a label value (possibly
-// empty). A bare KEY means exists, !KEY does-not-exist. Errors wrap ErrInvalidSelector
-// and carry the messages of k8s.io/apimachinery's labels.Parse.
+// KEY is a label key ([DNS subdomain "/"] name), VALUE a label value (possibly empty). A
+// bare KEY means exists, !KEY does-not-exist. It accepts and rejects what
+// k8s.io/apimachinery's labels.Parse does, and an error's text is exactly labels.Parse's:
+// the message kube-apiserver sends in its 400 Status. Errors match ErrInvalidSelector.
 func ParseLabelSelector(s string) (LabelSelector, error) {
 	p := labelParser{items: lexLabels(s)}
 	reqs, err := p.parse()
 	if err != nil {
-		return LabelSelector{}, NewErrorf(ErrInvalidSelector, "", "%s", err.Error())
+		return LabelSelector{}, err
 	}
-	sort.SliceStable(reqs, func(i, j int) bool { return reqs[i].Key < reqs[j].Key })
+	sort.Sort(byKey(reqs))
 	return LabelSelector{reqs: reqs}, nil
+}
+
+// invalidSelector is a selector that does not parse. Its detail is k8s.io/apimachinery's
+// message alone, which is what kube-apiserver puts in the 400 Status.
+func invalidSelector(format string, args ...any) error {
+	return NewErrorf(ErrInvalidSelector, "", format, args...)
 }
 
 type labelToken int
 
 const (
-	tokError labelToken = iota
-	tokEnd
+	tokEnd labelToken = iota
 	tokClosePar
 	tokComma
 	tokNot
@@ -187,7 +209,9 @@ func isSpecial(c byte) bool {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
-// lexLabels splits a selector into tokens, ending with tokEnd.
+// lexLabels splits a selector into tokens, ending with tokEnd. A NUL byte behaves as in
+// apimachinery's lexer, which reads 0 as the end of input: where a token would start it
+// ends the input; right after a token it is skipped.
 func lexLabels(s string) []labelItem {
 	var items []labelItem
 	i := 0
@@ -195,49 +219,46 @@ func lexLabels(s string) []labelItem {
 		for i < len(s) && isSpace(s[i]) {
 			i++
 		}
-		if i >= len(s) {
+		if i == len(s) || s[i] == 0 {
 			return append(items, labelItem{tokEnd, ""})
 		}
+		var it labelItem
 		if isSpecial(s[i]) {
-			// Longest run of special characters that is still a known symbol.
-			j, last := i, labelItem{}
-			for j < len(s) && isSpecial(s[j]) {
-				if t, ok := labelSymbols[s[i:j+1]]; ok {
-					last = labelItem{t, s[i : j+1]}
-				} else if last.tok != tokError {
-					break
+			// Every special character is a symbol; two make one where they spell one.
+			n := 1
+			if i+2 <= len(s) {
+				if _, ok := labelSymbols[s[i:i+2]]; ok {
+					n = 2
 				}
+			}
+			it = labelItem{labelSymbols[s[i:i+n]], s[i : i+n]}
+			i += n
+		} else {
+			j := i
+			for j < len(s) && s[j] != 0 && !isSpecial(s[j]) && !isSpace(s[j]) {
 				j++
 			}
-			if last.tok == tokError {
-				items = append(items, labelItem{tokError, fmt.Sprintf("error expected: keyword found '%s'", s[i:j])})
-				i = j
-				continue
+			word := s[i:j]
+			it = labelItem{tokIdent, word}
+			if t, ok := labelSymbols[word]; ok {
+				it.tok = t
 			}
-			items = append(items, last)
-			i += len(last.lit)
-			continue
+			i = j
 		}
-		j := i
-		for j < len(s) && !isSpecial(s[j]) && !isSpace(s[j]) {
-			j++
+		items = append(items, it)
+		if i < len(s) && s[i] == 0 {
+			i++
 		}
-		word := s[i:j]
-		if t, ok := labelSymbols[word]; ok {
-			items = append(items, labelItem{t, word})
-		} else {
-			items = append(items, labelItem{tokIdent, word})
-		}
-		i = j
 	}
 }
 
+// labelParser reads tokens with one of lookahead. Where a value may stand, "in" and
+// "notin" are identifiers, so "in in (in)" selects label in with value in.
 type labelParser struct {
 	items []labelItem
 	pos   int
 }
 
-// peek returns the current token; in a value context "in" and "notin" are identifiers.
 func (p *labelParser) peek(values bool) (labelToken, string) {
 	it := p.items[p.pos]
 	if values && (it.tok == tokIn || it.tok == tokNotIn) {
@@ -257,32 +278,40 @@ func (p *labelParser) next(values bool) (labelToken, string) {
 func (p *labelParser) parse() ([]LabelRequirement, error) {
 	var reqs []LabelRequirement
 	for {
-		tok, lit := p.peek(true)
-		switch tok {
+		switch tok, lit := p.peek(true); tok {
 		case tokIdent, tokNot:
 			r, err := p.parseRequirement()
 			if err != nil {
-				return nil, fmt.Errorf("unable to parse requirement: %w", err)
+				return nil, invalidSelector("unable to parse requirement: %s", err)
 			}
 			reqs = append(reqs, r)
-			t, l := p.next(true)
-			switch t {
+			switch t, l := p.next(true); t {
 			case tokEnd:
 				return reqs, nil
 			case tokComma:
 				if t2, l2 := p.peek(true); t2 != tokIdent && t2 != tokNot {
-					return nil, fmt.Errorf("found '%s', expected: identifier after ','", l2)
+					return nil, invalidSelector("found '%s', expected: identifier after ','", l2)
 				}
 			default:
-				return nil, fmt.Errorf("found '%s', expected: ',' or 'end of string'", l)
+				return nil, invalidSelector("found '%s', expected: ',' or 'end of string'", l)
 			}
 		case tokEnd:
 			return reqs, nil
 		default:
-			return nil, fmt.Errorf("found '%s', expected: !, identifier, or 'end of string'", lit)
+			return nil, invalidSelector("found '%s', expected: !, identifier, or 'end of string'", lit)
 		}
 	}
 }
+
+// binaryOperators maps the tokens of the operators that take values to them;
+// binaryOperatorList names them in the order and spelling of apimachinery's "expected:"
+// message.
+var binaryOperators = map[labelToken]Operator{
+	tokIn: In, tokNotIn: NotIn, tokEquals: Equals, tokDoubleEquals: DoubleEquals,
+	tokNotEquals: NotEquals, tokGreater: GreaterThan, tokLess: LessThan,
+}
+
+const binaryOperatorList = "in, notin, =, ==, !=, gt, lt"
 
 func (p *labelParser) parseRequirement() (LabelRequirement, error) {
 	var op Operator
@@ -294,37 +323,21 @@ func (p *labelParser) parseRequirement() (LabelRequirement, error) {
 	if tok != tokIdent {
 		return LabelRequirement{}, fmt.Errorf("found '%s', expected: identifier", key)
 	}
-	if errs := qualifiedNameErrors(key); len(errs) > 0 {
-		return LabelRequirement{}, fmt.Errorf("key: Invalid value: %q: %s", key, strings.Join(errs, "; "))
-	}
-	if t, _ := p.peek(true); t == tokEnd || t == tokComma {
-		if op != DoesNotExist {
-			op = Exists
-		}
-		return LabelRequirement{Key: key, Operator: op}, nil
+	if errs := validation.IsQualifiedName(key); len(errs) > 0 {
+		// apimachinery validates the key under an unset field path, which prints as <nil>.
+		return LabelRequirement{}, fmt.Errorf("<nil>: Invalid value: %q: %s", key, strings.Join(errs, "; "))
 	}
 	if op == DoesNotExist {
-		// "!key" takes no operator; what follows is reported by the caller.
+		// "!key" takes no values; what follows it is the caller's to judge.
 		return LabelRequirement{Key: key, Operator: op}, nil
 	}
+	if t, _ := p.peek(true); t == tokEnd || t == tokComma {
+		return LabelRequirement{Key: key, Operator: Exists}, nil
+	}
 	tok, lit := p.next(false)
-	switch tok {
-	case tokIn:
-		op = In
-	case tokNotIn:
-		op = NotIn
-	case tokEquals:
-		op = Equals
-	case tokDoubleEquals:
-		op = DoubleEquals
-	case tokNotEquals:
-		op = NotEquals
-	case tokGreater:
-		op = GreaterThan
-	case tokLess:
-		op = LessThan
-	default:
-		return LabelRequirement{}, fmt.Errorf("found '%s', expected: '=', '!=', '==', 'in', notin'", lit)
+	op, ok := binaryOperators[tok]
+	if !ok {
+		return LabelRequirement{}, fmt.Errorf("found '%s', expected: %s", lit, binaryOperatorList)
 	}
 	var values []string
 	var err error
@@ -338,33 +351,56 @@ func (p *labelParser) parseRequirement() (LabelRequirement, error) {
 	}
 	slices.Sort(values)
 	values = slices.Compact(values)
-	for i, v := range values {
-		if errs := labelValueErrors(v); len(errs) > 0 {
-			return LabelRequirement{}, fmt.Errorf("values[%d][%s]: Invalid value: %q: %s", i, key, v, strings.Join(errs, "; "))
-		}
-		if op == GreaterThan || op == LessThan {
-			if _, perr := strconv.ParseInt(v, 10, 64); perr != nil {
-				return LabelRequirement{}, fmt.Errorf("values[%d]: Invalid value: %q: for 'Gt', 'Lt' operators, the value must be an integer", i, v)
-			}
-		}
+	if err := valueErrors(key, op, values); err != "" {
+		return LabelRequirement{}, errors.New(err)
 	}
 	return LabelRequirement{Key: key, Operator: op, Values: values}, nil
 }
 
+// valueErrors checks the values of a requirement as apimachinery's NewRequirement does,
+// and words what is wrong the way its aggregated field errors print: one message alone,
+// several distinct ones as "[m1, m2]". The result is "" when the values are valid.
+func valueErrors(key string, op Operator, values []string) string {
+	var msgs []string
+	add := func(m string) {
+		if !slices.Contains(msgs, m) {
+			msgs = append(msgs, m)
+		}
+	}
+	if op == GreaterThan || op == LessThan {
+		for i, v := range values {
+			if _, err := strconv.ParseInt(v, 10, 64); err != nil {
+				add(fmt.Sprintf("values[%d]: Invalid value: %q: for 'Gt', 'Lt' operators, the value must be an integer", i, v))
+			}
+		}
+	}
+	for i, v := range values {
+		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+			add(fmt.Sprintf("values[%d][%s]: Invalid value: %q: %s", i, key, v, strings.Join(errs, "; ")))
+		}
+	}
+	switch len(msgs) {
+	case 0:
+		return ""
+	case 1:
+		return msgs[0]
+	}
+	return "[" + strings.Join(msgs, ", ") + "]"
+}
+
+// parseValues reads "(" VALUE {"," VALUE} ")", where any VALUE may be empty: "()" and
+// "(a,,b)" hold the empty value.
 func (p *labelParser) parseValues() ([]string, error) {
 	if tok, lit := p.next(true); tok != tokOpenPar {
 		return nil, fmt.Errorf("found '%s' expected: '('", lit)
 	}
-	tok, lit := p.peek(true)
-	switch tok {
+	switch tok, lit := p.peek(true); tok {
 	case tokIdent, tokComma:
-		vals, err := p.parseIdentifierList()
+		vals, err := p.parseValueList()
 		if err != nil {
 			return nil, err
 		}
-		if t, _ := p.next(true); t != tokClosePar {
-			return nil, fmt.Errorf("found '%s', expected: ')'", lit)
-		}
+		p.next(true) // the ")" that ended the list
 		return vals, nil
 	case tokClosePar:
 		p.next(true)
@@ -374,31 +410,29 @@ func (p *labelParser) parseValues() ([]string, error) {
 	}
 }
 
-func (p *labelParser) parseIdentifierList() ([]string, error) {
+// parseValueList reads values up to (not including) the closing parenthesis.
+func (p *labelParser) parseValueList() ([]string, error) {
 	var vals []string
 	for {
-		tok, lit := p.next(true)
-		switch tok {
+		switch tok, lit := p.next(true); tok {
 		case tokIdent:
 			vals = append(vals, lit)
 			switch t2, l2 := p.peek(true); t2 {
 			case tokComma:
-				continue
 			case tokClosePar:
 				return vals, nil
 			default:
 				return nil, fmt.Errorf("found '%s', expected: ',' or ')'", l2)
 			}
 		case tokComma:
+			// A comma with no value before it, or none after it, stands for "".
 			if len(vals) == 0 {
 				vals = append(vals, "")
 			}
-			t2, _ := p.peek(true)
-			if t2 == tokClosePar {
+			switch t2, _ := p.peek(true); t2 {
+			case tokClosePar:
 				return append(vals, ""), nil
-			}
-			if t2 == tokComma {
-				p.next(true)
+			case tokComma:
 				vals = append(vals, "")
 			}
 		default:
@@ -412,74 +446,8 @@ func (p *labelParser) parseExactValue() ([]string, error) {
 		return []string{""}, nil
 	}
 	tok, lit := p.next(true)
-	if tok == tokIdent {
-		return []string{lit}, nil
+	if tok != tokIdent {
+		return nil, fmt.Errorf("found '%s', expected: identifier", lit)
 	}
-	return nil, fmt.Errorf("found '%s', expected: identifier", lit)
-}
-
-const (
-	qualifiedNameFmt    = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-	labelValueFmt       = "(" + qualifiedNameFmt + ")?"
-	dns1123LabelFmt     = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-	dns1123SubdomainFmt = dns1123LabelFmt + "(\\." + dns1123LabelFmt + ")*"
-)
-
-var (
-	qualifiedNameRE    = regexp.MustCompile("^" + qualifiedNameFmt + "$")
-	labelValueRE       = regexp.MustCompile("^" + labelValueFmt + "$")
-	dns1123SubdomainRE = regexp.MustCompile("^" + dns1123SubdomainFmt + "$")
-)
-
-const (
-	qualifiedNameMsg = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
-	nameExamples     = "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '" + qualifiedNameFmt + "')"
-)
-
-// qualifiedNameErrors validates a label key as Kubernetes' IsQualifiedName does.
-func qualifiedNameErrors(v string) []string {
-	var errs []string
-	parts := strings.Split(v, "/")
-	var name string
-	switch len(parts) {
-	case 1:
-		name = parts[0]
-	case 2:
-		prefix := parts[0]
-		name = parts[1]
-		if prefix == "" {
-			errs = append(errs, "prefix part must be non-empty")
-		} else {
-			if len(prefix) > 253 {
-				errs = append(errs, "prefix part must be no more than 253 characters")
-			}
-			if !dns1123SubdomainRE.MatchString(prefix) {
-				errs = append(errs, "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '"+dns1123SubdomainFmt+"')")
-			}
-		}
-	default:
-		return []string{"a qualified name " + qualifiedNameMsg + " " + nameExamples + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"}
-	}
-	switch {
-	case name == "":
-		errs = append(errs, "name part must be non-empty")
-	case len(name) > 63:
-		errs = append(errs, "name part must be no more than 63 characters")
-	}
-	if name != "" && !qualifiedNameRE.MatchString(name) {
-		errs = append(errs, "name part "+qualifiedNameMsg+" "+nameExamples)
-	}
-	return errs
-}
-
-// labelValueErrors validates a label value as Kubernetes' IsValidLabelValue does.
-func labelValueErrors(v string) []string {
-	var errs []string
-	if len(v) > 63 {
-		errs = append(errs, "must be no more than 63 characters")
-	}
-	if !labelValueRE.MatchString(v) {
-		errs = append(errs, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '"+labelValueFmt+"')")
-	}
-	return errs
+	return []string{lit}, nil
 }

@@ -744,3 +744,55 @@ func TestDefinitionName_ReversesTheGroup(t *testing.T) {
 		}
 	}
 }
+
+// Types whose JSON members only encoding/json's full rules get right: an invalid tag name,
+// a quoted uintptr, a name two embedded structs annihilate, one promoted through a pointer.
+type agreeInner struct {
+	A string `json:"a"`
+	C string `json:"c,omitempty"`
+}
+
+type agreeOther struct {
+	A string  `json:"a"`
+	D int     `json:"d,string"`
+	U uintptr `json:"u,string"`
+}
+
+type Agree struct {
+	scheme.TypeMeta   `json:",inline"`
+	scheme.ObjectMeta `json:"metadata,omitempty"`
+	agreeInner
+	*agreeOther
+	Bad int `json:"a b\u0001"`
+}
+
+func TestStructSchema_PropertiesAreTheMembersEncodingJSONWrites(t *testing.T) {
+	s := scheme.New()
+	s.AddKnownTypes(toysV1, &Agree{})
+	if err := s.AddResource(scheme.Resource{Group: toysV1.Group, Kind: "Agree", Plural: "agrees"}); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := openapi.ForGroupVersion(s, toysV1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := at(t, render(t, doc), "components", "schemas", "com.example.toys.v1.Agree").(map[string]any)
+
+	wire := render(t, &Agree{TypeMeta: scheme.TypeMeta{APIVersion: "toys.example.com/v1", Kind: "Agree"},
+		agreeInner: agreeInner{C: "c"}, agreeOther: &agreeOther{}})
+	members, properties := keys(wire), keys(def["properties"].(map[string]any))
+	slices.Sort(members)
+	slices.Sort(properties)
+	if diff := cmp.Diff(members, properties); diff != "" {
+		t.Errorf("schema properties differ from the encoded members (-wire +schema):\n%s", diff)
+	}
+	props := def["properties"].(map[string]any)
+	for name, want := range map[string]any{"u": "string", "d": "string", "Bad": "integer"} {
+		if got := props[name].(map[string]any)["type"]; got != want {
+			t.Errorf("property %s has type %v, want %v (as encoding/json writes it)", name, got, want)
+		}
+	}
+	if diff := cmp.Diff([]any{"Bad"}, def["required"]); diff != "" {
+		t.Errorf("required (-want +got); members promoted through a pointer are optional:\n%s", diff)
+	}
+}

@@ -311,149 +311,29 @@ func (b *builder) zeroDefault(t reflect.Type, omitEmpty bool) any {
 	return nil
 }
 
-// field is one JSON property of a struct, found the way encoding/json finds it.
-type field struct {
-	name       string
-	tagged     bool
-	index      []int
-	typ        reflect.Type
-	sf         reflect.StructField
-	owner      reflect.Type // the struct type that declares the field
-	omitEmpty  bool
-	omitZero   bool
-	asString   bool
-	viaPointer bool // promoted through an embedded pointer: absent when it is nil
-}
-
-// jsonFields lists the JSON properties of struct type t in declaration order, with
-// embedded structs flattened and name conflicts settled as encoding/json settles them.
-func jsonFields(t reflect.Type) []field {
-	var all []field
-	var walk func(t reflect.Type, index []int, viaPointer bool, seen map[reflect.Type]bool)
-	walk = func(t reflect.Type, index []int, viaPointer bool, seen map[reflect.Type]bool) {
-		if seen[t] {
-			return
-		}
-		seen[t] = true
-		defer delete(seen, t)
-		for i := 0; i < t.NumField(); i++ {
-			sf := t.Field(i)
-			tag := sf.Tag.Get("json")
-			if tag == "-" {
-				continue
-			}
-			name, opts, _ := strings.Cut(tag, ",")
-			ft := sf.Type
-			isPtr := ft.Kind() == reflect.Pointer
-			if isPtr {
-				ft = ft.Elem()
-			}
-			if sf.Anonymous {
-				if !sf.IsExported() && ft.Kind() != reflect.Struct {
-					continue
-				}
-				if name == "" && ft.Kind() == reflect.Struct {
-					walk(ft, append(slices.Clone(index), i), viaPointer || isPtr, seen)
-					continue
-				}
-			} else if !sf.IsExported() {
-				continue
-			}
-			f := field{
-				name:       name,
-				tagged:     name != "",
-				index:      append(slices.Clone(index), i),
-				typ:        sf.Type,
-				sf:         sf,
-				owner:      t,
-				viaPointer: viaPointer,
-			}
-			if f.name == "" {
-				f.name = sf.Name
-			}
-			for _, o := range strings.Split(opts, ",") {
-				switch o {
-				case "omitempty":
-					f.omitEmpty = true
-				case "omitzero":
-					f.omitZero = true
-				case "string":
-					switch ft.Kind() {
-					case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-						reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-						reflect.Float32, reflect.Float64, reflect.String:
-						f.asString = true
-					}
-				}
-			}
-			all = append(all, f)
-		}
-	}
-	walk(t, nil, false, map[reflect.Type]bool{})
-
-	// Dominance: the shallowest field of a name wins; among equals a single tagged one
-	// wins; otherwise the name is ambiguous and encoding/json drops it.
-	byName := map[string][]field{}
-	for _, f := range all {
-		byName[f.name] = append(byName[f.name], f)
-	}
-	out := make([]field, 0, len(all))
-	for _, f := range all {
-		fs := byName[f.name]
-		if slices.Equal(dominant(fs), f.index) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// dominant returns the index of the field that encoding/json would use, or nil.
-func dominant(fs []field) []int {
-	minDepth := len(fs[0].index)
-	for _, f := range fs {
-		minDepth = min(minDepth, len(f.index))
-	}
-	var best []field
-	for _, f := range fs {
-		if len(f.index) == minDepth {
-			best = append(best, f)
-		}
-	}
-	if len(best) == 1 {
-		return best[0].index
-	}
-	var tagged []field
-	for _, f := range best {
-		if f.tagged {
-			tagged = append(tagged, f)
-		}
-	}
-	if len(tagged) == 1 {
-		return tagged[0].index
-	}
-	return nil
-}
-
-// structSchema describes a struct as an object with one property per JSON field.
+// structSchema describes a struct as an object with one property per JSON field. The
+// fields are the codec's own (scheme.JSONFields), so the schema names exactly the
+// members the wire encoding writes.
 func (b *builder) structSchema(t reflect.Type) *Schema {
 	s := &Schema{Type: "object"}
-	for _, f := range jsonFields(t) {
+	for _, f := range scheme.JSONFields(t) {
 		p := b.fieldSchema(f)
 		if s.Properties == nil {
 			s.Properties = map[string]*Schema{}
 		}
-		s.Properties[f.name] = p
-		if !f.optional() {
-			s.Required = append(s.Required, f.name)
+		s.Properties[f.Name] = p
+		if !optional(f) {
+			s.Required = append(s.Required, f.Name)
 		}
 	}
 	return s
 }
 
-// optional applies the Kubernetes convention: omitempty, omitzero or a pointer make a
-// field optional; every other field is required.
-func (f field) optional() bool {
-	return f.omitEmpty || f.omitZero || f.viaPointer || f.typ.Kind() == reflect.Pointer
+// optional applies the Kubernetes convention: omitempty, omitzero or a pointer (the
+// field's own or an embedded one it is promoted through) make a field optional; every
+// other field is required.
+func optional(f scheme.JSONField) bool {
+	return f.OmitEmpty || f.OmitZero || f.ViaPointer || f.Type.Kind() == reflect.Pointer
 }
 
 // fieldSchema describes one property, from its type and its struct tags:
@@ -465,23 +345,23 @@ func (f field) optional() bool {
 //	patchStrategy:"merge"               x-kubernetes-patch-strategy
 //	patchMergeKey:"name"                x-kubernetes-patch-merge-key
 //	enum:"red,green,blue"               enum (string values)
-func (b *builder) fieldSchema(f field) *Schema {
-	ft := f.typ
+func (b *builder) fieldSchema(f scheme.JSONField) *Schema {
+	ft := f.Type
 	s := b.schemaFor(ft)
 	base := ft
 	for base.Kind() == reflect.Pointer {
 		base = base.Elem()
 	}
-	if f.asString {
+	if f.Quoted {
 		s.Type, s.Format = "string", ""
 	}
-	if ft.Kind() != reflect.Pointer && !f.asString {
-		s.Default = b.zeroDefault(base, f.omitEmpty || f.omitZero)
+	if ft.Kind() != reflect.Pointer && !f.Quoted {
+		s.Default = b.zeroDefault(base, f.OmitEmpty || f.OmitZero)
 	}
-	tag := f.sf.Tag
+	tag := f.Tag
 	if d, ok := tag.Lookup("description"); ok {
 		s.Description = d
-	} else if d := docsOf(f.owner)[f.name]; d != "" {
+	} else if d := docsOf(f.Owner)[f.Name]; d != "" {
 		s.Description = d
 	} else if d := fieldTypeDocs[base]; d != "" {
 		s.Description = d
@@ -510,10 +390,10 @@ func (b *builder) fieldSchema(f field) *Schema {
 		s.ListMapKeys = []string{s.PatchMergeKey}
 	}
 	if s.ListType != "" && s.Type != "array" {
-		b.fail("openapi: field %s.%s: listType %q on a %s, not a list", f.owner, f.sf.Name, s.ListType, describeType(s))
+		b.fail("openapi: field %s.%s: listType %q on a %s, not a list", f.Owner, f.GoName, s.ListType, describeType(s))
 	}
 	if s.ListType == "map" && len(s.ListMapKeys) == 0 {
-		b.fail("openapi: field %s.%s: listType map needs listMapKeys (or patchMergeKey)", f.owner, f.sf.Name)
+		b.fail("openapi: field %s.%s: listType map needs listMapKeys (or patchMergeKey)", f.Owner, f.GoName)
 	}
 	return s
 }

@@ -147,14 +147,23 @@ func (c *Codecs) NegotiateResponse(accept string, opts ResponseOptions) (Output,
 		plainOK[mt] = c.supports(mt, opts.GVK, opts.Object)
 	}
 	m, err := NegotiateFunc(accept, offered, func(cl MediaType, mt string) bool {
-		if st, ok := cl.Params["stream"]; ok && (st != "watch" || !opts.Stream) {
+		// As kube-apiserver: stream=watch is allowed for a media type with a stream
+		// framing, a watch or not, an empty stream means nothing, and sv must name
+		// meta.k8s.io's version.
+		if st := cl.Params["stream"]; st != "" && (st != "watch" || !streamable(mt)) {
 			return false
 		}
+		if sv := cl.Params["sv"]; sv != "" && sv != scheme.MetaGroupVersion.Version {
+			return false
+		}
+		// Any of as, g and v asks for a conversion target, which needs all three.
 		as := cl.Params["as"]
-		if as == "" {
+		_, hasG := cl.Params["g"]
+		_, hasV := cl.Params["v"]
+		if as == "" && !hasG && !hasV {
 			return plainOK[mt]
 		}
-		if opts.AllowAs == nil || !opts.AllowAs(as) || !targetAllows(as, mt) {
+		if as == "" || opts.AllowAs == nil || !opts.AllowAs(as) || !targetAllows(as, mt) {
 			return false
 		}
 		v := cl.Params["v"]

@@ -234,31 +234,43 @@ func (p *mtParser) mediaType() (MediaType, error) {
 	p.ws()
 	m := MediaType{Q: 1}
 	m.Type = strings.ToLower(p.token())
+	if m.Type == "*" && (p.i >= len(p.s) || p.s[p.i] != '/') {
+		m.Subtype = "*" // a lone "*" is "*/*", as Java clients send it and kube reads it
+		return m, p.params(&m)
+	}
 	if m.Type == "" || p.i >= len(p.s) || p.s[p.i] != '/' {
 		return m, fmt.Errorf("media type %q: expected type/subtype", p.s)
 	}
 	p.i++
 	m.Subtype = strings.ToLower(p.token())
+	if m.Type == "*" && m.Subtype == "" {
+		m.Subtype = "*" // "*/" reads as "*/*", as in kube
+	}
 	if m.Subtype == "" {
 		return m, fmt.Errorf("media type %q: expected a subtype", p.s)
 	}
 	if m.Type == "*" && m.Subtype != "*" {
 		return m, fmt.Errorf("media type %q: */%s is not a valid media range", p.s, m.Subtype)
 	}
+	return m, p.params(&m)
+}
+
+// params reads the ";name=value" parameters of a media type into m.
+func (p *mtParser) params(m *MediaType) error {
 	for {
 		p.ws()
 		if p.i >= len(p.s) || p.s[p.i] != ';' {
-			return m, nil
+			return nil
 		}
 		p.i++
 		p.ws()
 		if p.i >= len(p.s) || p.s[p.i] == ',' {
-			return m, nil // a trailing ";" is tolerated
+			return nil // a trailing ";" is tolerated
 		}
 		name := strings.ToLower(p.token())
 		p.ws()
 		if name == "" || p.i >= len(p.s) || p.s[p.i] != '=' {
-			return m, fmt.Errorf("media type %q: malformed parameter", p.s)
+			return fmt.Errorf("media type %q: malformed parameter", p.s)
 		}
 		p.i++
 		p.ws()
@@ -266,7 +278,7 @@ func (p *mtParser) mediaType() (MediaType, error) {
 		if p.i < len(p.s) && p.s[p.i] == '"' {
 			v, err := p.quoted()
 			if err != nil {
-				return m, err
+				return err
 			}
 			value = v
 		} else {
@@ -275,7 +287,7 @@ func (p *mtParser) mediaType() (MediaType, error) {
 		if name == "q" {
 			q, err := strconv.ParseFloat(value, 64)
 			if err != nil || q < 0 || q > 1 {
-				return m, fmt.Errorf("media type %q: invalid q value %q", p.s, value)
+				return fmt.Errorf("media type %q: invalid q value %q", p.s, value)
 			}
 			m.Q = q
 			continue

@@ -157,14 +157,25 @@ func (c *Codecs) NegotiateResponse(accept string, opts ResponseOptions) (Output,
 		plainOK[mt] = supportsKind(s, opts.GVK, opts.Object)
 	}
 	m, err := NegotiateFunc(accept, offered, func(cl MediaType, mt string) bool {
-		if st, ok := cl.Params["stream"]; ok && (st != "watch" || !opts.Stream) {
+		// As kube-apiserver: stream=watch is allowed for a media type with a stream
+		// framing, a watch or not, an empty stream means nothing, and sv must name
+		// meta.k8s.io's version.
+		if st := cl.Params["stream"]; st != "" {
+			if _, framed := byType[mt].(EventFramer); st != "watch" || !framed {
+				return false
+			}
+		}
+		if sv := cl.Params["sv"]; sv != "" && sv != scheme.MetaGroupVersion.Version {
 			return false
 		}
+		// Any of as, g and v asks for a conversion target, which needs all three.
 		as := cl.Params["as"]
-		if as == "" {
+		_, hasG := cl.Params["g"]
+		_, hasV := cl.Params["v"]
+		if as == "" && !hasG && !hasV {
 			return plainOK[mt]
 		}
-		if opts.AllowAs == nil || !opts.AllowAs(as) || !supportsTarget(byType[mt], as) {
+		if as == "" || opts.AllowAs == nil || !opts.AllowAs(as) || !supportsTarget(byType[mt], as) {
 			return false
 		}
 		v := cl.Params["v"]

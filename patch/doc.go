@@ -36,9 +36,14 @@
 // step; metadata, name, namespace, uid and the like are never recorded; at most
 // MaxUpdateManagers Update entries are kept; managedFields set to [] or [{}] are reset.
 //
-// Where this package differs from kube-apiserver on the same input: JSON patch and
-// strategic merge failures that kube answers with a bare 422 (or, for a list item
-// without its merge key, a 500) carry the underlying message here; an apply body with
+// Strategic merge follows k8s.io/apimachinery's merge (e2e's TestStrategicMergeDiff
+// compares them on generated inputs), list order and messages included. Where this
+// package differs from kube-apiserver on the same input: JSON patch and strategic
+// merge failures that kube answers with a bare 422 (or, like a list item without its
+// merge key, a 500) carry the underlying message here; an unknown map directive is a
+// 400 "unknown patch type: X" (kube: a 500 that also prints the map), a patched field
+// its $retainKeys leaves out a 422 (kube: 400), inputs on which apimachinery panics an
+// error; a merge list below a recursive type reference is replaced, not merged; an apply body with
 // fields the schema does not declare is a 400 where kube still answers 500 (kubernetes
 // issue 139253). application/apply-patch+cbor is not served yet.
 package patch

@@ -23,7 +23,7 @@ func ExampleStrategicMerge() {
 		panic(err)
 	}
 	fmt.Println(string(out))
-	// Output: {"spec":{"color":"red","parts":[{"count":4,"name":"wheel"},{"count":2,"name":"axle"}]}}
+	// Output: {"spec":{"color":"red","parts":[{"count":2,"name":"axle"},{"count":4,"name":"wheel"}]}}
 }
 
 // Server-side apply: two managers set the same field to different values.

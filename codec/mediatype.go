@@ -71,17 +71,18 @@ func (m MediaType) Matches(t MediaType) bool {
 	return m.Subtype == "*" || m.Subtype == t.Subtype
 }
 
-// specificity orders media ranges: */* < type/* < type/subtype, then by parameter count.
+// specificity orders media ranges: */* < type/* < type/subtype. Parameters do not
+// count: kube-apiserver takes clauses naming the same type with other parameters
+// (as=Table, stream=watch) by q and then in the order written, so
+// "application/json, application/json;as=Table;v=v1;g=meta.k8s.io" is plain JSON.
 func (m MediaType) specificity() int {
-	s := 0
 	switch {
 	case m.Type == "*":
+		return 0
 	case m.Subtype == "*":
-		s = 1
-	default:
-		s = 2
+		return 1
 	}
-	return s*1000 + len(m.Params)
+	return 2
 }
 
 // ErrNotAcceptable says no offered media type satisfies an Accept header; the REST
@@ -105,8 +106,8 @@ func ParseMediaType(s string) (MediaType, error) {
 }
 
 // ParseAccept parses an Accept header into its media ranges, most preferred first:
-// by q (highest first), then specificity (type/subtype before type/* before */*, more
-// parameters first), then the order written. Malformed ranges are skipped; ranges
+// by q (highest first), then specificity (type/subtype before type/* before */*),
+// then the order written. Malformed ranges are skipped; ranges
 // with q=0 are kept, last, since they exclude what they match. An empty header
 // means "*/*".
 func ParseAccept(header string) []MediaType {

@@ -30,6 +30,10 @@ func TestNegotiateResponse_AgreesWithKubeOnWhatTheDifferentialFound(t *testing.T
 		{"g and v without as ask for no target anyone has", "application/json;g=meta.k8s.io;v=v1, application/yaml", false, "application/yaml"},
 		{"v alone is skipped too", "application/json;v=v1beta1", true, "406"},
 		{"another server version is skipped", "application/json;sv=v2, application/cbor;sv=v1", false, "application/cbor"},
+		{"parameters do not rank a clause first", "application/json, application/json;as=Table;v=v1;g=meta.k8s.io", false, "application/json"},
+		{"clauses of one q go in the order written", "application/yaml, application/json;as=Table;v=v1;g=meta.k8s.io", false, "application/yaml"},
+		{"a higher q wins over parameters", "application/json;as=Table;v=v1;g=meta.k8s.io;q=0.5, application/json", false, "application/json"},
+		{"a target written first is served", "application/json;as=Table;v=v1;g=meta.k8s.io, application/json", false, "application/json as Table"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package conversion
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"sync"
 
@@ -76,6 +77,22 @@ func registryOf(s *scheme.Scheme) *registry {
 			defaultBuilding: map[reflect.Type]*defaultFunc{},
 		}
 	}).(*registry)
+}
+
+// CloneExtension copies the registered conversion and defaulting functions for a
+// cloned scheme (scheme.Scheme.Clone); its compiled plans are built again.
+func (r *registry) CloneExtension() any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := &registry{
+		funcs:           make(map[typePair]convFunc, len(r.funcs)),
+		defaulters:      make(map[reflect.Type]func(reflect.Value), len(r.defaulters)),
+		building:        map[planKey]*converter{},
+		defaultBuilding: map[reflect.Type]*defaultFunc{},
+	}
+	maps.Copy(c.funcs, r.funcs)
+	maps.Copy(c.defaulters, r.defaulters)
+	return c
 }
 
 // Register adds a conversion function for the pair (In, Out) to the scheme. It replaces the

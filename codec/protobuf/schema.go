@@ -2,6 +2,7 @@ package protobuf
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -158,6 +159,14 @@ func registryOf(s *scheme.Scheme) *registry {
 	return s.Extension(registryKey{}, func() any {
 		return &registry{kinds: map[scheme.GroupVersionKind]*message{}}
 	}).(*registry)
+}
+
+// CloneExtension copies the registered messages for a cloned scheme
+// (scheme.Scheme.Clone); compiled messages are immutable and shared.
+func (r *registry) CloneExtension() any {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return &registry{kinds: maps.Clone(r.kinds)}
 }
 
 // RegisterFields describes the protobuf encoding of a kind by its JSON paths and

@@ -2,7 +2,9 @@ package openapi
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sync"
 
 	"github.com/apikit-dev/apikit/scheme"
@@ -28,6 +30,23 @@ func registryFor(s *scheme.Scheme) *registry {
 			customizers: map[reflect.Type][]func(*Schema){},
 		}
 	}).(*registry)
+}
+
+// CloneExtension copies the registered schemas, overrides and customizers for a cloned
+// scheme (scheme.Scheme.Clone); registered schemas are never modified, so they are
+// shared.
+func (r *registry) CloneExtension() any {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	c := &registry{
+		kinds:       maps.Clone(r.kinds),
+		overrides:   maps.Clone(r.overrides),
+		customizers: make(map[reflect.Type][]func(*Schema), len(r.customizers)),
+	}
+	for t, fns := range r.customizers {
+		c.customizers[t] = slices.Clone(fns)
+	}
+	return c
 }
 
 // Register sets the schema of a kind, the way a CustomResourceDefinition's

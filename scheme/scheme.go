@@ -65,6 +65,10 @@ type Resource struct {
 	StorageVersion string
 	// AllowCreateOnUpdate lets a PUT to a missing object create it.
 	AllowCreateOnUpdate bool
+	// Deprecations marks served versions as deprecated, like a CRD's
+	// versions[].deprecated: a request at such a version gets its text as a Warning
+	// header ("" means kube-apiserver's default text).
+	Deprecations map[string]string
 }
 
 // GroupResource returns the resource's group and plural name.

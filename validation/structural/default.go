@@ -1,6 +1,7 @@
 package structural
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 
@@ -88,7 +89,19 @@ func defaultsBelow(s *openapi.Schema, p *validation.Path, resource, insideMeta b
 				errs = append(errs, validation.Invalid(dp, s.Default, "must not have unknown fields"))
 			}
 		}
-		errs = append(errs, validateValue(s, s.Default, dp)...)
+		switch {
+		case insideMeta:
+			// kube checks the metadata such a default makes; see checkDefaults.
+			errs = append(errs, validateValue(s, s.Default, dp)...)
+		default:
+			if err := embeddedTypeMeta(dp, s.Default, s, resource); err != nil {
+				errs = append(errs, err)
+			} else if merrs := embeddedResources(dp, s.Default, s, resource); len(merrs) > 0 {
+				errs = append(errs, merrs...)
+			} else {
+				errs = append(errs, validateValue(s, s.Default, dp)...)
+			}
+		}
 	}
 	errs = append(errs, defaultsBelow(s.Items, p.Child("items"), false, insideMeta)...)
 	for _, k := range sortedKeys(s.Properties) {
@@ -122,4 +135,111 @@ func validateValue(s *openapi.Schema, value any, p *validation.Path) validation.
 		out = append(out, &c)
 	}
 	return out
+}
+
+// embeddedTypeMeta finds the first apiVersion or kind of an embedded resource in x (a
+// value of s) that is not a string, as kube's metadata coercion does before anything
+// else.
+func embeddedTypeMeta(p *validation.Path, x any, s *openapi.Schema, resource bool) *validation.Error {
+	if s == nil {
+		return nil
+	}
+	switch x := x.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			v := x[k]
+			if resource && (k == "apiVersion" || k == "kind") {
+				if _, ok := v.(string); !ok {
+					return validation.Invalid(p.Child(k), v, "must be a string")
+				}
+			}
+			if prop, ok := s.Properties[k]; ok {
+				if err := embeddedTypeMeta(p.Child(k), v, prop, prop.EmbeddedResource); err != nil {
+					return err
+				}
+			} else if ap := s.AdditionalProperties; ap != nil {
+				if err := embeddedTypeMeta(p.Key(k), v, ap, ap.EmbeddedResource); err != nil {
+					return err
+				}
+			}
+		}
+	case []any:
+		for i, v := range x {
+			if err := embeddedTypeMeta(p.Index(i), v, s.Items, s.Items != nil && s.Items.EmbeddedResource); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// embeddedResources checks the apiVersion, kind and metadata of every embedded
+// resource in x (a value of s; x itself when resource), as kube's objectmeta.Validate
+// does: apiVersion and kind are required, non-empty, a group version and a DNS-1035
+// label (of any case); metadata is valid ObjectMeta whose name, if set, is a path
+// segment.
+func embeddedResources(p *validation.Path, x any, s *openapi.Schema, resource bool) validation.ErrorList {
+	if s == nil {
+		return nil
+	}
+	var errs validation.ErrorList
+	switch x := x.(type) {
+	case map[string]any:
+		if resource {
+			errs = append(errs, embeddedResource(p, x)...)
+		}
+		for _, k := range sortedKeys(x) {
+			if prop, ok := s.Properties[k]; ok {
+				errs = append(errs, embeddedResources(p.Child(k), x[k], prop, prop.EmbeddedResource)...)
+			} else if ap := s.AdditionalProperties; ap != nil {
+				errs = append(errs, embeddedResources(p.Key(k), x[k], ap, ap.EmbeddedResource)...)
+			}
+		}
+	case []any:
+		for i, v := range x {
+			errs = append(errs, embeddedResources(p.Index(i), v, s.Items, s.Items != nil && s.Items.EmbeddedResource)...)
+		}
+	}
+	return errs
+}
+
+func embeddedResource(p *validation.Path, x map[string]any) validation.ErrorList {
+	var errs validation.ErrorList
+	if _, ok := x["apiVersion"]; !ok {
+		errs = append(errs, validation.Required(p.Child("apiVersion"), ""))
+	}
+	if _, ok := x["kind"]; !ok {
+		errs = append(errs, validation.Required(p.Child("kind"), ""))
+	}
+	if v, ok := x["apiVersion"].(string); ok {
+		switch {
+		case v == "":
+			errs = append(errs, validation.Invalid(p.Child("apiVersion"), v, "must not be empty"))
+		case strings.Count(v, "/") > 1:
+			errs = append(errs, validation.Invalid(p.Child("apiVersion"), v, "unexpected GroupVersion string: "+v))
+		}
+	}
+	if v, ok := x["kind"].(string); ok {
+		if v == "" {
+			errs = append(errs, validation.Invalid(p.Child("kind"), v, "must not be empty"))
+		} else if msgs := validation.IsDNS1035Label(strings.ToLower(v)); len(msgs) > 0 {
+			errs = append(errs, validation.Invalid(p.Child("kind"), v, "may have mixed case, but should otherwise match: "+strings.Join(msgs, ",")))
+		}
+	}
+	if m, ok := x["metadata"]; ok {
+		mp := p.Child("metadata")
+		var meta scheme.ObjectMeta
+		b, err := json.Marshal(m)
+		if err == nil {
+			err = json.Unmarshal(b, &meta)
+		}
+		if err != nil {
+			return append(errs, validation.Invalid(mp, m, err.Error()))
+		}
+		if meta.Name == "" {
+			meta.Name = "fakename" // as kube does, so that a missing name is no error
+		}
+		errs = append(errs, validation.ValidateObjectMeta(&meta, meta.Namespace != "", validation.NameIsPathSegment, mp)...)
+	}
+	return errs
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -18,6 +19,7 @@ import (
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/scheme/openapi"
@@ -35,9 +37,9 @@ import (
 var crdSeed = flag.Uint64("crd-seed", 12, "seed of the generated CRD schema and object corpora")
 
 const (
-	crdMinSchemas       = 1000
-	crdMinPruneObjects  = 10000
-	crdMinDefaulObjects = 10000
+	crdMinSchemas        = 1000
+	crdMinPruneObjects   = 10000
+	crdMinDefaultObjects = 10000
 )
 
 // crdSchemaPath is where a CRD's first version keeps its schema: kube moves a schema
@@ -48,10 +50,7 @@ var crdSchemaPath = validation.NewPath("spec", "versions").Index(0).Child("schem
 // kubeSchemaErrors validates a CRD holding schema as kube-apiserver validates a CRD on
 // create, and returns the errors about the schema.
 func kubeSchemaErrors(t testing.TB, schemaJSON []byte) []string {
-	var props apiextensionsv1.JSONSchemaProps
-	if err := json.Unmarshal(schemaJSON, &props); err != nil {
-		t.Fatalf("kube JSONSchemaProps: %v\n%s", err, schemaJSON)
-	}
+	props := kubeProps(t, schemaJSON)
 	preserve := true
 	crd := &apiextensionsv1.CustomResourceDefinition{
 		ObjectMeta: metav1.ObjectMeta{Name: "widgets.toys.example.com"},
@@ -60,7 +59,7 @@ func kubeSchemaErrors(t testing.TB, schemaJSON []byte) []string {
 			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Singular: "widget", Kind: "Widget", ListKind: "WidgetList"},
 			Scope: apiextensionsv1.NamespaceScoped,
 			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{
-				{Name: "v1", Served: true, Storage: true, Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &props}},
+				{Name: "v1", Served: true, Storage: true, Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: props}},
 				{Name: "v2", Served: true, Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &preserve}}},
 			},
 		},
@@ -70,9 +69,17 @@ func kubeSchemaErrors(t testing.TB, schemaJSON []byte) []string {
 	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(crd, &internal, nil); err != nil {
 		t.Fatalf("convert CRD: %v", err)
 	}
+	return errorKeys(crdvalidation.ValidateCustomResourceDefinition(context.Background(), &internal), func(e *field.Error) string {
+		return fmt.Sprintf("%s|%s|%s", e.Type, e.Field, e.Detail)
+	})
+}
+
+// errorKeys renders errors as sorted "type|field|detail" keys, so that two lists
+// compare as multisets (kube's order follows Go map iteration in places).
+func errorKeys[E any](errs []E, key func(E) string) []string {
 	var out []string
-	for _, e := range crdvalidation.ValidateCustomResourceDefinition(context.Background(), &internal) {
-		out = append(out, fmt.Sprintf("%s|%s|%s", e.Type, e.Field, e.Detail))
+	for _, e := range errs {
+		out = append(out, key(e))
 	}
 	sort.Strings(out)
 	return out
@@ -88,21 +95,22 @@ func apikitSchema(t testing.TB, schemaJSON []byte) *openapi.Schema {
 
 func apikitSchemaErrors(s *openapi.Schema) []string {
 	_, errs := structural.Compile(s, crdSchemaPath)
-	var out []string
-	for _, e := range errs {
-		out = append(out, fmt.Sprintf("%s|%s|%s", e.Type, e.Field, e.Detail))
+	return errorKeys(errs, func(e *validation.Error) string {
+		return fmt.Sprintf("%s|%s|%s", e.Type, e.Field, e.Detail)
+	})
+}
+
+func kubeProps(t testing.TB, schemaJSON []byte) *apiextensionsv1.JSONSchemaProps {
+	var props apiextensionsv1.JSONSchemaProps
+	if err := json.Unmarshal(schemaJSON, &props); err != nil {
+		t.Fatalf("kube JSONSchemaProps: %v\n%s", err, schemaJSON)
 	}
-	sort.Strings(out)
-	return out
+	return &props
 }
 
 func kubeStructural(t testing.TB, schemaJSON []byte) *structuralschema.Structural {
-	var props apiextensionsv1.JSONSchemaProps
-	if err := json.Unmarshal(schemaJSON, &props); err != nil {
-		t.Fatal(err)
-	}
 	var internal apiextensions.JSONSchemaProps
-	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&props, &internal, nil); err != nil {
+	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(kubeProps(t, schemaJSON), &internal, nil); err != nil {
 		t.Fatal(err)
 	}
 	ss, err := structuralschema.NewStructural(&internal)
@@ -241,11 +249,19 @@ func TestCRDPruneDiff(t *testing.T) {
 		}
 	}
 	t.Logf("%d objects pruned against %d schemas: %d had unknown fields, %d mismatches shown", compared, len(schemas), withUnknown, len(mismatches))
-	if compared < crdMinPruneObjects {
-		t.Fatalf("only %d objects, want >= %d", compared, crdMinPruneObjects)
+	checkObjectCorpus(t, compared, crdMinPruneObjects, withUnknown, "had unknown fields", mismatches)
+}
+
+// checkObjectCorpus fails a differential whose corpus is too small or too dull (fewer
+// than a quarter of the objects exercised the code under test), and reports its
+// mismatches.
+func checkObjectCorpus(t *testing.T, compared, minimum, exercised int, what string, mismatches []string) {
+	t.Helper()
+	if compared < minimum {
+		t.Fatalf("only %d objects, want >= %d", compared, minimum)
 	}
-	if withUnknown < compared/4 {
-		t.Errorf("only %d of %d objects had unknown fields", withUnknown, compared)
+	if exercised < compared/4 {
+		t.Errorf("only %d of %d objects %s", exercised, compared, what)
 	}
 	for _, m := range mismatches {
 		t.Error(m)
@@ -273,15 +289,7 @@ func TestCRDDefaultDiff(t *testing.T) {
 		}
 	}
 	t.Logf("%d objects defaulted against %d schemas: kube changed %d, %d mismatches shown", compared, len(schemas), changed, len(mismatches))
-	if compared < crdMinDefaulObjects {
-		t.Fatalf("only %d objects, want >= %d", compared, crdMinDefaulObjects)
-	}
-	if changed < compared/4 {
-		t.Errorf("only %d of %d objects were changed by defaulting", changed, compared)
-	}
-	for _, m := range mismatches {
-		t.Error(m)
-	}
+	checkObjectCorpus(t, compared, crdMinDefaultObjects, changed, "were changed by defaulting", mismatches)
 }
 
 // schemaGen generates openAPIV3Schemas as a CRD author writes them (JSON maps), and
@@ -505,9 +513,9 @@ func (g *schemaGen) value(s map[string]any, noisy, sparse, resource bool, depth 
 		obj := map[string]any{}
 		props, _ := s["properties"].(map[string]any)
 		required, _ := s["required"].([]any)
-		for name, p := range props {
+		for _, name := range slices.Sorted(maps.Keys(props)) {
 			if slices.Contains(required, any(name)) || !sparse || g.chance(0.5) {
-				obj[name] = g.value(p.(map[string]any), noisy, sparse, false, depth+1)
+				obj[name] = g.value(props[name].(map[string]any), noisy, sparse, false, depth+1)
 			}
 		}
 		if ap, ok := s["additionalProperties"].(map[string]any); ok {

@@ -2,7 +2,9 @@ package structural
 
 import (
 	"encoding/json"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/apikit-dev/apikit/scheme"
@@ -104,7 +106,7 @@ func defaultsBelow(s *openapi.Schema, p *validation.Path, resource, insideMeta b
 		}
 	}
 	errs = append(errs, defaultsBelow(s.Items, p.Child("items"), false, insideMeta)...)
-	for _, k := range sortedKeys(s.Properties) {
+	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
 		errs = append(errs, defaultsBelow(s.Properties[k], p.Child("properties").Key(k), false, insideMeta || (resource && metaFields[k]))...)
 	}
 	return errs
@@ -146,7 +148,7 @@ func embeddedTypeMeta(p *validation.Path, x any, s *openapi.Schema, resource boo
 	}
 	switch x := x.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			v := x[k]
 			if resource && (k == "apiVersion" || k == "kind") {
 				if _, ok := v.(string); !ok {
@@ -188,7 +190,7 @@ func embeddedResources(p *validation.Path, x any, s *openapi.Schema, resource bo
 		if resource {
 			errs = append(errs, embeddedResource(p, x)...)
 		}
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			if prop, ok := s.Properties[k]; ok {
 				errs = append(errs, embeddedResources(p.Child(k), x[k], prop, prop.EmbeddedResource)...)
 			} else if ap := s.AdditionalProperties; ap != nil {

@@ -65,21 +65,7 @@ func (p *pruner) prune(x any, s *openapi.Schema, resource bool) {
 			}
 			return
 		}
-		for k, v := range x {
-			if resource && metaFields[k] {
-				continue
-			}
-			if child := childSchema(s, k); child != nil {
-				m := p.enterKey(k)
-				p.prune(v, child, child.EmbeddedResource)
-				p.leave(m)
-				continue
-			}
-			if !metaFields[k] || p.depth > 0 {
-				p.record(k)
-			}
-			delete(x, k)
-		}
+		p.fields(x, s, resource, false)
 	case []any:
 		var items *openapi.Schema
 		if s != nil {
@@ -101,22 +87,37 @@ func (p *pruner) keepUnknown(x any, s *openapi.Schema, resource bool) {
 	}
 	switch x := x.(type) {
 	case map[string]any:
-		for k, v := range x {
-			if resource && metaFields[k] {
-				continue
-			}
-			if child := childSchema(s, k); child != nil {
-				m := p.enterKey(k)
-				p.prune(v, child, child.EmbeddedResource)
-				p.leave(m)
-			}
-		}
+		p.fields(x, s, resource, true)
 	case []any:
 		for i, v := range x {
 			m := p.enterIndex(i)
 			p.keepUnknown(v, s.Items, s.Items != nil && s.Items.EmbeddedResource)
 			p.leave(m)
 		}
+	}
+}
+
+// fields prunes the fields of an object of s (not nil): a field the schema specifies
+// is pruned against its schema; any other is removed and reported unless keepUnknown.
+// A resource's apiVersion, kind and metadata are left alone.
+func (p *pruner) fields(x map[string]any, s *openapi.Schema, resource, keepUnknown bool) {
+	for k, v := range x {
+		if resource && metaFields[k] {
+			continue
+		}
+		if child := childSchema(s, k); child != nil {
+			m := p.enterKey(k)
+			p.prune(v, child, child.EmbeddedResource)
+			p.leave(m)
+			continue
+		}
+		if keepUnknown {
+			continue
+		}
+		if !metaFields[k] || p.depth > 0 {
+			p.record(k)
+		}
+		delete(x, k)
 	}
 }
 

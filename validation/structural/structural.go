@@ -2,6 +2,7 @@ package structural
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -93,7 +94,7 @@ func structuralInvariants(s *openapi.Schema, lvl level, p *validation.Path) vali
 		errs = append(errs, validation.Required(p.Child("items"), "must be specified"))
 	}
 	errs = append(errs, structuralInvariants(s.Items, itemLevel, p.Child("items"))...)
-	for _, k := range sortedKeys(s.Properties) {
+	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
 		errs = append(errs, structuralInvariants(s.Properties[k], fieldLevel, p.Child("properties").Key(k))...)
 	}
 	if s.AdditionalProperties != nil {
@@ -234,7 +235,7 @@ func nestedInvariants(s *openapi.Schema, skipAnyOf bool, p *validation.Path) val
 	}
 	errs := junctors(s, skipAnyOf, false, p)
 	errs = append(errs, nestedInvariants(s.Items, false, p.Child("items"))...)
-	for _, k := range sortedKeys(s.Properties) {
+	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
 		errs = append(errs, nestedInvariants(s.Properties[k], false, p.Child("properties").Key(k))...)
 	}
 	forbid := func(field, detail string) {
@@ -308,7 +309,7 @@ func nestedCompleteness(v, s *openapi.Schema, sPath, vPath *validation.Path) val
 	}
 	errs := completeness(v, s, sPath, vPath)
 	errs = append(errs, nestedCompleteness(v.Items, s.Items, sPath.Child("items"), vPath.Child("items"))...)
-	for _, k := range sortedKeys(v.Properties) {
+	for _, k := range slices.Sorted(maps.Keys(v.Properties)) {
 		sk, vk := sPath.Child("properties").Key(k), vPath.Child("properties").Key(k)
 		if sf, ok := s.Properties[k]; ok {
 			errs = append(errs, nestedCompleteness(v.Properties[k], sf, sk, vk)...)
@@ -350,7 +351,7 @@ func openAPIChecks(s *openapi.Schema, p *validation.Path, ctx openAPIContext, is
 		}
 		errs = append(errs, openAPIChecks(s.AdditionalProperties, p.Child("additionalProperties"), sub, false)...)
 	}
-	for _, k := range sortedKeys(s.Properties) {
+	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
 		sub := ctx
 		if (isRoot || s.EmbeddedResource) && metaFields[k] {
 			sub.insideResourceMeta = true
@@ -564,12 +565,3 @@ func ruleChecks(s *openapi.Schema, p *validation.Path) validation.ErrorList {
 }
 
 func hasNewlines(s string) bool { return strings.ContainsAny(s, "\n\r") }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

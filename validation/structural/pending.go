@@ -15,11 +15,3 @@ func newValidator(root *openapi.Schema, fldPath *validation.Path) (*validator, v
 }
 
 func (v *validator) validate(obj map[string]any) validation.ErrorList { return nil }
-
-func checkStructural(root *openapi.Schema, fldPath *validation.Path) validation.ErrorList {
-	return nil
-}
-
-func prune(root *openapi.Schema, obj map[string]any) []string { return nil }
-
-func applyDefaults(root *openapi.Schema, obj map[string]any) {}

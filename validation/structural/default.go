@@ -1,0 +1,247 @@
+package structural
+
+import (
+	"encoding/json"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/scheme/openapi"
+	"github.com/apikit-dev/apikit/validation"
+)
+
+// applyDefaults sets the defaults of s in x as kube-apiserver's structural defaulting
+// does, top-down: in an object, first every absent property with a default (or
+// present as null when the property is not nullable) gets a deep copy of it, then
+// every field is defaulted below, defaults just set included; in an array, null items
+// of non-nullable items get the items' default, then every item is defaulted below;
+// the values of additionalProperties likewise.
+func applyDefaults(s *openapi.Schema, x any) {
+	if s == nil {
+		return
+	}
+	switch x := x.(type) {
+	case map[string]any:
+		for k, prop := range s.Properties {
+			if prop.Default == nil {
+				continue
+			}
+			if v, found := x[k]; !found || nonNullableNull(v, prop) {
+				x[k] = scheme.DeepCopyJSONValue(prop.Default)
+			}
+		}
+		for k, v := range x {
+			if prop, ok := s.Properties[k]; ok {
+				applyDefaults(prop, v)
+				continue
+			}
+			if ap := s.AdditionalProperties; ap != nil {
+				if nonNullableNull(v, ap) && ap.Default != nil {
+					v = scheme.DeepCopyJSONValue(ap.Default)
+					x[k] = v
+				}
+				applyDefaults(ap, v)
+			}
+		}
+	case []any:
+		for i, v := range x {
+			if nonNullableNull(v, s.Items) && s.Items.Default != nil {
+				v = scheme.DeepCopyJSONValue(s.Items.Default)
+				x[i] = v
+			}
+			applyDefaults(s.Items, v)
+		}
+	}
+}
+
+func nonNullableNull(v any, s *openapi.Schema) bool {
+	return v == nil && s != nil && !s.Nullable
+}
+
+// checkDefaults reports the default values kube-apiserver refuses in a CRD
+// (apiextensions' ValidateDefaults with pruned defaults required): a default with
+// fields its schema would prune ("must not have unknown fields"), and a default that
+// does not validate against its schema, with the errors of Validate under the
+// default's path. Defaults in additionalProperties are not looked at (the OpenAPI
+// checks forbid them where they would matter).
+//
+// Not checked, unlike kube: that defaults of an embedded resource's apiVersion, kind
+// and metadata make valid metadata, and the CEL rules of a defaulted value (those are
+// the RuleCompiler's).
+func checkDefaults(root *openapi.Schema, fldPath *validation.Path) validation.ErrorList {
+	return defaultsBelow(root, fldPath, true, false)
+}
+
+func defaultsBelow(s *openapi.Schema, p *validation.Path, resource, insideMeta bool) validation.ErrorList {
+	if s == nil {
+		return nil
+	}
+	if s.EmbeddedResource {
+		resource, insideMeta = true, false
+	}
+	var errs validation.ErrorList
+	if s.Default != nil {
+		dp := p.Child("default")
+		if !insideMeta {
+			pruned := scheme.DeepCopyJSONValue(s.Default)
+			pruneValue(pruned, s, resource)
+			if !reflect.DeepEqual(pruned, s.Default) {
+				errs = append(errs, validation.Invalid(dp, s.Default, "must not have unknown fields"))
+			}
+		}
+		switch {
+		case insideMeta:
+			// kube checks the metadata such a default makes; see checkDefaults.
+			errs = append(errs, validateValue(s, s.Default, dp)...)
+		default:
+			if err := embeddedTypeMeta(dp, s.Default, s, resource); err != nil {
+				errs = append(errs, err)
+			} else if merrs := embeddedResources(dp, s.Default, s, resource); len(merrs) > 0 {
+				errs = append(errs, merrs...)
+			} else {
+				errs = append(errs, validateValue(s, s.Default, dp)...)
+			}
+		}
+	}
+	errs = append(errs, defaultsBelow(s.Items, p.Child("items"), false, insideMeta)...)
+	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
+		errs = append(errs, defaultsBelow(s.Properties[k], p.Child("properties").Key(k), false, insideMeta || (resource && metaFields[k]))...)
+	}
+	return errs
+}
+
+// defaultField is the field validateValue puts a value under, so that the validator,
+// which validates objects, sees any value.
+const defaultField = "default"
+
+// validateValue validates one value (a default: any JSON value) against the schema of
+// its node, as kube validates a default against the node's schema, with the errors'
+// fields under p.
+func validateValue(s *openapi.Schema, value any, p *validation.Path) validation.ErrorList {
+	wrapper := &openapi.Schema{Type: "object", Properties: map[string]*openapi.Schema{defaultField: s}}
+	v, errs := newValidator(wrapper, nil)
+	if len(errs) > 0 {
+		return errs
+	}
+	prefix := p.String()
+	var out validation.ErrorList
+	for _, e := range v.validate(map[string]any{defaultField: scheme.DeepCopyJSONValue(value)}) {
+		rest, ok := strings.CutPrefix(e.Field, defaultField)
+		if !ok || (rest != "" && rest[0] != '.' && rest[0] != '[') {
+			continue // the wrapper's own fields, not the value's
+		}
+		c := *e
+		c.Field = prefix + rest
+		out = append(out, &c)
+	}
+	return out
+}
+
+// embeddedTypeMeta finds the first apiVersion or kind of an embedded resource in x (a
+// value of s) that is not a string, as kube's metadata coercion does before anything
+// else.
+func embeddedTypeMeta(p *validation.Path, x any, s *openapi.Schema, resource bool) *validation.Error {
+	if s == nil {
+		return nil
+	}
+	switch x := x.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			v := x[k]
+			if resource && (k == "apiVersion" || k == "kind") {
+				if _, ok := v.(string); !ok {
+					return validation.Invalid(p.Child(k), v, "must be a string")
+				}
+			}
+			if prop, ok := s.Properties[k]; ok {
+				if err := embeddedTypeMeta(p.Child(k), v, prop, prop.EmbeddedResource); err != nil {
+					return err
+				}
+			} else if ap := s.AdditionalProperties; ap != nil {
+				if err := embeddedTypeMeta(p.Key(k), v, ap, ap.EmbeddedResource); err != nil {
+					return err
+				}
+			}
+		}
+	case []any:
+		for i, v := range x {
+			if err := embeddedTypeMeta(p.Index(i), v, s.Items, s.Items != nil && s.Items.EmbeddedResource); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// embeddedResources checks the apiVersion, kind and metadata of every embedded
+// resource in x (a value of s; x itself when resource), as kube's objectmeta.Validate
+// does: apiVersion and kind are required, non-empty, a group version and a DNS-1035
+// label (of any case); metadata is valid ObjectMeta whose name, if set, is a path
+// segment.
+func embeddedResources(p *validation.Path, x any, s *openapi.Schema, resource bool) validation.ErrorList {
+	if s == nil {
+		return nil
+	}
+	var errs validation.ErrorList
+	switch x := x.(type) {
+	case map[string]any:
+		if resource {
+			errs = append(errs, embeddedResource(p, x)...)
+		}
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			if prop, ok := s.Properties[k]; ok {
+				errs = append(errs, embeddedResources(p.Child(k), x[k], prop, prop.EmbeddedResource)...)
+			} else if ap := s.AdditionalProperties; ap != nil {
+				errs = append(errs, embeddedResources(p.Key(k), x[k], ap, ap.EmbeddedResource)...)
+			}
+		}
+	case []any:
+		for i, v := range x {
+			errs = append(errs, embeddedResources(p.Index(i), v, s.Items, s.Items != nil && s.Items.EmbeddedResource)...)
+		}
+	}
+	return errs
+}
+
+func embeddedResource(p *validation.Path, x map[string]any) validation.ErrorList {
+	var errs validation.ErrorList
+	if _, ok := x["apiVersion"]; !ok {
+		errs = append(errs, validation.Required(p.Child("apiVersion"), ""))
+	}
+	if _, ok := x["kind"]; !ok {
+		errs = append(errs, validation.Required(p.Child("kind"), ""))
+	}
+	if v, ok := x["apiVersion"].(string); ok {
+		switch {
+		case v == "":
+			errs = append(errs, validation.Invalid(p.Child("apiVersion"), v, "must not be empty"))
+		case strings.Count(v, "/") > 1:
+			errs = append(errs, validation.Invalid(p.Child("apiVersion"), v, "unexpected GroupVersion string: "+v))
+		}
+	}
+	if v, ok := x["kind"].(string); ok {
+		if v == "" {
+			errs = append(errs, validation.Invalid(p.Child("kind"), v, "must not be empty"))
+		} else if msgs := validation.IsDNS1035Label(strings.ToLower(v)); len(msgs) > 0 {
+			errs = append(errs, validation.Invalid(p.Child("kind"), v, "may have mixed case, but should otherwise match: "+strings.Join(msgs, ",")))
+		}
+	}
+	if m, ok := x["metadata"]; ok {
+		mp := p.Child("metadata")
+		var meta scheme.ObjectMeta
+		b, err := json.Marshal(m)
+		if err == nil {
+			err = json.Unmarshal(b, &meta)
+		}
+		if err != nil {
+			return append(errs, validation.Invalid(mp, m, err.Error()))
+		}
+		if meta.Name == "" {
+			meta.Name = "fakename" // as kube does, so that a missing name is no error
+		}
+		errs = append(errs, validation.ValidateObjectMeta(&meta, meta.Namespace != "", validation.NameIsPathSegment, mp)...)
+	}
+	return errs
+}

@@ -51,8 +51,11 @@ func SetDefaults(crd *CustomResourceDefinition) {
 		wh.ClientConfig.Service.Port = &port
 	}
 	if len(crd.Status.StoredVersions) == 0 {
-		if v := crd.StorageVersion(); v != "" {
-			crd.Status.StoredVersions = append(crd.Status.StoredVersions, v)
+		for _, v := range crd.Spec.Versions {
+			if v.Storage {
+				crd.Status.StoredVersions = append(crd.Status.StoredVersions, v.Name)
+				break
+			}
 		}
 	}
 }

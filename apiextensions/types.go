@@ -1,6 +1,8 @@
 package apiextensions
 
 import (
+	"slices"
+
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/scheme/openapi"
 )
@@ -241,12 +243,17 @@ func (crd *CustomResourceDefinition) StorageVersion() string {
 
 // DeepCopy returns a copy sharing no memory with crd.
 func (crd *CustomResourceDefinition) DeepCopy() *CustomResourceDefinition {
-	out := scheme.DeepCopy(*crd)
-	// Schemas hold JSON values (defaults, enums, extensions) the reflective copy may
-	// share; openapi.Schema.Clone copies those too.
+	// The schemas are copied by openapi.Schema.Clone, the rest by scheme.DeepCopy,
+	// whose reflective plans do not take the recursive Schema type.
+	shallow := *crd
+	shallow.Spec.Versions = slices.Clone(crd.Spec.Versions)
+	for i := range shallow.Spec.Versions {
+		shallow.Spec.Versions[i].Schema = nil
+	}
+	out := scheme.DeepCopy(shallow)
 	for i, v := range crd.Spec.Versions {
-		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
-			out.Spec.Versions[i].Schema.OpenAPIV3Schema = v.Schema.OpenAPIV3Schema.Clone()
+		if v.Schema != nil {
+			out.Spec.Versions[i].Schema = &CustomResourceValidation{OpenAPIV3Schema: v.Schema.OpenAPIV3Schema.Clone()}
 		}
 	}
 	return &out

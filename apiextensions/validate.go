@@ -530,6 +530,9 @@ func resolveFieldPath(jsonPath string, s *openapi.Schema) (root, path string, fo
 	sc := bufio.NewScanner(strings.NewReader(jsonPath))
 	sc.Split(splitFieldPath)
 	var b strings.Builder
+	if s == nil {
+		return "", "", nil, fmt.Errorf("does not refer to a valid field")
+	}
 	for sc.Scan() {
 		tok := sc.Text()
 		switch tok {

@@ -16,24 +16,25 @@ import (
 //
 // A *scheme.Unstructured (or *scheme.UnstructuredList) of a kind registered without a Go
 // type converts between versions by rewriting apiVersion only, like a CustomResource whose
-// conversion strategy is None. Typed objects and unstructured ones do not convert into
+// conversion strategy is None, or with the UnstructuredConverter registered for its kind
+// (RegisterUnstructured), like one whose strategy is Webhook. Typed objects and unstructured ones do not convert into
 // each other here: use ToUnstructured and FromUnstructured.
 func ToVersion(s *scheme.Scheme, in scheme.Kinded, gv scheme.GroupVersion) (scheme.Kinded, error) {
 	switch u := in.(type) {
 	case *scheme.Unstructured:
-		return unstructuredToVersion(s, u.GroupVersionKind(), gv, func() (scheme.Kinded, scheme.ObjectKind) {
+		return unstructuredToVersion(s, u.GroupVersionKind(), gv, func() (scheme.Kinded, scheme.ObjectKind, error) {
 			c := u.DeepCopy()
-			return c, c
+			return c, c, convertUnstructured(s, c, gv)
 		})
 	case *scheme.UnstructuredList:
-		return unstructuredToVersion(s, u.GroupVersionKind(), gv, func() (scheme.Kinded, scheme.ObjectKind) {
+		return unstructuredToVersion(s, u.GroupVersionKind(), gv, func() (scheme.Kinded, scheme.ObjectKind, error) {
 			c := u.DeepCopyObject().(*scheme.UnstructuredList)
 			for i := range c.Items {
-				if c.Items[i].GetAPIVersion() != "" {
-					c.Items[i].SetAPIVersion(gv.String())
+				if err := convertUnstructured(s, &c.Items[i], gv); err != nil {
+					return nil, nil, err
 				}
 			}
-			return c, c
+			return c, c, nil
 		})
 	}
 	src, err := sourceKind(s, in)
@@ -94,7 +95,7 @@ func sourceKind(s *scheme.Scheme, in scheme.Kinded) (scheme.GroupVersionKind, er
 	return kinds[0], nil
 }
 
-func unstructuredToVersion(s *scheme.Scheme, src scheme.GroupVersionKind, gv scheme.GroupVersion, deepCopy func() (scheme.Kinded, scheme.ObjectKind)) (scheme.Kinded, error) {
+func unstructuredToVersion(s *scheme.Scheme, src scheme.GroupVersionKind, gv scheme.GroupVersion, convert func() (scheme.Kinded, scheme.ObjectKind, error)) (scheme.Kinded, error) {
 	dst := gv.WithKind(src.Kind)
 	if !s.Recognizes(dst) {
 		return nil, fmt.Errorf("converting unstructured %v to %s: %w", src.GroupKind(), gv, &scheme.NotRegisteredError{GVK: dst})
@@ -105,7 +106,10 @@ func unstructuredToVersion(s *scheme.Scheme, src scheme.GroupVersionKind, gv sch
 	if src.Group != gv.Group {
 		return nil, fmt.Errorf("converting unstructured %v to %s: cannot convert between groups", src.GroupKind(), gv)
 	}
-	out, kind := deepCopy()
+	out, kind, err := convert()
+	if err != nil {
+		return nil, err
+	}
 	kind.SetGroupVersionKind(dst)
 	return out, nil
 }

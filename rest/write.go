@@ -293,7 +293,9 @@ func (rq *request) updateObject(name string, dryRun, allowCreate bool, next func
 		var old scheme.Object
 		if cur != nil {
 			var err error
-			if old, err = rq.h.toInternal(cur, rq.gvk.GroupKind()); err != nil {
+			// The stored object as a read gives it (pruned and defaulted by its schema),
+			// as kube-apiserver decodes the old object of an update from storage.
+			if old, err = rq.h.toInternal(rq.h.fromStorage(cur), rq.gvk.GroupKind()); err != nil {
 				return nil, err
 			}
 		}

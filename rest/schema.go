@@ -139,35 +139,25 @@ func (h *Handler) schemaFor(obj scheme.Kinded) (*scheme.Unstructured, *kindSchem
 	return u, ks
 }
 
-// fromStorage returns a stored object as kube-apiserver reads a custom resource from
-// storage: for a kind with a compiled schema, a copy pruned and defaulted by the schema
-// of its version (so that defaults added to a schema after an object was written
-// appear); any other object as it is. The store's object is never changed: stores
-// hand the same object to several readers.
-func (h *Handler) fromStorage(obj scheme.Object) scheme.Object {
-	if _, ks := h.schemaFor(obj); ks == nil {
-		return obj
-	}
-	c := scheme.DeepCopy(obj)
-	h.coerce(c)
-	return c
-}
-
-// coerce prunes and defaults an object of a kind with a compiled schema in place (see
-// kindSchema.coerce); other objects are left as they are.
+// coerce makes an object read from storage what kube-apiserver reads a custom
+// resource as: for a kind with a compiled schema, pruned and defaulted in place by the
+// schema of its version (so that defaults added to a schema after an object was
+// written appear); other objects are left as they are. obj must be the caller's own,
+// as storage hands out objects from Get, List, GuaranteedUpdate and Delete; watch
+// events are shared (see sharedAs).
 func (h *Handler) coerce(obj scheme.Object) {
 	if u, ks := h.schemaFor(obj); ks != nil {
 		ks.coerce(u.Object)
 	}
 }
 
-// readAs returns a stored object as a read at version gv answers it: pruned and
-// defaulted by its schema (fromStorage), converted to gv, and then pruned and
-// defaulted by the schema of gv when that is another version.
+// readAs returns an object read from storage (the caller's own) as a read at version
+// gv answers it: coerced, converted to gv, and then coerced by the schema of gv when
+// that is another version.
 func (h *Handler) readAs(obj scheme.Object, gv scheme.GroupVersion) (scheme.Object, error) {
-	obj = h.fromStorage(obj)
+	h.coerce(obj)
 	if obj.GetObjectKind().GroupVersionKind().GroupVersion() == gv {
-		return h.toVersion(obj, gv)
+		return obj, nil
 	}
 	out, err := h.toVersion(obj, gv)
 	if err != nil {
@@ -175,6 +165,16 @@ func (h *Handler) readAs(obj scheme.Object, gv scheme.GroupVersion) (scheme.Obje
 	}
 	h.coerce(out) // a new object: conversion copies
 	return out, nil
+}
+
+// sharedAs is readAs for an object storage shares between readers (a watch event's):
+// a kind with a compiled schema is coerced in a copy, so the shared object stays as
+// it was stored; the copy is made only for such kinds.
+func (h *Handler) sharedAs(obj scheme.Object, gv scheme.GroupVersion) (scheme.Object, error) {
+	if _, ks := h.schemaFor(obj); ks != nil {
+		obj = scheme.DeepCopy(obj)
+	}
+	return h.readAs(obj, gv)
 }
 
 // deprecationWarnings returns the Warning of each deprecated served version of each

@@ -294,8 +294,10 @@ func (rq *request) updateObject(name string, dryRun, allowCreate bool, next func
 		if cur != nil {
 			var err error
 			// The stored object as a read gives it (pruned and defaulted by its schema),
-			// as kube-apiserver decodes the old object of an update from storage.
-			if old, err = rq.h.toInternal(rq.h.fromStorage(cur), rq.gvk.GroupKind()); err != nil {
+			// as kube-apiserver decodes the old object of an update from storage; cur
+			// is this try's own copy.
+			rq.h.coerce(cur)
+			if old, err = rq.h.toInternal(cur, rq.gvk.GroupKind()); err != nil {
 				return nil, err
 			}
 		}

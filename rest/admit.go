@@ -78,20 +78,37 @@ func (rq *request) validateAdmission(a AdmissionAttributes, obj scheme.Object) e
 	return nil
 }
 
+// validateCreate runs the validation of a new object: for a kind with a compiled
+// schema, as kube-apiserver validates a custom resource (metadata, then the schema,
+// then its rules), then the strategy's Validate; for other kinds the strategy's
+// Validate, then metadata.
 func (rq *request) validateCreate(obj scheme.Object) error {
-	var errs validation.ErrorList
+	var hookErrs validation.ErrorList
 	if f := rq.hooks.validate; f != nil {
-		errs = f(rq.ctx, obj)
+		hookErrs = f(rq.ctx, obj)
 	}
-	errs = appendUnique(errs, validation.ValidateObjectMeta(obj, rq.res.Namespaced, validation.NameIsDNSSubdomain, validation.NewPath("metadata")))
+	meta := validation.ValidateObjectMeta(obj, rq.res.Namespaced, validation.NameIsDNSSubdomain, validation.NewPath("metadata"))
+	var errs validation.ErrorList
+	if u, ks := rq.h.schemaFor(obj); ks != nil {
+		errs = appendUnique(rq.schemaErrors(meta, u, ks, nil), hookErrs)
+	} else {
+		errs = appendUnique(hookErrs, meta)
+	}
 	if len(errs) > 0 {
 		return rq.invalid(errs, obj.GetName())
 	}
 	return nil
 }
 
+// validateUpdate runs the validation of an update: metadata, then for a kind with a
+// compiled schema the schema and its rules (only the status schema on /status, where
+// the rules still see the whole object, as in kube-apiserver), then the strategy's
+// ValidateUpdate.
 func (rq *request) validateUpdate(obj, old scheme.Object) error {
 	errs := validation.ValidateObjectMetaUpdate(obj, old, validation.NewPath("metadata"))
+	if u, ks := rq.h.schemaFor(obj); ks != nil {
+		errs = rq.schemaErrors(errs, u, ks, old)
+	}
 	if f := rq.hooks.validateUpdate; f != nil {
 		errs = appendUnique(errs, f(rq.ctx, obj, old))
 	}
@@ -99,6 +116,48 @@ func (rq *request) validateUpdate(obj, old scheme.Object) error {
 		return rq.invalid(errs, obj.GetName())
 	}
 	return nil
+}
+
+// rulesNotChecked is kube-apiserver's error when schema errors keep the CEL rules of
+// a custom resource from running.
+const rulesNotChecked = "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"
+
+// schemaErrors appends to errs (the metadata errors) the errors of obj against its
+// schema and then its CEL rules, with old the stored object of an update (nil on
+// create). Like kube-apiserver, the rules are not evaluated when errs already has an
+// error of a type that makes them meaningless (a wrong type, a missing required field,
+// an unsupported value, too long or too many): one root error says so instead.
+func (rq *request) schemaErrors(errs validation.ErrorList, obj *scheme.Unstructured, ks *kindSchema, old scheme.Object) validation.ErrorList {
+	switch {
+	case rq.info.Subresource != "status":
+		errs = appendUnique(errs, ks.schema.Validate(obj.Object))
+	case ks.status != nil:
+		if _, ok := obj.Object["status"]; ok {
+			errs = appendUnique(errs, ks.status.Validate(obj.Object))
+		}
+	}
+	if ks.rules == nil {
+		return errs
+	}
+	for _, e := range errs {
+		switch e.Type {
+		case validation.ErrorTypeNotSupported, validation.ErrorTypeRequired, validation.ErrorTypeTooLong,
+			validation.ErrorTypeTooMany, validation.ErrorTypeTypeInvalid:
+			return append(errs, validation.Invalid(nil, nil, rulesNotChecked))
+		}
+	}
+	var oldMap map[string]any
+	if old != nil {
+		// The rules compare like with like: the old object at the new one's version.
+		o, err := rq.h.toVersion(old, obj.GroupVersionKind().GroupVersion())
+		if err != nil {
+			return append(errs, validation.InternalError(nil, err))
+		}
+		if oldMap, err = toMap(o); err != nil {
+			return append(errs, validation.InternalError(nil, err))
+		}
+	}
+	return appendUnique(errs, ks.rules.Validate(rq.ctx, obj.Object, oldMap))
 }
 
 // appendUnique adds the errors of more that list does not hold yet (by message), so

@@ -79,7 +79,9 @@ func (rq *request) serializerFor(contentType string, kind ...scheme.GroupVersion
 
 // decodeInto decodes data with ser, applying fieldValidation to unknown and duplicate
 // fields: Strict fails with 400 listing them all, Warn (the default) adds Warning
-// headers, Ignore drops them.
+// headers, Ignore drops them. An object of a kind with a compiled schema is pruned of
+// the fields the schema does not declare, each an unknown field, as kube-apiserver
+// decodes a custom resource.
 func (rq *request) decodeInto(ser codec.Serializer, data []byte, into scheme.Kinded, def scheme.GroupVersionKind, fieldValidation string) (scheme.Kinded, scheme.GroupVersionKind, error) {
 	if ks, ok := ser.(codec.KindSupporter); ok && into != nil && !ks.Supports(def, into) {
 		return nil, def, NewUnsupportedMediaType(ser.MediaType(), rq.h.codecs.MediaTypesFor(def, into))
@@ -90,6 +92,11 @@ func (rq *request) decodeInto(ser codec.Serializer, data []byte, into scheme.Kin
 	}
 	if err != nil {
 		return nil, res.GVK, NewBadRequest(err.Error())
+	}
+	if u, ks := rq.h.schemaFor(res.Object); ks != nil {
+		for _, p := range ks.schema.Prune(u.Object) {
+			res.Issues = append(res.Issues, codec.FieldIssue{Type: codec.UnknownField, Path: p})
+		}
 	}
 	if len(res.Issues) > 0 {
 		switch fieldValidation {
@@ -104,7 +111,8 @@ func (rq *request) decodeInto(ser codec.Serializer, data []byte, into scheme.Kin
 }
 
 // decodeObject decodes a body that must be an object of the URL's kind and version,
-// applies defaults, and returns its internal version.
+// applies defaults (the Go defaulters, or the schema's of a schema-only kind), and
+// returns its internal version.
 func (rq *request) decodeObject(data []byte, fieldValidation string) (scheme.Object, error) {
 	ser, err := rq.serializerFor(rq.r.Header.Get("Content-Type"), rq.gvk)
 	if err != nil {
@@ -133,6 +141,9 @@ func (rq *request) decodeExternal(ser codec.Serializer, data []byte, fieldValida
 		return nil, NewBadRequest(err.Error())
 	}
 	conversion.Default(rq.h.scheme, obj)
+	if u, ks := rq.h.schemaFor(obj); ks != nil {
+		ks.schema.Default(u.Object)
+	}
 	in, err := rq.h.toInternal(obj, rq.gvk.GroupKind())
 	if err != nil {
 		return nil, NewBadRequest(err.Error())

@@ -153,7 +153,7 @@ func (rq *request) delete() {
 		})
 		return
 	}
-	ext, err := rq.h.toVersion(out, rq.gv)
+	ext, err := rq.h.readAs(out, rq.gv)
 	if err != nil {
 		rq.fail(err)
 		return
@@ -179,7 +179,9 @@ func (rq *request) deleteObject(name string, opts *DeleteOptions, dryRun bool) (
 		if err := rq.checkPreconditions(opts.Preconditions, cur); err != nil {
 			return nil, false, err
 		}
-		old, err := rq.h.toInternal(scheme.DeepCopy(cur), rq.gvk.GroupKind())
+		own := scheme.DeepCopy(cur)
+		rq.h.coerce(own)
+		old, err := rq.h.toInternal(own, rq.gvk.GroupKind())
 		if err != nil {
 			return nil, false, err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/apikit-dev/apikit/codec/standard"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/validation/structural"
 )
 
 // DefaultMaxRequestBodyBytes is the request body limit when Options.MaxRequestBodyBytes
@@ -58,6 +59,13 @@ type Options struct {
 	// Discovery serves /api, /apis, /apis/GROUP, /apis/GROUP/VERSION, /version and
 	// /openapi/...; package rest/discovery builds it. nil answers those paths with 404.
 	Discovery http.Handler
+	// Rules compiles the CEL validation rules (x-kubernetes-validations) of the schemas
+	// registered with openapi.Register for schema-only kinds, which the Handler then
+	// evaluates on every create and update, as kube-apiserver does for custom
+	// resources. cel-go is heavy, so it lives in a module of its own: set Rules to
+	// cel.New() of github.com/apikit-dev/apikit/cel to enable CEL. With Rules nil, New
+	// refuses a schema that has rules rather than ignore them.
+	Rules structural.RuleCompiler
 }
 
 // Handler serves the Kubernetes-style REST API of a scheme over a storage.Interface. It
@@ -71,11 +79,24 @@ type Handler struct {
 	maxBody int64
 	// hooks are the resolved Strategies by resource.
 	hooks map[scheme.GroupResource]*strategyHooks
+	// schemas are the compiled schemas of schema-only kinds registered with
+	// openapi.Register, by kind and version (schema.go).
+	schemas map[scheme.GroupVersionKind]*kindSchema
+	// deprecations are the Warning of each deprecated version, by resource and version.
+	deprecations map[scheme.GroupResource]map[string]string
 }
 
 // New returns the Handler of opts. It fails when Scheme or Storage is missing, when the
-// scheme has a registration mistake (scheme.Scheme.Check), and when a Strategy would
-// not be called as its author meant (see Strategy and StrategyFor).
+// scheme has a registration mistake (scheme.Scheme.Check), when a Strategy would
+// not be called as its author meant (see Strategy and StrategyFor), and when the schema
+// registered for a schema-only kind (openapi.Register) is not structural or has CEL
+// rules without Options.Rules.
+//
+// Such a schema is enforced as kube-apiserver enforces a CustomResourceDefinition's:
+// fields it does not declare are pruned from request bodies (and reported as unknown
+// fields per fieldValidation) and from what is read from storage, its defaults are set
+// on both, and creates and updates are validated against it and its rules, failing
+// with 422 Invalid and one cause per field.
 func New(opts Options) (*Handler, error) {
 	if opts.Scheme == nil {
 		return nil, errors.New("rest: Options.Scheme is required")
@@ -121,6 +142,12 @@ func New(opts Options) (*Handler, error) {
 		}
 		h.hooks[res.GroupResource()] = &hooks
 	}
+	schemas, err := compileSchemas(opts.Scheme, opts.Rules)
+	if err != nil {
+		return nil, err
+	}
+	h.schemas = schemas
+	h.deprecations = deprecationWarnings(opts.Scheme)
 	return h, nil
 }
 

@@ -356,6 +356,9 @@ func (rq *request) applyObject(old scheme.Object, p *patchRequest) (scheme.Objec
 		return nil, err
 	}
 	conversion.Default(rq.h.scheme, obj)
+	// kube-apiserver defaults the result of an apply, and prunes it silently on its way
+	// to storage (fields the schema does not declare fail the apply before).
+	rq.h.coerce(obj)
 	in, err := rq.h.toInternal(obj, rq.gvk.GroupKind())
 	if err != nil {
 		return nil, NewBadRequest(err.Error())

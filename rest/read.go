@@ -17,7 +17,7 @@ func (rq *request) get() {
 		rq.fail(err)
 		return
 	}
-	out, err := rq.h.toVersion(obj, rq.gv)
+	out, err := rq.h.readAs(obj, rq.gv)
 	if err != nil {
 		rq.fail(err)
 		return
@@ -140,7 +140,8 @@ func (rq *request) list() {
 	rq.respond(http.StatusOK, list)
 }
 
-// newList builds the URL version's list kind holding objs converted to the URL version.
+// newList builds the URL version's list kind holding stored objs as read at the URL
+// version (readAs).
 func (rq *request) newList(objs []scheme.Object) (scheme.ListObject, error) {
 	k, err := rq.h.scheme.New(rq.gv.WithKind(rq.res.ListKind))
 	if err != nil {
@@ -152,7 +153,7 @@ func (rq *request) newList(objs []scheme.Object) (scheme.ListObject, error) {
 	}
 	items := make([]scheme.Object, len(objs))
 	for i, o := range objs {
-		if items[i], err = rq.h.toVersion(o, rq.gv); err != nil {
+		if items[i], err = rq.h.readAs(o, rq.gv); err != nil {
 			return nil, err
 		}
 	}

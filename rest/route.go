@@ -64,6 +64,10 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 		res: res, gr: gr, gv: gv, gvk: gv.WithKind(res.Kind),
 		hooks: h.hooksOf(gr), query: r.URL.Query(),
 	}
+	if text, ok := h.deprecations[gr][gv.Version]; ok {
+		// Like kube-apiserver for a deprecated CRD version: on every verb, before anything else.
+		rq.warnings = append(rq.warnings, text)
+	}
 	item := len(info.Parts) > 1
 	allNamespaces := res.Namespaced && info.Namespace == ""
 	switch info.Verb {

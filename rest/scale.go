@@ -35,7 +35,7 @@ type ScaleStatus struct {
 
 // scaleOf builds the Scale of an object (any version).
 func (rq *request) scaleOf(obj scheme.Object) (*Scale, error) {
-	ext, err := rq.h.toVersion(obj, rq.gv)
+	ext, err := rq.h.readAs(obj, rq.gv)
 	if err != nil {
 		return nil, err
 	}

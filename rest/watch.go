@@ -237,7 +237,7 @@ func (rq *request) encodeEventObject(out output, typ watch.EventType, k scheme.K
 			c.GetObjectKind().SetGroupVersionKind(rq.gvk)
 			k = c
 		} else {
-			conv, err := rq.h.toVersion(obj, rq.gv)
+			conv, err := rq.h.sharedAs(obj, rq.gv)
 			if err != nil {
 				return nil, err
 			}

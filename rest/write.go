@@ -293,6 +293,10 @@ func (rq *request) updateObject(name string, dryRun, allowCreate bool, next func
 		var old scheme.Object
 		if cur != nil {
 			var err error
+			// The stored object as a read gives it (pruned and defaulted by its schema),
+			// as kube-apiserver decodes the old object of an update from storage; cur
+			// is this try's own copy.
+			rq.h.coerce(cur)
 			if old, err = rq.h.toInternal(cur, rq.gvk.GroupKind()); err != nil {
 				return nil, err
 			}

@@ -69,6 +69,14 @@ func Register(s *scheme.Scheme, gvk scheme.GroupVersionKind, schema *Schema) {
 	r.kinds[gvk] = schema.Clone()
 }
 
+// Registered returns the schema registered for a kind with Register, and whether there
+// is one: what package rest compiles to enforce a schema-only kind's schema (pruning,
+// defaulting, validation). It is the registry's own copy, shared with every caller and
+// with the documents: read it, never modify it (Clone it first).
+func Registered(s *scheme.Scheme, gvk scheme.GroupVersionKind) (*Schema, bool) {
+	return registryFor(s).kind(gvk)
+}
+
 // Override makes every document use schema wherever a value of Go type T appears,
 // instead of deriving one by reflection: for types with custom JSON encodings (a
 // quantity, an int-or-string) or that should stay opaque. The schema is used inline

@@ -1,0 +1,217 @@
+package rest
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/scheme/openapi"
+	"github.com/apikit-dev/apikit/validation"
+	"github.com/apikit-dev/apikit/validation/structural"
+)
+
+// extValidations is the extension that holds a schema's CEL validation rules.
+const extValidations = "x-kubernetes-validations"
+
+// kindSchema is the compiled schema of one version of a schema-only kind: what the
+// Handler enforces the way kube-apiserver enforces a CustomResourceDefinition's
+// openAPIV3Schema (prune and default on decode and on read, validate on write).
+type kindSchema struct {
+	schema *structural.Schema
+	// status is the schema of the status property alone (under an object root), which
+	// writes to /status validate, as kube-apiserver validates only the status of a
+	// custom resource there; nil when the kind has no status subresource or the schema
+	// no status.
+	status *structural.Schema
+	// rules evaluates the schema's x-kubernetes-validations; nil when it has none.
+	rules structural.RuleValidator
+}
+
+// coerce prunes the fields the schema does not declare and sets its defaults, in
+// place, as kube-apiserver's decoding of a custom resource does. It returns the paths
+// of what it pruned.
+func (ks *kindSchema) coerce(obj map[string]any) []string {
+	pruned := ks.schema.Prune(obj)
+	ks.schema.Default(obj)
+	return pruned
+}
+
+// compileSchemas compiles the registered schema (openapi.Register) of every served
+// version of every schema-only kind of s, with its validation rules compiled by rules.
+// A schema that is not structural, or has rules when rules is nil, is an error naming
+// the kind.
+func compileSchemas(s *scheme.Scheme, rules structural.RuleCompiler) (map[scheme.GroupVersionKind]*kindSchema, error) {
+	out := map[scheme.GroupVersionKind]*kindSchema{}
+	for _, res := range s.Resources() {
+		for _, v := range s.ServedVersions(res) {
+			gvk := res.GroupKind().WithVersion(v)
+			if !s.IsUnstructured(gvk) {
+				continue
+			}
+			sch, ok := openapi.Registered(s, gvk)
+			if !ok {
+				continue
+			}
+			ks, err := compileKindSchema(sch, res.StatusSubresource, rules)
+			if err != nil {
+				return nil, fmt.Errorf("rest: the schema of %s, version %s: %w", res.GroupKind(), v, err)
+			}
+			out[gvk] = ks
+		}
+	}
+	return out, nil
+}
+
+// schemaRoot is where compile errors of a registered schema point, as for a CRD's.
+var schemaRoot = validation.NewPath("openAPIV3Schema")
+
+func compileKindSchema(sch *openapi.Schema, statusSubresource bool, rules structural.RuleCompiler) (*kindSchema, error) {
+	compiled, errs := structural.Compile(sch, schemaRoot)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	ks := &kindSchema{schema: compiled}
+	if st := sch.Properties["status"]; statusSubresource && st != nil {
+		wrapper := &openapi.Schema{Type: "object", Properties: map[string]*openapi.Schema{"status": st}}
+		if ks.status, errs = structural.Compile(wrapper, schemaRoot); len(errs) > 0 {
+			return nil, errs
+		}
+	}
+	if at := rulePaths(sch); len(at) > 0 {
+		if rules == nil {
+			return nil, fmt.Errorf("it has %s rules (at %s) and Options.Rules is nil: "+
+				"CEL rules need a rule compiler, such as cel.New() of the module github.com/apikit-dev/apikit/cel "+
+				"(rest.Options{Rules: cel.New()})", extValidations, strings.Join(at, ", "))
+		}
+		if ks.rules, errs = rules.Compile(compiled, schemaRoot); len(errs) > 0 {
+			return nil, errs
+		}
+	}
+	return ks, nil
+}
+
+// rulePaths returns the paths of the schemas of sch that hold validation rules, sorted.
+func rulePaths(sch *openapi.Schema) []string {
+	var out []string
+	var walk func(s *openapi.Schema, p *validation.Path)
+	walk = func(s *openapi.Schema, p *validation.Path) {
+		if s == nil {
+			return
+		}
+		if r, ok := s.Extensions[extValidations]; ok {
+			if list, isList := r.([]any); !isList || len(list) > 0 {
+				out = append(out, p.String())
+			}
+		}
+		for name, c := range s.Properties {
+			walk(c, p.Child("properties").Key(name))
+		}
+		walk(s.AdditionalProperties, p.Child("additionalProperties"))
+		walk(s.Items, p.Child("items"))
+		for i, c := range s.AllOf {
+			walk(c, p.Child("allOf").Index(i))
+		}
+		for i, c := range s.AnyOf {
+			walk(c, p.Child("anyOf").Index(i))
+		}
+		for i, c := range s.OneOf {
+			walk(c, p.Child("oneOf").Index(i))
+		}
+		walk(s.Not, p.Child("not"))
+	}
+	walk(sch, schemaRoot)
+	sort.Strings(out)
+	return out
+}
+
+// schemaFor returns the compiled schema of an unstructured object's kind and version,
+// nil when it has none (typed kinds, kinds without a registered schema).
+func (h *Handler) schemaFor(obj scheme.Kinded) (*scheme.Unstructured, *kindSchema) {
+	u, ok := obj.(*scheme.Unstructured)
+	if !ok || len(h.schemas) == 0 {
+		return nil, nil
+	}
+	ks := h.schemas[u.GroupVersionKind()]
+	if ks == nil {
+		return nil, nil
+	}
+	return u, ks
+}
+
+// coerce makes an object read from storage what kube-apiserver reads a custom
+// resource as: for a kind with a compiled schema, pruned and defaulted in place by the
+// schema of its version (so that defaults added to a schema after an object was
+// written appear); other objects are left as they are. obj must be the caller's own,
+// as storage hands out objects from Get, List, GuaranteedUpdate and Delete; watch
+// events are shared (see sharedAs).
+func (h *Handler) coerce(obj scheme.Object) {
+	if u, ks := h.schemaFor(obj); ks != nil {
+		ks.coerce(u.Object)
+	}
+}
+
+// readAs returns an object read from storage (the caller's own) as a read at version
+// gv answers it: coerced, converted to gv, and then coerced by the schema of gv when
+// that is another version.
+func (h *Handler) readAs(obj scheme.Object, gv scheme.GroupVersion) (scheme.Object, error) {
+	h.coerce(obj)
+	if obj.GetObjectKind().GroupVersionKind().GroupVersion() == gv {
+		return obj, nil
+	}
+	out, err := h.toVersion(obj, gv)
+	if err != nil {
+		return nil, err
+	}
+	h.coerce(out) // a new object: conversion copies
+	return out, nil
+}
+
+// sharedAs is readAs for an object storage shares between readers (a watch event's):
+// a kind with a compiled schema is coerced in a copy, so the shared object stays as
+// it was stored; the copy is made only for such kinds.
+func (h *Handler) sharedAs(obj scheme.Object, gv scheme.GroupVersion) (scheme.Object, error) {
+	if _, ks := h.schemaFor(obj); ks != nil {
+		obj = scheme.DeepCopy(obj)
+	}
+	return h.readAs(obj, gv)
+}
+
+// deprecationWarnings returns the Warning of each deprecated served version of each
+// resource (scheme.Resource.Deprecations), by resource and version.
+func deprecationWarnings(s *scheme.Scheme) map[scheme.GroupResource]map[string]string {
+	out := map[scheme.GroupResource]map[string]string{}
+	for _, res := range s.Resources() {
+		for v, text := range res.Deprecations {
+			if text == "" {
+				text = defaultDeprecationWarning(s, res, v)
+			}
+			if out[res.GroupResource()] == nil {
+				out[res.GroupResource()] = map[string]string{}
+			}
+			out[res.GroupResource()][v] = text
+		}
+	}
+	return out
+}
+
+// defaultDeprecationWarning is kube-apiserver's text for a deprecated CRD version
+// without a deprecationWarning: "example.com/v1beta1 Widget is deprecated; use
+// example.com/v1 Widget", naming the highest served version that is not deprecated
+// and ranks above the deprecated one, when there is one.
+func defaultDeprecationWarning(s *scheme.Scheme, res *scheme.Resource, version string) string {
+	msg := fmt.Sprintf("%s/%s %s is deprecated", res.Group, version, res.Kind)
+	best := ""
+	for _, v := range s.ServedVersions(res) {
+		if _, deprecated := res.Deprecations[v]; deprecated || scheme.CompareVersions(version, v) >= 0 {
+			continue
+		}
+		if best == "" || scheme.CompareVersions(v, best) > 0 {
+			best = v
+		}
+	}
+	if best != "" {
+		msg += fmt.Sprintf("; use %s/%s %s", res.Group, best, res.Kind)
+	}
+	return msg
+}

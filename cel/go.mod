@@ -7,6 +7,7 @@ require (
 	github.com/google/cel-go v0.29.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/apiserver v0.37.2
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -14,11 +15,14 @@ import (
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	crdvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	kubecel "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/common"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/apikit-dev/apikit/cel"
@@ -437,4 +441,91 @@ func copyOrNil(m map[string]any) map[string]any {
 		return nil
 	}
 	return deepCopyJSON(m)
+}
+
+// TestCELCompileDiff compiles schemas whose rules kube-apiserver refuses (or accepts)
+// with apikit's cel and with apiextensions-apiserver's CustomResourceDefinition
+// validation, and demands the same rule errors.
+func TestCELCompileDiff(t *testing.T) {
+	schemas := map[string]string{
+		"syntax":       `{type: object, properties: {a: {type: integer, x-kubernetes-validations: [{rule: "self ==="}]}}}`,
+		"not bool":     `{type: object, properties: {a: {type: integer, x-kubernetes-validations: [{rule: "self + 1"}]}}}`,
+		"no field":     `{type: object, properties: {a: {type: object, properties: {b: {type: string}}, x-kubernetes-validations: [{rule: "self.c == 1"}]}}}`,
+		"msg expr":     `{type: object, properties: {a: {type: integer, x-kubernetes-validations: [{rule: "self > 1", messageExpression: "self"}]}}}`,
+		"msg expr bad": `{type: object, properties: {a: {type: integer, x-kubernetes-validations: [{rule: "self > 1", messageExpression: "self.foo("}]}}}`,
+		"written": `{type: object, properties: {a: {type: object, properties: {b: {type: string}, m: {type: object, additionalProperties: {type: string}}},
+			x-kubernetes-validations: [{rule: " "}, {rule: "true", reason: FieldValueBad, fieldPath: ".c"}, {rule: "true", message: " "},
+			{rule: "true", message: "a\nb"}, {rule: "true\n&& true"}, {rule: "true", messageExpression: " "}, {rule: "true", fieldPath: " "},
+			{rule: "true", fieldPath: ".m['x']"}, {rule: "true", fieldPath: ".m.x.y"}, {rule: "true", fieldPath: "b"}, {rule: "true", fieldPath: ".b\n"}]}}}`,
+		"oldSelf set":            `{type: object, properties: {tags: {type: array, x-kubernetes-list-type: set, items: {type: string, maxLength: 5, x-kubernetes-validations: [{rule: "self == oldSelf"}]}}}}`,
+		"oldSelf atomic list":    `{type: object, properties: {l: {type: array, items: {type: object, properties: {a: {type: integer, x-kubernetes-validations: [{rule: "self == oldSelf"}]}}}}}}`,
+		"oldSelf granular map":   `{type: object, properties: {m: {type: object, x-kubernetes-map-type: granular, properties: {a: {type: integer, x-kubernetes-validations: [{rule: "self == oldSelf"}]}}}}}`,
+		"optionalOldSelf unused": `{type: object, properties: {a: {type: integer, x-kubernetes-validations: [{rule: "self > 1", optionalOldSelf: false}]}}}`,
+		"cost":                   `{type: object, properties: {l: {type: array, items: {type: string}, x-kubernetes-validations: [{rule: "self.all(x, self.all(y, x == y))"}]}}}`,
+		"cost bounded":           `{type: object, properties: {l: {type: array, maxItems: 10, items: {type: string, maxLength: 10}, x-kubernetes-validations: [{rule: "self.all(x, self.all(y, x == y))"}]}}}`,
+		"cost nested": `{type: object, properties: {outer: {type: array, items: {type: object, properties: {s: {type: string,
+			x-kubernetes-validations: [{rule: "self.matches('^a+$')"}, {rule: "self.size() > 1", messageExpression: "self + self"}]}}}}}}`,
+		"cost total": `{type: object, properties: {l: {type: array, maxItems: 20, items: {type: array, maxItems: 100,
+			items: {type: string, maxLength: 100}, x-kubernetes-validations: [{rule: "self.all(x, self.all(y, x + y != 'a'))"}, {rule: "self.all(x, self.all(y, x + y != 'b'))"}, {rule: "self.all(x, self.all(y, x + y != 'c'))"}, {rule: "self.all(x, self.all(y, x + y != 'd'))"}, {rule: "self.all(x, self.all(y, x + y != 'e'))"}, {rule: "self.all(x, self.all(y, x + y != 'f'))"}, {rule: "self.all(x, self.all(y, x + y != 'g'))"}, {rule: "self.all(x, self.all(y, x + y != 'h'))"}, {rule: "self.all(x, self.all(y, x + y != 'i'))"}, {rule: "self.all(x, self.all(y, x + y != 'j'))"}, {rule: "self.all(x, self.all(y, x + y != 'k'))"}, {rule: "self.all(x, self.all(y, x + y != 'l'))"}]}}}}`,
+		"root meta": `{type: object, x-kubernetes-validations: [{rule: "self.metadata.name.size() < 10 && self.metadata.namespace == ''"}]}`,
+		"fine":      `{type: object, x-kubernetes-validations: [{rule: "self.metadata.name.size() < 10"}], properties: {a: {type: integer}}}`,
+	}
+	selfType := regexp.MustCompile(`selfType\d+`)
+	refused := 0
+	root := validation.NewPath("spec", "versions").Index(0).Child("schema", "openAPIV3Schema")
+	for _, name := range slices.Sorted(maps.Keys(schemas)) {
+		j, err := yaml.YAMLToJSON([]byte(schemas[name]))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var ourSchema openapi.Schema
+		if err := json.Unmarshal(j, &ourSchema); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		s, errs := structural.Compile(&ourSchema, root)
+		if len(errs) > 0 {
+			t.Fatalf("%s: structural.Compile: %v", name, errs)
+		}
+		_, errs = cel.New().Compile(s, root)
+		got := ourErrors(errs)
+
+		var v1 apiextensionsv1.JSONSchemaProps
+		if err := json.Unmarshal(j, &v1); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var internal apiextensions.JSONSchemaProps
+		if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&v1, &internal, nil); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		crd := &apiextensions.CustomResourceDefinition{
+			ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com"},
+			Spec: apiextensions.CustomResourceDefinitionSpec{
+				Group: "example.com",
+				Names: apiextensions.CustomResourceDefinitionNames{Plural: "widgets", Singular: "widget", Kind: "Widget", ListKind: "WidgetList"},
+				Scope: apiextensions.NamespaceScoped,
+				Versions: []apiextensions.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+					Schema: &apiextensions.CustomResourceValidation{OpenAPIV3Schema: &internal}}},
+				PreserveUnknownFields: ptr.To(false),
+			},
+			Status: apiextensions.CustomResourceDefinitionStatus{StoredVersions: []string{"v1"}},
+		}
+		var want []string
+		for _, e := range crdvalidation.ValidateCustomResourceDefinition(context.Background(), crd) {
+			if !strings.HasPrefix(e.Field, root.String()) {
+				continue // about the CRD, not its schema (a single version's schema is "top-level")
+			}
+			want = append(want, string(e.Type)+" "+e.Field+": "+e.ErrorBody())
+		}
+		sort.Strings(want)
+		if len(want) > 0 {
+			refused++
+		}
+		w, g := selfType.ReplaceAllString(strings.Join(want, "\n"), "selfType"), selfType.ReplaceAllString(strings.Join(got, "\n"), "selfType")
+		if w != g {
+			t.Errorf("%s:\n kube:   %s\n apikit: %s", name, w, g)
+		}
+	}
+	if refused != len(schemas)-3 {
+		t.Errorf("kube refused %d of %d schemas, want all but the three valid ones", refused, len(schemas))
+	}
 }

@@ -103,6 +103,23 @@ func assertErrors(t *testing.T, got validation.ErrorList, want []string) {
 	}
 }
 
+// validateCase is an object (and its stored version on update) and the errors
+// its validation gives.
+type validateCase struct {
+	name     string
+	obj, old string
+	want     []string
+}
+
+func runCases(t *testing.T, v structural.RuleValidator, tests []validateCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assertErrors(t, v.Validate(context.Background(), object(t, tt.obj), object(t, tt.old)), tt.want)
+		})
+	}
+}
+
 // docsSchema is the validation rules example of the Kubernetes documentation
 // (tasks/extend-kubernetes/custom-resources/custom-resource-definitions, "Validation
 // rules"): a CronTab whose spec keeps minReplicas <= replicas <= maxReplicas.
@@ -135,26 +152,18 @@ properties:
 
 func TestValidate_DocsExampleCrossFieldRules(t *testing.T) {
 	v := mustCompile(t, docsSchema)
-	tests := []struct {
-		name string
-		obj  string
-		want []string
-	}{
-		{"within bounds", `{spec: {minReplicas: 0, replicas: 5, maxReplicas: 10}}`, nil},
-		{"above max", `{spec: {minReplicas: 0, replicas: 20, maxReplicas: 10}}`, []string{
+	tests := []validateCase{
+		{"within bounds", `{spec: {minReplicas: 0, replicas: 5, maxReplicas: 10}}`, "", nil},
+		{"above max", `{spec: {minReplicas: 0, replicas: 20, maxReplicas: 10}}`, "", []string{
 			`FieldValueInvalid spec: Invalid value: replicas should be smaller than or equal to maxReplicas.`,
 		}},
-		{"below min and above max", `{spec: {minReplicas: 30, replicas: 20, maxReplicas: 10}}`, []string{
+		{"below min and above max", `{spec: {minReplicas: 30, replicas: 20, maxReplicas: 10}}`, "", []string{
 			`FieldValueInvalid spec: Invalid value: replicas should be greater than or equal to minReplicas.`,
 			`FieldValueInvalid spec: Invalid value: replicas should be smaller than or equal to maxReplicas.`,
 		}},
-		{"rules do not run where the value is absent", `{kind: CronTab}`, nil},
+		{"rules do not run where the value is absent", `{kind: CronTab}`, "", nil},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assertErrors(t, v.Validate(context.Background(), object(t, tt.obj), nil), tt.want)
-		})
-	}
+	runCases(t, v, tests)
 }
 
 func TestValidate_MessagesFieldPathsAndReasons(t *testing.T) {
@@ -188,32 +197,24 @@ properties:
       message: "fallback message"
       messageExpression: "''"
 `)
-	tests := []struct {
-		name string
-		obj  string
-		want []string
-	}{
-		{"messageExpression", `{spec: {replicas: 12, name: web}}`, []string{
+	tests := []validateCase{
+		{"messageExpression", `{spec: {replicas: 12, name: web}}`, "", []string{
 			`FieldValueInvalid spec: Invalid value: web must have fewer than 10 replicas`,
 		}},
-		{"forbidden at fieldPath", `{spec: {replicas: 7, name: a}}`, []string{
+		{"forbidden at fieldPath", `{spec: {replicas: 7, name: a}}`, "", []string{
 			`FieldValueForbidden spec.replicas: Forbidden: seven is forbidden`,
 		}},
-		{"required at fieldPath", `{spec: {replicas: 1}}`, []string{
+		{"required at fieldPath", `{spec: {replicas: 1}}`, "", []string{
 			`FieldValueRequired spec.name: Required value: name is required`,
 		}},
-		{"duplicate omits the list", `{spec: {replicas: 1, name: a, tags: [dup]}}`, []string{
+		{"duplicate omits the list", `{spec: {replicas: 1, name: a, tags: [dup]}}`, "", []string{
 			`FieldValueDuplicate spec.tags: Duplicate value`,
 		}},
-		{"an empty messageExpression falls back to message", `{spec: {replicas: 8, name: a}}`, []string{
+		{"an empty messageExpression falls back to message", `{spec: {replicas: 8, name: a}}`, "", []string{
 			`FieldValueInvalid spec: Invalid value: fallback message`,
 		}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assertErrors(t, v.Validate(context.Background(), object(t, tt.obj), nil), tt.want)
-		})
-	}
+	runCases(t, v, tests)
 }
 
 func TestValidate_ScalarValueIsEchoedAndRootErrorsHaveNoField(t *testing.T) {
@@ -260,11 +261,7 @@ properties:
           optionalOldSelf: true
           message: "new objects start below 100"
 `)
-	tests := []struct {
-		name     string
-		obj, old string
-		want     []string
-	}{
+	tests := []validateCase{
 		{"create skips oldSelf rules but runs optionalOldSelf ones", `{spec: {mode: a, size: 100}}`, "", []string{
 			`FieldValueInvalid spec.size: Invalid value: 100: new objects start below 100`,
 		}},
@@ -275,11 +272,7 @@ properties:
 		}},
 		{"a field new on update has no oldSelf", `{spec: {mode: b, size: 500}}`, `{spec: {size: 500}}`, nil},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assertErrors(t, v.Validate(context.Background(), object(t, tt.obj), object(t, tt.old)), tt.want)
-		})
-	}
+	runCases(t, v, tests)
 }
 
 func TestValidate_CorrelatesListMapItemsByKeyAndMapsByKey(t *testing.T) {

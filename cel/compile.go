@@ -2,6 +2,7 @@ package cel
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -252,7 +253,7 @@ func (cc *compilation) walk(vs, ns *openapi.Schema, path *validation.Path, w wal
 		}
 		n.additionalProperties = cc.walk(vs.AdditionalProperties, ns.AdditionalProperties, path.Child("additionalProperties"), child)
 	}
-	for _, name := range sortedKeys(vs.Properties) {
+	for _, name := range slices.Sorted(maps.Keys(vs.Properties)) {
 		nsProp, ok := ns.Properties[name]
 		if !ok {
 			continue // only properties of the structure carry rules
@@ -663,13 +664,4 @@ func multiplyCardinality(a, b *uint64) *uint64 {
 // by key: granular (the default) and atomic maps, as kube reads it.
 func mapIsCorrelatable(mapType string) bool {
 	return mapType == "" || mapType == "granular" || mapType == "atomic"
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -3,7 +3,9 @@ package cel
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	celgo "github.com/google/cel-go/cel"
@@ -118,7 +120,7 @@ func (n *node) validateMap(ctx context.Context, p *validation.Path, obj, old map
 		return nil
 	}
 	if n.additionalProperties != nil {
-		for _, k := range sortedKeys(obj) {
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
 			more, left := n.additionalProperties.validate(ctx, p.Key(k), obj[k], oldValue(k), r.key(k), budget, o)
 			errs, budget = append(errs, more...), left
 			if budget < 0 {
@@ -127,7 +129,7 @@ func (n *node) validateMap(ctx context.Context, p *validation.Path, obj, old map
 		}
 	}
 	if n.properties != nil {
-		for _, k := range sortedKeys(obj) {
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
 			sub, ok := n.properties[k]
 			if !ok {
 				continue

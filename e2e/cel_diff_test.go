@@ -181,6 +181,12 @@ properties:
 	"atomic": `
 type: object
 properties:
+  c:
+    type: integer
+    allOf:
+    - x-kubernetes-validations:
+      - rule: "self < 5"
+        message: "c below 5"
   spec:
     type: object
     x-kubernetes-map-type: atomic
@@ -256,6 +262,22 @@ func TestCELRulesDiff(t *testing.T) {
 // returns the structural schema the generators walk.
 func compileBoth(t *testing.T, name, y string) (structural.RuleValidator, *kubecel.Validator, *structuralschema.Structural) {
 	t.Helper()
+	s, internal := parseBoth(t, name, y, nil)
+	ours, errs := cel.New().Compile(s, nil)
+	if len(errs) > 0 {
+		t.Fatalf("%s: cel Compile: %v", name, errs)
+	}
+	ss, err := structuralschema.NewStructural(internal)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return ours, kubecel.NewValidator(ss, true, celconfig.PerCallLimit), ss
+}
+
+// parseBoth reads a YAML schema as apikit's compiled structural schema (errors
+// under root) and as apiextensions' internal JSONSchemaProps.
+func parseBoth(t *testing.T, name, y string, root *validation.Path) (*structural.Schema, *apiextensions.JSONSchemaProps) {
+	t.Helper()
 	j, err := yaml.YAMLToJSON([]byte(y))
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
@@ -264,28 +286,19 @@ func compileBoth(t *testing.T, name, y string) (structural.RuleValidator, *kubec
 	if err := json.Unmarshal(j, &ourSchema); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	s, errs := structural.Compile(&ourSchema, nil)
+	s, errs := structural.Compile(&ourSchema, root)
 	if len(errs) > 0 {
 		t.Fatalf("%s: structural.Compile: %v", name, errs)
 	}
-	ours, errs := cel.New().Compile(s, nil)
-	if len(errs) > 0 {
-		t.Fatalf("%s: cel Compile: %v", name, errs)
-	}
-
 	var v1 apiextensionsv1.JSONSchemaProps
 	if err := json.Unmarshal(j, &v1); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	var internal apiextensions.JSONSchemaProps
-	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&v1, &internal, nil); err != nil {
+	internal := new(apiextensions.JSONSchemaProps)
+	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&v1, internal, nil); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	ss, err := structuralschema.NewStructural(&internal)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return ours, kubecel.NewValidator(ss, true, celconfig.PerCallLimit), ss
+	return s, internal
 }
 
 // kubeErrors validates as kube-apiserver's custom resource strategy does on create
@@ -474,29 +487,9 @@ func TestCELCompileDiff(t *testing.T) {
 	refused := 0
 	root := validation.NewPath("spec", "versions").Index(0).Child("schema", "openAPIV3Schema")
 	for _, name := range slices.Sorted(maps.Keys(schemas)) {
-		j, err := yaml.YAMLToJSON([]byte(schemas[name]))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var ourSchema openapi.Schema
-		if err := json.Unmarshal(j, &ourSchema); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		s, errs := structural.Compile(&ourSchema, root)
-		if len(errs) > 0 {
-			t.Fatalf("%s: structural.Compile: %v", name, errs)
-		}
-		_, errs = cel.New().Compile(s, root)
+		s, internal := parseBoth(t, name, schemas[name], root)
+		_, errs := cel.New().Compile(s, root)
 		got := ourErrors(errs)
-
-		var v1 apiextensionsv1.JSONSchemaProps
-		if err := json.Unmarshal(j, &v1); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var internal apiextensions.JSONSchemaProps
-		if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&v1, &internal, nil); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
 		crd := &apiextensions.CustomResourceDefinition{
 			ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com"},
 			Spec: apiextensions.CustomResourceDefinitionSpec{
@@ -504,7 +497,7 @@ func TestCELCompileDiff(t *testing.T) {
 				Names: apiextensions.CustomResourceDefinitionNames{Plural: "widgets", Singular: "widget", Kind: "Widget", ListKind: "WidgetList"},
 				Scope: apiextensions.NamespaceScoped,
 				Versions: []apiextensions.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
-					Schema: &apiextensions.CustomResourceValidation{OpenAPIV3Schema: &internal}}},
+					Schema: &apiextensions.CustomResourceValidation{OpenAPIV3Schema: internal}}},
 				PreserveUnknownFields: ptr.To(false),
 			},
 			Status: apiextensions.CustomResourceDefinitionStatus{StoredVersions: []string{"v1"}},

@@ -24,6 +24,7 @@ require (
 
 require (
 	github.com/apikit-dev/apikit v0.0.0
+	github.com/apikit-dev/apikit/cel v0.0.0
 	github.com/google/go-cmp v0.7.0
 	k8s.io/api v0.37.2
 	k8s.io/apiserver v0.37.2
@@ -113,7 +114,7 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
-	k8s.io/apiextensions-apiserver v0.37.2 // indirect
+	k8s.io/apiextensions-apiserver v0.37.2
 	k8s.io/component-base v0.37.2 // indirect
 	k8s.io/kms v0.37.2 // indirect
 	k8s.io/streaming v0.37.2 // indirect
@@ -126,3 +127,5 @@ replace github.com/apikit-dev/apikit => ../
 // v1.5.0, which in the workspace would also become the root module's bbolt. Keep the
 // version the root module requires, so that the tests run what apikit's users get.
 replace go.etcd.io/bbolt => go.etcd.io/bbolt v1.4.3
+
+replace github.com/apikit-dev/apikit/cel => ../cel

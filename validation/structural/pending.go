@@ -8,14 +8,6 @@ import (
 	"github.com/apikit-dev/apikit/validation"
 )
 
-type validator struct{}
-
-func newValidator(root *openapi.Schema, fldPath *validation.Path) (*validator, validation.ErrorList) {
-	return &validator{}, nil
-}
-
-func (v *validator) validate(obj map[string]any) validation.ErrorList { return nil }
-
 func checkStructural(root *openapi.Schema, fldPath *validation.Path) validation.ErrorList {
 	return nil
 }

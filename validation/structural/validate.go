@@ -1,8 +1,10 @@
 package structural
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"regexp"
@@ -132,7 +134,7 @@ func compileNode(s *openapi.Schema, fldPath *validation.Path, errs *validation.E
 	n.items = compileNode(s.Items, fldPath.Child("items"), errs)
 	if len(s.Properties) > 0 {
 		n.props = make(map[string]*node, len(s.Properties))
-		for _, name := range sortedSchemaKeys(s.Properties) {
+		for _, name := range sortedKeys(s.Properties) {
 			n.props[name] = compileNode(s.Properties[name], fldPath.Child("properties").Key(name), errs)
 			n.propNames = append(n.propNames, name)
 		}
@@ -167,15 +169,6 @@ func compileNodes(ss []*openapi.Schema, fldPath *validation.Path, errs *validati
 		out = append(out, compileNode(s, fldPath.Index(i), errs))
 	}
 	return out
-}
-
-func sortedSchemaKeys(m map[string]*openapi.Schema) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func mapValues(m map[string]*node) []*node {
@@ -636,32 +629,10 @@ func (n *node) checkNumber(data any, p *vpath, out []schemaError) []schemaError 
 		}
 	}
 	if n.minimum != nil {
-		bound := *n.minimum
-		if msg := n.rangeError(bound, "Minimum boundary", p); msg != "" {
-			out = append(out, composite(msg))
-			out = appendErr(out, minimumFloat(p, fv, bound, n.exclMin))
-		} else if isInt {
-			m := int64(bound)
-			if (!n.exclMin && iv < m) || (n.exclMin && iv <= m) {
-				out = append(out, boundError(codeMinimum, p, iv, m, n.exclMin))
-			}
-		} else {
-			out = appendErr(out, minimumFloat(p, fv, bound, n.exclMin))
-		}
+		out = n.checkBound(out, p, data, *n.minimum, n.exclMin, codeMinimum)
 	}
 	if n.maximum != nil {
-		bound := *n.maximum
-		if msg := n.rangeError(bound, "Maximum boundary", p); msg != "" {
-			out = append(out, composite(msg))
-			out = appendErr(out, maximumFloat(p, fv, bound, n.exclMax))
-		} else if isInt {
-			m := int64(bound)
-			if (!n.exclMax && iv > m) || (n.exclMax && iv >= m) {
-				out = append(out, boundError(codeMaximum, p, iv, m, n.exclMax))
-			}
-		} else {
-			out = appendErr(out, maximumFloat(p, fv, bound, n.exclMax))
-		}
+		out = n.checkBound(out, p, data, *n.maximum, n.exclMax, codeMaximum)
 	}
 	return out
 }
@@ -739,20 +710,37 @@ func mustBePositive(p *vpath, factor any) *schemaError {
 		msg: "factor MultipleOf declared for " + name + " must be positive: " + fmt.Sprint(factor)}
 }
 
-func minimumFloat(p *vpath, v, bound float64, exclusive bool) *schemaError {
-	if (!exclusive && v < bound) || (exclusive && v <= bound) {
-		e := boundError(codeMinimum, p, v, bound, exclusive)
-		return &e
+// checkBound checks a minimum (code codeMinimum) or a maximum (codeMaximum). A bound
+// that does not fit the schema's type is reported and compared as a float; otherwise
+// an integer value is compared with the bound truncated to an integer.
+func (n *node) checkBound(out []schemaError, p *vpath, data any, bound float64, exclusive bool, code errCode) []schemaError {
+	prefix := "Maximum boundary"
+	if code == codeMinimum {
+		prefix = "Minimum boundary"
 	}
-	return nil
+	iv, isInt := asInt64(data)
+	if msg := n.rangeError(bound, prefix, p); msg != "" {
+		out = append(out, composite(msg))
+		isInt = false
+	}
+	if isInt {
+		if m := int64(bound); beyond(code, cmp.Compare(iv, m), exclusive) {
+			out = append(out, boundError(code, p, iv, m, exclusive))
+		}
+		return out
+	}
+	if fv := asFloat64(data); beyond(code, cmp.Compare(fv, bound), exclusive) {
+		out = append(out, boundError(code, p, fv, bound, exclusive))
+	}
+	return out
 }
 
-func maximumFloat(p *vpath, v, bound float64, exclusive bool) *schemaError {
-	if (!exclusive && v > bound) || (exclusive && v >= bound) {
-		e := boundError(codeMaximum, p, v, bound, exclusive)
-		return &e
+// beyond reports whether a value that compares c to a bound violates it.
+func beyond(code errCode, c int, exclusive bool) bool {
+	if code == codeMinimum {
+		c = -c
 	}
-	return nil
+	return c > 0 || (exclusive && c == 0)
 }
 
 func boundError(code errCode, p *vpath, value, bound any, exclusive bool) schemaError {
@@ -781,17 +769,7 @@ func (n *node) checkArray(arr []any, p *vpath, out []schemaError) ([]schemaError
 			count += c
 		}
 	}
-	size := int64(len(arr))
-	if n.minItems != nil && size < *n.minItems {
-		name := p.String()
-		out = append(out, schemaError{code: codeMinItems, name: name, value: size,
-			msg: name + in + "should have at least " + strconv.FormatInt(*n.minItems, 10) + " items"})
-	}
-	if n.maxItems != nil && size > *n.maxItems {
-		name := p.String()
-		out = append(out, schemaError{code: codeMaxItems, name: name, value: size, max: *n.maxItems,
-			msg: name + in + "should have at most " + strconv.FormatInt(*n.maxItems, 10) + " items"})
-	}
+	out = appendSizeErrors(out, p, int64(len(arr)), n.minItems, n.maxItems, codeMinItems, codeMaxItems, " items")
 	if n.uniqueItems && hasDuplicate(arr) {
 		name := p.String()
 		out = append(out, schemaError{code: codeUnique, name: name, msg: name + in + "shouldn't contain duplicates"})
@@ -866,17 +844,7 @@ func enumContains(enum []any, data any) bool {
 // properties and properties, then reports missing required properties.
 func (n *node) checkObject(obj map[string]any, p *vpath, out []schemaError) ([]schemaError, int) {
 	count := 0
-	size := int64(len(obj))
-	if n.minProps != nil && size < *n.minProps {
-		name := p.String()
-		out = append(out, schemaError{code: codeTooFewProperties, name: name, value: size,
-			msg: name + in + "should have at least " + strconv.FormatInt(*n.minProps, 10) + " properties"})
-	}
-	if n.maxProps != nil && size > *n.maxProps {
-		name := p.String()
-		out = append(out, schemaError{code: codeTooManyProperties, name: name, value: size, max: *n.maxProps,
-			msg: name + in + "should have at most " + strconv.FormatInt(*n.maxProps, 10) + " properties"})
-	}
+	out = appendSizeErrors(out, p, int64(len(obj)), n.minProps, n.maxProps, codeTooFewProperties, codeTooManyProperties, " properties")
 	if n.additional != nil {
 		for _, k := range sortedKeys(obj) {
 			if _, known := n.props[k]; known {
@@ -905,11 +873,22 @@ func (n *node) checkObject(obj map[string]any, p *vpath, out []schemaError) ([]s
 	return out, count
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// appendSizeErrors checks the size of an array (minItems, maxItems) or an object
+// (minProperties, maxProperties); unit names what is counted in the message.
+func appendSizeErrors(out []schemaError, p *vpath, size int64, least, most *int64, tooFew, tooMany errCode, unit string) []schemaError {
+	if least != nil && size < *least {
+		name := p.String()
+		out = append(out, schemaError{code: tooFew, name: name, value: size,
+			msg: name + in + "should have at least " + strconv.FormatInt(*least, 10) + unit})
 	}
-	slices.Sort(keys)
-	return keys
+	if most != nil && size > *most {
+		name := p.String()
+		out = append(out, schemaError{code: tooMany, name: name, value: size, max: *most,
+			msg: name + in + "should have at most " + strconv.FormatInt(*most, 10) + unit})
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
 }

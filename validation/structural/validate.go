@@ -890,5 +890,7 @@ func appendSizeErrors(out []schemaError, p *vpath, size int64, least, most *int6
 }
 
 func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
+	keys := slices.AppendSeq(make([]string, 0, len(m)), maps.Keys(m))
+	slices.Sort(keys)
+	return keys
 }

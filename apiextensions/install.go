@@ -59,7 +59,7 @@ func Install(s *scheme.Scheme, crd *CustomResourceDefinition, opts InstallOption
 		return fmt.Errorf("apiextensions: %w", errs.ToStatus(gk, crd.Name))
 	}
 	if opts.Rules != nil {
-		if errs := compileRules(crd, opts.Rules); len(errs) > 0 {
+		if errs := ValidateRules(crd, opts.Rules); len(errs) > 0 {
 			return fmt.Errorf("apiextensions: %w", errs.ToStatus(gk, crd.Name))
 		}
 	}
@@ -182,9 +182,10 @@ func printerColumns(cols []CustomResourceColumnDefinition) []scheme.PrinterColum
 	return out
 }
 
-// compileRules compiles the CEL rules of every version's schema, with the field paths
+// ValidateRules compiles the CEL rules of every version's schema with rules, as
+// kube-apiserver does when a CRD is created or updated, with the field paths
 // Validate uses for that schema.
-func compileRules(crd *CustomResourceDefinition, rules structural.RuleCompiler) validation.ErrorList {
+func ValidateRules(crd *CustomResourceDefinition, rules structural.RuleCompiler) validation.ErrorList {
 	h := hoist(&crd.Spec)
 	var errs validation.ErrorList
 	compile := func(v *CustomResourceValidation, p *validation.Path) {

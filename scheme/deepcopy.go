@@ -490,8 +490,10 @@ type sliceHeader struct {
 
 // typeWord returns the type word of interfaces holding a t.
 func typeWord(t reflect.Type) unsafe.Pointer {
-	x := reflect.Zero(t).Interface()
-	return (*eface)(unsafe.Pointer(&x)).typ
+	// A reflect.Type holds the runtime's type descriptor (*rtype) as its data word. The
+	// type word of a zero value boxed in an interface would not do: for an interface
+	// type t the box is nil.
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1]
 }
 
 // emptyBacking is where copies of empty, non-nil slices point: not nil, and no element

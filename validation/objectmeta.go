@@ -168,7 +168,10 @@ func validateStandardFinalizerName(name string, p *Path) *Error {
 		return nil
 	}
 	switch name {
-	case FinalizerKubernetes, FinalizerOrphanDependents, FinalizerDeleteDependents:
+	case FinalizerKubernetes, FinalizerOrphanDependents, FinalizerDeleteDependents,
+		// kube-apiserver's own finalizer of CustomResourceDefinitions, which are
+		// validated by apimachinery's rules (a qualified name) rather than core's.
+		"customresourcecleanup.apiextensions.k8s.io":
 		return nil
 	}
 	return Invalid(p, name, "name is neither a standard finalizer name nor is it fully qualified")

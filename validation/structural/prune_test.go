@@ -39,8 +39,8 @@ func mustCompile(t testing.TB, s string) *Schema {
 	return c
 }
 
-// cronTabSchema is the CronTab of the Kubernetes documentation's CRD examples.
-const cronTabSchema = `{"type": "object", "properties": {"spec": {"type": "object", "properties": {
+// cronTabPruneSchema is the CronTab of the Kubernetes documentation's CRD examples.
+const cronTabPruneSchema = `{"type": "object", "properties": {"spec": {"type": "object", "properties": {
   "cronSpec": {"type": "string"}, "image": {"type": "string"}, "replicas": {"type": "integer"}}}}}`
 
 func TestPrune(t *testing.T) {
@@ -49,13 +49,13 @@ func TestPrune(t *testing.T) {
 		unknown                 []string
 	}{{
 		name:    "UnknownSpecFieldIsPrunedAndReported",
-		schema:  cronTabSchema,
+		schema:  cronTabPruneSchema,
 		obj:     `{"apiVersion": "stable.example.com/v1", "kind": "CronTab", "metadata": {"name": "x", "bogus": 1}, "spec": {"cronSpec": "* * * * */5", "image": "my-awesome-cron-image", "someRandomField": 42}}`,
 		want:    `{"apiVersion": "stable.example.com/v1", "kind": "CronTab", "metadata": {"name": "x", "bogus": 1}, "spec": {"cronSpec": "* * * * */5", "image": "my-awesome-cron-image"}}`,
 		unknown: []string{"spec.someRandomField"},
 	}, {
 		name:    "UnknownRootFieldsAreSortedPaths",
-		schema:  cronTabSchema,
+		schema:  cronTabPruneSchema,
 		obj:     `{"zeta": 1, "alpha": {"x": 1}, "spec": {"b": [1], "a": null}}`,
 		want:    `{"spec": {}}`,
 		unknown: []string{"alpha", "spec.a", "spec.b", "zeta"},

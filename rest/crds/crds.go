@@ -1,0 +1,624 @@
+// Package crds serves CustomResourceDefinitions through the API, as kube-apiserver's
+// apiextensions-apiserver does: the customresourcedefinitions resource of
+// apiextensions.k8s.io/v1 is stored like any other resource, and creating, changing or
+// deleting a CRD installs, changes or removes the resource it defines while the server
+// runs, with discovery and the OpenAPI documents following.
+//
+// A [Handler] watches the CRDs in storage. On every change of their specs it installs
+// the current set into a copy of the host's scheme (scheme.Scheme.Clone), builds a
+// rest.Handler and its discovery for it, and swaps it in for new requests; requests in
+// flight, watches included, finish on the handler they started on. It then writes each
+// CRD's status as kube-apiserver does: the conditions NamesAccepted and Established
+// (what `kubectl wait --for condition=established` waits for), acceptedNames and
+// storedVersions. Deleting a CRD deletes its objects first (the customresourcecleanup
+// finalizer), honouring their own finalizers.
+package crds
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/apikit-dev/apikit/apiextensions"
+	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/rest/discovery"
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/validation"
+	"github.com/apikit-dev/apikit/watch"
+)
+
+// CleanupFinalizer keeps a deleted CRD until its objects are gone, as kube-apiserver's
+// customresourcecleanup finalizer does.
+const CleanupFinalizer = "customresourcecleanup.apiextensions.k8s.io"
+
+// retryInterval is how soon the CRDs are looked at again while a deleted CRD's objects
+// still have finalizers, or after a reconciliation failed.
+const retryInterval = time.Second
+
+// Options configure a Handler. Scheme and Storage are required.
+type Options struct {
+	// Scheme holds the host's own kinds. It is not modified: each set of CRDs is
+	// installed into a copy of it, together with the CustomResourceDefinition kind.
+	Scheme *scheme.Scheme
+	// Storage keeps the CRDs and the objects of every resource.
+	Storage storage.Interface
+	// REST is the template of the rest.Options of every handler built: authentication,
+	// authorization, admission, the strategies of the host's resources, Rules (CEL) and
+	// the rest. Its Scheme, Storage and Discovery are set by the Handler, and the
+	// strategy of customresourcedefinitions is the Handler's own.
+	REST rest.Options
+	// Discovery are the options of the discovery handler built with each rest.Handler.
+	Discovery discovery.Options
+	// Install are the options every CRD is installed with (the conversion hook of CRDs
+	// with a Webhook strategy).
+	Install apiextensions.InstallOptions
+}
+
+// Handler is an http.Handler that serves the host's kinds, the
+// customresourcedefinitions resource and every resource the stored CRDs define.
+type Handler struct {
+	opts    Options
+	store   storage.Interface
+	log     *slog.Logger
+	current atomic.Pointer[served]
+
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu      sync.Mutex
+	waiters []chan struct{} // closed when the reconciliation after they were added ends
+}
+
+// served is one generation of the handler: the rest.Handlers of one set of CRDs.
+type served struct {
+	// public serves clients, with the host's authentication and authorization.
+	public http.Handler
+	// internal is the same without authentication and authorization, for Apply.
+	internal http.Handler
+	// installed names each installed CRD by uid and generation: a change of a spec, or
+	// a CRD coming or going, needs a new handler; a change of status does not.
+	installed string
+	// names are the CRDs installed or tried, and failed holds the install error of
+	// each that could not be served, by name.
+	names  []string
+	failed map[string]string
+}
+
+// New builds the handler for the CRDs in opts.Storage and follows them until Close.
+func New(opts Options) (*Handler, error) {
+	if opts.Scheme == nil || opts.Storage == nil {
+		return nil, errors.New("crds: Options.Scheme and Options.Storage are required")
+	}
+	h := &Handler{opts: opts, store: opts.Storage, log: opts.REST.Logger, done: make(chan struct{})}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel = cancel
+	rv, _, err := h.reconcile(ctx)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	go h.run(ctx, rv)
+	return h, nil
+}
+
+// ServeHTTP serves a request with the handler of the latest set of CRDs.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.current.Load().public.ServeHTTP(w, r)
+}
+
+// Close stops following the CRDs; the last handler keeps serving requests.
+func (h *Handler) Close() error {
+	h.cancel()
+	<-h.done
+	return nil
+}
+
+// Apply creates each CRD, or replaces the spec, labels and annotations of the stored one
+// of its name, through the API's own validation, and waits until every one is
+// established or ctx ends: how a server installs the CRD manifests it starts with.
+func (h *Handler) Apply(ctx context.Context, crds ...*apiextensions.CustomResourceDefinition) error {
+	for _, crd := range crds {
+		if err := h.apply(ctx, crd); err != nil {
+			return err
+		}
+	}
+	for {
+		wait := h.nextReconcile()
+		pending, err := h.notEstablished(ctx, crds)
+		if err != nil || pending == "" {
+			return err
+		}
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return fmt.Errorf("crds: waiting for %s to be established: %w", pending, ctx.Err())
+		}
+	}
+}
+
+// notEstablished returns the name of a CRD of crds that is not established at its
+// current generation yet, or an error when one cannot be served.
+func (h *Handler) notEstablished(ctx context.Context, crds []*apiextensions.CustomResourceDefinition) (string, error) {
+	for _, crd := range crds {
+		obj, err := h.store.Get(ctx, storage.Key(apiextensions.Resource, "", crd.Name), storage.GetOptions{})
+		if err != nil {
+			return "", fmt.Errorf("crds: reading %s: %w", crd.Name, err)
+		}
+		got := obj.(*apiextensions.CustomResourceDefinition)
+		if c := got.Condition(apiextensions.NamesAccepted); c != nil && c.Status == apiextensions.ConditionFalse && c.ObservedGeneration >= got.Generation {
+			return "", fmt.Errorf("crds: %s is not served: %s", crd.Name, c.Message)
+		}
+		if c := got.Condition(apiextensions.Established); c == nil || c.Status != apiextensions.ConditionTrue || got.Status.ObservedGeneration < got.Generation {
+			return crd.Name, nil
+		}
+	}
+	return "", nil
+}
+
+// apply stores one CRD through the internal handler: POST, or PUT over the stored one.
+func (h *Handler) apply(ctx context.Context, crd *apiextensions.CustomResourceDefinition) error {
+	path := "/apis/" + apiextensions.GroupVersion.String() + "/" + apiextensions.Resource.Resource
+	for attempt := 0; ; attempt++ {
+		obj, err := h.store.Get(ctx, storage.Key(apiextensions.Resource, "", crd.Name), storage.GetOptions{})
+		method, url, body := http.MethodPost, path, crd.DeepCopy()
+		switch {
+		case errors.Is(err, storage.ErrNotFound):
+			body.ResourceVersion = ""
+		case err != nil:
+			return fmt.Errorf("crds: reading %s: %w", crd.Name, err)
+		default:
+			stored := obj.(*apiextensions.CustomResourceDefinition)
+			next := stored.DeepCopy()
+			next.Spec, next.Labels, next.Annotations = body.Spec, body.Labels, body.Annotations
+			method, url, body = http.MethodPut, path+"/"+crd.Name, next
+		}
+		body.APIVersion, body.Kind = apiextensions.GroupVersion.String(), "CustomResourceDefinition"
+		code, msg, err := h.do(ctx, method, url, body)
+		switch {
+		case err != nil:
+			return fmt.Errorf("crds: applying %s: %w", crd.Name, err)
+		case code < 300:
+			return nil
+		case code == http.StatusConflict && attempt < 5:
+			continue // created or changed meanwhile: read it again
+		default:
+			return fmt.Errorf("crds: applying %s: %d %s", crd.Name, code, msg)
+		}
+	}
+}
+
+// do sends one request with a JSON body to the internal handler and returns the status
+// code and, on failure, the Status message.
+func (h *Handler) do(ctx context.Context, method, url string, body any) (int, string, error) {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return 0, "", err
+	}
+	req := httptest.NewRequestWithContext(ctx, method, url, bytes.NewReader(data))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.current.Load().internal.ServeHTTP(rec, req)
+	if rec.Code < 300 {
+		return rec.Code, "", nil
+	}
+	var st scheme.Status
+	_ = json.Unmarshal(rec.Body.Bytes(), &st)
+	return rec.Code, st.Message, nil
+}
+
+// nextReconcile returns a channel closed when the next reconciliation ends.
+func (h *Handler) nextReconcile() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ch := make(chan struct{})
+	h.waiters = append(h.waiters, ch)
+	return ch
+}
+
+// wake closes the channels of nextReconcile.
+func (h *Handler) wake() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, ch := range h.waiters {
+		close(ch)
+	}
+	h.waiters = nil
+}
+
+// run follows the CRDs in storage from resourceVersion rv until ctx ends, reconciling
+// after each batch of changes, and every retryInterval while work remains.
+func (h *Handler) run(ctx context.Context, rv string) {
+	defer close(h.done)
+	for ctx.Err() == nil {
+		w, err := h.store.Watch(ctx, storage.Prefix(apiextensions.Resource, ""), storage.WatchOptions{ResourceVersion: rv, Recursive: true})
+		if err != nil {
+			// Gone or a failing store: read everything again after a pause.
+			h.log.Warn("crds: watching CRDs", "err", err)
+			if !sleep(ctx, retryInterval) {
+				return
+			}
+			rv = h.reconcileLogged(ctx, rv)
+			continue
+		}
+		rv = h.follow(ctx, w, rv)
+		w.Stop()
+	}
+}
+
+// follow reconciles after the events of one watch until it ends, and again every
+// retryInterval while a deleted CRD's objects remain; it returns the version to watch
+// from next.
+func (h *Handler) follow(ctx context.Context, w watch.Interface, rv string) string {
+	retry := time.NewTimer(retryInterval)
+	defer retry.Stop()
+	retry.Stop()
+	reconcile := func() {
+		next, remaining, err := h.reconcile(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			h.log.Error("crds: reconciling CRDs", "err", err)
+			retry.Reset(retryInterval)
+		case err == nil:
+			rv = next
+			if remaining {
+				retry.Reset(retryInterval)
+			}
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return rv
+		case <-retry.C:
+			reconcile()
+		case ev, ok := <-w.ResultChan():
+			if !ok || ev.Type == watch.Error {
+				return rv
+			}
+			// Take every event already queued, then reconcile once for all of them.
+			for drained := false; !drained; {
+				select {
+				case _, ok := <-w.ResultChan():
+					drained = !ok
+				default:
+					drained = true
+				}
+			}
+			reconcile()
+		}
+	}
+}
+
+// reconcileLogged reconciles and logs a failure; it returns the version the CRDs were
+// read at, or rv when they could not be read.
+func (h *Handler) reconcileLogged(ctx context.Context, rv string) string {
+	next, _, err := h.reconcile(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			h.log.Error("crds: reconciling CRDs", "err", err)
+		}
+		return rv
+	}
+	return next
+}
+
+// reconcile brings the served resources and the CRDs' statuses in line with the CRDs
+// in storage: it cleans up deleted CRDs, installs the others into a new handler when
+// their specs changed, and writes their status. It returns the version the CRDs were
+// read at and whether work remains (objects of a deleted CRD waiting for their
+// finalizers).
+func (h *Handler) reconcile(ctx context.Context) (string, bool, error) {
+	defer h.wake()
+	lr, err := h.store.List(ctx, storage.Prefix(apiextensions.Resource, ""), storage.ListOptions{})
+	if err != nil {
+		return "", false, err
+	}
+	var live []*apiextensions.CustomResourceDefinition
+	remaining := false
+	for _, obj := range lr.Items {
+		crd := obj.(*apiextensions.CustomResourceDefinition)
+		if crd.DeletionTimestamp == nil {
+			live = append(live, crd)
+			continue
+		}
+		done, err := h.cleanUp(ctx, crd)
+		if err != nil {
+			return "", false, err
+		}
+		remaining = remaining || !done
+	}
+	cur := h.current.Load()
+	if cur == nil || cur.installed != fingerprint(live) {
+		next, err := h.build(live, cur)
+		if err != nil {
+			return "", false, err
+		}
+		h.current.Store(next)
+		cur = next
+	}
+	for _, crd := range live {
+		if err := h.writeStatus(ctx, crd, cur.failed[crd.Name]); err != nil {
+			return "", false, err
+		}
+	}
+	return lr.ResourceVersion, remaining, nil
+}
+
+// fingerprint names a set of CRDs by uid and generation, in name order.
+func fingerprint(crds []*apiextensions.CustomResourceDefinition) string {
+	parts := make([]string, len(crds))
+	for i, crd := range crds {
+		parts[i] = fmt.Sprintf("%s/%s/%d", crd.Name, crd.UID, crd.Generation)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}
+
+// build installs crds into a copy of the host's scheme and builds its handlers. As
+// kube-apiserver keeps a name with the CRD that holds it, the CRDs served before go
+// first, then the others oldest first. A CRD that cannot be installed is left out and
+// its error kept for its status.
+func (h *Handler) build(crds []*apiextensions.CustomResourceDefinition, prev *served) (*served, error) {
+	s := h.opts.Scheme.Clone()
+	if err := apiextensions.AddToScheme(s); err != nil {
+		return nil, fmt.Errorf("crds: registering CustomResourceDefinition: %w", err)
+	}
+	ordered := slices.Clone(crds)
+	wasServed := func(crd *apiextensions.CustomResourceDefinition) bool {
+		if prev == nil {
+			return false
+		}
+		_, failed := prev.failed[crd.Name]
+		return !failed && slices.Contains(prev.names, crd.Name)
+	}
+	sort.SliceStable(ordered, func(i, j int) bool {
+		if a, b := wasServed(ordered[i]), wasServed(ordered[j]); a != b {
+			return a
+		}
+		a, b := ordered[i].CreationTimestamp.Time, ordered[j].CreationTimestamp.Time
+		if !a.Equal(b) {
+			return a.Before(b)
+		}
+		return ordered[i].Name < ordered[j].Name
+	})
+	out := &served{installed: fingerprint(crds), failed: map[string]string{}}
+	for _, crd := range crds {
+		out.names = append(out.names, crd.Name)
+	}
+	installOpts := h.opts.Install
+	if installOpts.Rules == nil {
+		installOpts.Rules = h.opts.REST.Rules
+	}
+	for _, crd := range ordered {
+		// Install into a trial copy first, so that a CRD refused halfway leaves
+		// nothing of itself in the scheme the others are served from.
+		trial := s.Clone()
+		if err := apiextensions.Install(trial, crd, installOpts); err != nil {
+			out.failed[crd.Name] = err.Error()
+			continue
+		}
+		if _, err := rest.New(rest.Options{Scheme: trial, Storage: h.store, Rules: h.opts.REST.Rules}); err != nil {
+			out.failed[crd.Name] = strings.TrimPrefix(err.Error(), "rest: ")
+			continue
+		}
+		s = trial
+	}
+	var err error
+	if out.public, err = h.newREST(s, h.opts.REST); err != nil {
+		return nil, err
+	}
+	internal := h.opts.REST
+	internal.Authenticator, internal.Authorizer = nil, nil
+	if out.internal, err = h.newREST(s, internal); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// newREST builds a rest.Handler and its discovery for scheme s from the template opts.
+func (h *Handler) newREST(s *scheme.Scheme, opts rest.Options) (http.Handler, error) {
+	disc, err := discovery.New(s, h.opts.Discovery)
+	if err != nil {
+		return nil, fmt.Errorf("crds: building discovery: %w", err)
+	}
+	strategies := make(map[scheme.GroupResource]rest.Strategy, len(opts.Strategies)+1)
+	for gr, st := range opts.Strategies {
+		strategies[gr] = st
+	}
+	strategies[apiextensions.Resource] = h.strategy()
+	opts.Scheme, opts.Storage, opts.Discovery, opts.Strategies = s, h.store, disc, strategies
+	hd, err := rest.New(opts)
+	if err != nil {
+		return nil, fmt.Errorf("crds: building the REST handler: %w", err)
+	}
+	return hd, nil
+}
+
+// strategy is how the API creates and updates CRDs, as kube-apiserver's CRD strategy:
+// defaults, the cleanup finalizer and the stored versions on create, and kube's
+// validation, CEL rules included when the server has a rule compiler.
+func (h *Handler) strategy() rest.Strategy {
+	rules := h.opts.REST.Rules
+	validateRules := func(crd *apiextensions.CustomResourceDefinition) validation.ErrorList {
+		if rules == nil {
+			return nil
+		}
+		return apiextensions.ValidateRules(crd, rules)
+	}
+	return rest.StrategyFor[*apiextensions.CustomResourceDefinition]{
+		PrepareForCreate: func(_ context.Context, crd *apiextensions.CustomResourceDefinition) {
+			apiextensions.SetDefaults(crd)
+			crd.Status = apiextensions.CustomResourceDefinitionStatus{}
+			if v := crd.StorageVersion(); v != "" {
+				crd.Status.StoredVersions = []string{v}
+			}
+			if !slices.Contains(crd.Finalizers, CleanupFinalizer) {
+				crd.Finalizers = append(crd.Finalizers, CleanupFinalizer)
+			}
+		},
+		PrepareForUpdate: func(_ context.Context, crd, _ *apiextensions.CustomResourceDefinition) {
+			apiextensions.SetDefaults(crd)
+			if v := crd.StorageVersion(); v != "" && !slices.Contains(crd.Status.StoredVersions, v) {
+				crd.Status.StoredVersions = append(crd.Status.StoredVersions, v)
+			}
+		},
+		Validate: func(_ context.Context, crd *apiextensions.CustomResourceDefinition) validation.ErrorList {
+			errs := apiextensions.Validate(crd)
+			if len(errs) == 0 {
+				errs = validateRules(crd)
+			}
+			return errs
+		},
+		ValidateUpdate: func(_ context.Context, crd, old *apiextensions.CustomResourceDefinition) validation.ErrorList {
+			errs := apiextensions.ValidateUpdate(crd, old)
+			if len(errs) == 0 {
+				errs = validateRules(crd)
+			}
+			return errs
+		},
+	}
+}
+
+// writeStatus sets a served CRD's conditions, accepted names and observed generation
+// as kube-apiserver's establishing controllers do; failure is why the CRD could not be
+// installed ("" when it is served). Nothing is written when nothing changes.
+func (h *Handler) writeStatus(ctx context.Context, crd *apiextensions.CustomResourceDefinition, failure string) error {
+	key := storage.Key(apiextensions.Resource, "", crd.Name)
+	_, err := h.store.GuaranteedUpdate(ctx, key, storage.UpdateOptions{Preconditions: &storage.Preconditions{UID: &crd.UID}}, func(cur scheme.Object) (scheme.Object, error) {
+		next := cur.(*apiextensions.CustomResourceDefinition)
+		next.ResourceVersion = ""
+		if next.DeletionTimestamp != nil {
+			return next, nil
+		}
+		if failure == "" {
+			setCondition(next, apiextensions.NamesAccepted, apiextensions.ConditionTrue, "NoConflicts", "no conflicts found")
+			setCondition(next, apiextensions.Established, apiextensions.ConditionTrue, "InitialNamesAccepted", "the initial names have been accepted")
+			next.Status.AcceptedNames = next.Spec.Names
+		} else {
+			setCondition(next, apiextensions.NamesAccepted, apiextensions.ConditionFalse, "InstallFailed", failure)
+			setCondition(next, apiextensions.Established, apiextensions.ConditionFalse, "NotAccepted", "not all names are accepted")
+		}
+		next.Status.ObservedGeneration = next.Generation
+		return next, nil
+	})
+	if errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrConflict) {
+		return nil // deleted or replaced meanwhile: the next reconciliation sees it
+	}
+	return err
+}
+
+// setCondition sets a condition of a CRD, keeping its lastTransitionTime unless its
+// status changes.
+func setCondition(crd *apiextensions.CustomResourceDefinition, t apiextensions.CustomResourceDefinitionConditionType, status apiextensions.ConditionStatus, reason, message string) {
+	c := crd.Condition(t)
+	if c == nil {
+		crd.Status.Conditions = append(crd.Status.Conditions, apiextensions.CustomResourceDefinitionCondition{Type: t})
+		c = &crd.Status.Conditions[len(crd.Status.Conditions)-1]
+	}
+	if c.Status != status {
+		c.Status, c.LastTransitionTime = status, scheme.Now()
+	}
+	c.Reason, c.Message, c.ObservedGeneration = reason, message, crd.Generation
+}
+
+// cleanUp deletes the objects of a deleted CRD, then its cleanup finalizer, and the CRD
+// itself when no other finalizer remains. Objects with finalizers get a
+// deletionTimestamp and are waited for. It reports whether the CRD is done with.
+func (h *Handler) cleanUp(ctx context.Context, crd *apiextensions.CustomResourceDefinition) (bool, error) {
+	if !slices.Contains(crd.Finalizers, CleanupFinalizer) {
+		return true, nil
+	}
+	gr := scheme.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}
+	lr, err := h.store.List(ctx, storage.Prefix(gr, ""), storage.ListOptions{})
+	if err != nil {
+		return false, err
+	}
+	for _, obj := range lr.Items {
+		key := storage.Key(gr, obj.GetNamespace(), obj.GetName())
+		if len(obj.GetFinalizers()) == 0 {
+			if _, err := h.store.Delete(ctx, key, storage.DeleteOptions{}); err != nil && !errors.Is(err, storage.ErrNotFound) {
+				return false, err
+			}
+			continue
+		}
+		if obj.GetDeletionTimestamp() == nil {
+			_, err := h.store.GuaranteedUpdate(ctx, key, storage.UpdateOptions{}, func(cur scheme.Object) (scheme.Object, error) {
+				now := scheme.Now()
+				cur.SetDeletionTimestamp(&now)
+				cur.SetResourceVersion("")
+				return cur, nil
+			})
+			if err != nil && !errors.Is(err, storage.ErrNotFound) {
+				return false, err
+			}
+		}
+	}
+	if n, err := h.store.Count(ctx, storage.Prefix(gr, "")); err != nil || n > 0 {
+		if err == nil {
+			err = h.setTerminating(ctx, crd, fmt.Sprintf("CustomResource deletion is in progress: %d objects remain", n))
+		}
+		return false, err
+	}
+	key := storage.Key(apiextensions.Resource, "", crd.Name)
+	stored, err := h.store.GuaranteedUpdate(ctx, key, storage.UpdateOptions{Preconditions: &storage.Preconditions{UID: &crd.UID}}, func(cur scheme.Object) (scheme.Object, error) {
+		cur.SetFinalizers(slices.DeleteFunc(cur.GetFinalizers(), func(f string) bool { return f == CleanupFinalizer }))
+		cur.SetResourceVersion("")
+		return cur, nil
+	})
+	if errors.Is(err, storage.ErrNotFound) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if len(stored.GetFinalizers()) == 0 {
+		rv := stored.GetResourceVersion()
+		_, err := h.store.Delete(ctx, key, storage.DeleteOptions{Preconditions: &storage.Preconditions{ResourceVersion: &rv}})
+		if err != nil && !errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrConflict) {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// setTerminating records on a deleted CRD that its objects are being deleted.
+func (h *Handler) setTerminating(ctx context.Context, crd *apiextensions.CustomResourceDefinition, message string) error {
+	key := storage.Key(apiextensions.Resource, "", crd.Name)
+	_, err := h.store.GuaranteedUpdate(ctx, key, storage.UpdateOptions{Preconditions: &storage.Preconditions{UID: &crd.UID}}, func(cur scheme.Object) (scheme.Object, error) {
+		next := cur.(*apiextensions.CustomResourceDefinition)
+		next.ResourceVersion = ""
+		setCondition(next, apiextensions.Terminating, apiextensions.ConditionTrue, "InstanceDeletionInProgress", message)
+		return next, nil
+	})
+	if errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrConflict) {
+		return nil
+	}
+	return err
+}
+
+// sleep waits d or until ctx ends; it reports whether ctx is still live.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

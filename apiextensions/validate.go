@@ -377,9 +377,7 @@ func validateSchema(v *CustomResourceValidation, statusEnabled bool, p *validati
 	if statusEnabled {
 		errs = append(errs, validateRootWithStatus(s, p)...)
 	}
-	if s.Nullable {
-		errs = append(errs, validation.Forbidden(p.Child("openAPIV3Schema.nullable"), "nullable cannot be true at the root"))
-	}
+	// structural.Compile reports a nullable root too.
 	_, compileErrs := structural.Compile(s, p.Child("openAPIV3Schema"))
 	return append(errs, compileErrs...)
 }

@@ -432,7 +432,7 @@ func checkRule(r rule, s *openapi.Schema, p *validation.Path) validation.ErrorLi
 		errs = append(errs, validation.Invalid(p.Child("fieldPath"), r.FieldPath, "must not contain line breaks"))
 	}
 	if r.FieldPath != "" {
-		if _, err := ruleFieldPath(r.FieldPath, s); err != nil {
+		if _, err := structural.RuleFieldPath(r.FieldPath, s); err != nil {
 			errs = append(errs, validation.Invalid(p.Child("fieldPath"), r.FieldPath, "must be a valid path"))
 		}
 	}
@@ -547,7 +547,7 @@ func compileRule(r rule, s *openapi.Schema, envs ruleEnvs, estimator *library.Co
 		}()
 	}
 	if r.FieldPath != "" {
-		if p, err := ruleFieldPath(r.FieldPath, s); err == nil && p != nil {
+		if p, err := structural.RuleFieldPath(r.FieldPath, s); err == nil && p != nil {
 			cr.fieldPath = p.String()
 		}
 	}

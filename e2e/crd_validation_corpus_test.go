@@ -66,7 +66,7 @@ func kubebuilderCRDSchema() jsonObj {
 		"storage": jsonObj{"type": "object", "properties": jsonObj{
 			"size":         jsonObj{"x-kubernetes-int-or-string": true, "pattern": `^[0-9]+(Mi|Gi)?$`},
 			"storageClass": jsonObj{"type": "string", "nullable": true},
-			"accessModes": jsonObj{"type": "array", "minItems": 1, "uniqueItems": true,
+			"accessModes": jsonObj{"type": "array", "minItems": 1,
 				"items": jsonObj{"type": "string", "enum": []any{"ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany"}}},
 		}},
 		"endpoints": jsonObj{"type": "array", "items": jsonObj{"type": "object", "properties": jsonObj{
@@ -287,9 +287,8 @@ func (g *crdSchemaGen) array(depth int) jsonObj {
 	if g.chance(0.3) {
 		s["maxItems"] = 1 + g.rng.IntN(3)
 	}
-	if s["x-kubernetes-list-type"] == nil && g.chance(0.2) {
-		s["uniqueItems"] = true
-	}
+	// No uniqueItems: a CRD's structural check refuses it (quadratic), so no served
+	// schema has it.
 	return g.common(s)
 }
 

@@ -112,31 +112,12 @@ func defaultsBelow(s *openapi.Schema, p *validation.Path, resource, insideMeta b
 	return errs
 }
 
-// defaultField is the field validateValue puts a value under, so that the validator,
-// which validates objects, sees any value.
-const defaultField = "default"
-
 // validateValue validates one value (a default: any JSON value) against the schema of
 // its node, as kube validates a default against the node's schema, with the errors'
 // fields under p.
 func validateValue(s *openapi.Schema, value any, p *validation.Path) validation.ErrorList {
-	wrapper := &openapi.Schema{Type: "object", Properties: map[string]*openapi.Schema{defaultField: s}}
-	v, errs := newValidator(wrapper, nil)
-	if len(errs) > 0 {
-		return errs
-	}
-	prefix := p.String()
-	var out validation.ErrorList
-	for _, e := range v.validate(map[string]any{defaultField: scheme.DeepCopyJSONValue(value)}) {
-		rest, ok := strings.CutPrefix(e.Field, defaultField)
-		if !ok || (rest != "" && rest[0] != '.' && rest[0] != '[') {
-			continue // the wrapper's own fields, not the value's
-		}
-		c := *e
-		c.Field = prefix + rest
-		out = append(out, &c)
-	}
-	return out
+	v := &validator{root: compileNode(s, nil, compileOptions{untypedIntOrString: true})}
+	return v.validateValue(scheme.DeepCopyJSONValue(value), p)
 }
 
 // embeddedTypeMeta finds the first apiVersion or kind of an embedded resource in x (a

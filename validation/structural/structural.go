@@ -527,8 +527,8 @@ func setAndMapItems(s *openapi.Schema, p *validation.Path) validation.ErrorList 
 var supportedRuleReasons = []string{"FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"}
 
 // ruleChecks are the checks of x-kubernetes-validations that need no CEL: a rule, a
-// one-line message, a known reason, a one-line fieldPath. (Whether fieldPath names a
-// field of the schema, and the rules themselves, are the RuleCompiler's.)
+// one-line message, a known reason, a one-line fieldPath that names a field of the
+// schema. (The rules themselves are the RuleCompiler's.)
 func ruleChecks(s *openapi.Schema, p *validation.Path) validation.ErrorList {
 	rules, _ := s.Extensions[extValidations].([]any)
 	var errs validation.ErrorList
@@ -559,6 +559,11 @@ func ruleChecks(s *openapi.Schema, p *validation.Path) validation.ErrorList {
 		}
 		if hasNewlines(fieldPath) {
 			errs = append(errs, validation.Invalid(rp.Child("fieldPath"), fieldPath, "must not contain line breaks"))
+		}
+		if fieldPath != "" {
+			if _, err := RuleFieldPath(fieldPath, s); err != nil {
+				errs = append(errs, validation.Invalid(rp.Child("fieldPath"), fieldPath, "must be a valid path"))
+			}
 		}
 	}
 	return errs

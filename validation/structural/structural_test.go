@@ -81,6 +81,7 @@ func TestCompile_StructuralChecks(t *testing.T) {
 			schema: `{"type": "object", "x-kubernetes-validations": [{"rule": " "}, {"rule": "self.a", "message": "two\nlines"}, {"rule": "self.a ||\n self.b"}, {"rule": "true", "reason": "Nope", "fieldPath": " ", "messageExpression": " "}], "properties": {"a": {"type": "boolean"}, "b": {"type": "boolean"}}}`,
 			want: []string{
 				"Invalid value|.x-kubernetes-validations[1].message|must not contain line breaks",
+				"Invalid value|.x-kubernetes-validations[3].fieldPath|must be a valid path",
 				"Invalid value|.x-kubernetes-validations[3].fieldPath|must be non-empty if specified",
 				"Required value|.x-kubernetes-validations[0].rule|rule is not specified",
 				"Required value|.x-kubernetes-validations[2].message|message must be specified if rule contains line breaks",

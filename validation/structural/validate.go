@@ -74,17 +74,19 @@ type node struct {
 }
 
 func newValidator(root *openapi.Schema, fldPath *validation.Path) (*validator, validation.ErrorList) {
-	var errs validation.ErrorList
-	n := compileNode(root, fldPath, &errs)
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	return &validator{root: n}, nil
+	return &validator{root: compileNode(root, fldPath, compileOptions{})}, nil
 }
 
-// compileNode compiles s; an invalid pattern is reported as kube-apiserver's CRD
-// validation reports it, with the path of the schema keyword under fldPath.
-func compileNode(s *openapi.Schema, fldPath *validation.Path, errs *validation.ErrorList) *node {
+// compileOptions tell how a schema's nodes are compiled.
+type compileOptions struct {
+	// untypedIntOrString leaves x-kubernetes-int-or-string without a type check (its
+	// anyOf, if any, still applies), as the schema kube validates a default value with
+	// has it; a custom resource's own validator checks "integer,string".
+	untypedIntOrString bool
+}
+
+// compileNode compiles s; an invalid pattern is left out (checkStructural refuses it).
+func compileNode(s *openapi.Schema, fldPath *validation.Path, c compileOptions) *node {
 	if s == nil {
 		return nil
 	}
@@ -109,7 +111,7 @@ func compileNode(s *openapi.Schema, fldPath *validation.Path, errs *validation.E
 		listMapKeys: s.ListMapKeys,
 	}
 	switch {
-	case s.IntOrString:
+	case s.IntOrString && !c.untypedIntOrString:
 		n.types = []string{"integer", "string"}
 	case s.Type != "":
 		n.types = []string{s.Type}
@@ -131,19 +133,19 @@ func compileNode(s *openapi.Schema, fldPath *validation.Path, errs *validation.E
 			}
 		}
 	}
-	n.items = compileNode(s.Items, fldPath.Child("items"), errs)
+	n.items = compileNode(s.Items, fldPath.Child("items"), c)
 	if len(s.Properties) > 0 {
 		n.props = make(map[string]*node, len(s.Properties))
 		for _, name := range sortedKeys(s.Properties) {
-			n.props[name] = compileNode(s.Properties[name], fldPath.Child("properties").Key(name), errs)
+			n.props[name] = compileNode(s.Properties[name], fldPath.Child("properties").Key(name), c)
 			n.propNames = append(n.propNames, name)
 		}
 	}
-	n.additional = compileNode(s.AdditionalProperties, fldPath.Child("additionalProperties"), errs)
-	n.anyOf = compileNodes(s.AnyOf, fldPath.Child("anyOf"), errs)
-	n.allOf = compileNodes(s.AllOf, fldPath.Child("allOf"), errs)
-	n.oneOf = compileNodes(s.OneOf, fldPath.Child("oneOf"), errs)
-	n.not = compileNode(s.Not, fldPath.Child("not"), errs)
+	n.additional = compileNode(s.AdditionalProperties, fldPath.Child("additionalProperties"), c)
+	n.anyOf = compileNodes(s.AnyOf, fldPath.Child("anyOf"), c)
+	n.allOf = compileNodes(s.AllOf, fldPath.Child("allOf"), c)
+	n.oneOf = compileNodes(s.OneOf, fldPath.Child("oneOf"), c)
+	n.not = compileNode(s.Not, fldPath.Child("not"), c)
 	if s.Pattern != "" {
 		// An invalid pattern is refused by checkStructural, as kube refuses it with the
 		// CRD; here it only goes uncompiled.
@@ -162,10 +164,10 @@ func compileNode(s *openapi.Schema, fldPath *validation.Path, errs *validation.E
 	return n
 }
 
-func compileNodes(ss []*openapi.Schema, fldPath *validation.Path, errs *validation.ErrorList) []*node {
+func compileNodes(ss []*openapi.Schema, fldPath *validation.Path, c compileOptions) []*node {
 	var out []*node
 	for i, s := range ss {
-		out = append(out, compileNode(s, fldPath.Index(i), errs))
+		out = append(out, compileNode(s, fldPath.Index(i), c))
 	}
 	return out
 }
@@ -190,6 +192,26 @@ func (v *validator) validate(obj map[string]any) validation.ErrorList {
 	}
 	if v.root.walkLists {
 		errs = append(errs, validateListsOfObject(nil, v.root, obj)...)
+	}
+	return errs
+}
+
+// validateValue validates any JSON value as the root of the schema, as kube validates a
+// default value against its node's schema, with the errors' fields under base. It
+// checks the value alone, not the embedded resources or list keys within it.
+func (v *validator) validateValue(value any, base *validation.Path) validation.ErrorList {
+	found, _ := v.root.check(value, nil, nil)
+	errs := toFieldErrors(found)
+	prefix := base.String()
+	for _, e := range errs {
+		switch {
+		case e.Field == "<nil>":
+			e.Field = prefix
+		case strings.HasPrefix(e.Field, "["):
+			e.Field = prefix + e.Field
+		default:
+			e.Field = prefix + "." + e.Field
+		}
 	}
 	return errs
 }

@@ -1,4 +1,4 @@
-package cel
+package structural
 
 import (
 	"errors"
@@ -11,13 +11,13 @@ import (
 
 var errNotAField = errors.New("does not refer to a valid field")
 
-// ruleFieldPath reads a rule's fieldPath, a JSON path of field accessors
+// RuleFieldPath reads an x-kubernetes-validations rule's fieldPath, a JSON path of field accessors
 // (".spec.replicas") and quoted subscripts ("['x.y']") that must name fields the
 // schema s declares (or keys of its maps), and returns it as a path relative to s.
 // It accepts what kube-apiserver accepts: nothing else may follow a name than '.'
 // or '[', and a subscript is a single-quoted string with the escapes \a \b \f \n \r
 // \t \v \' and \\.
-func ruleFieldPath(jsonPath string, s *openapi.Schema) (*validation.Path, error) {
+func RuleFieldPath(jsonPath string, s *openapi.Schema) (*validation.Path, error) {
 	var p *validation.Path
 	step := func(name string) error {
 		switch {

@@ -215,7 +215,12 @@ func TestCRD_AConflictingCRDIsNotServedAndSaysWhy(t *testing.T) {
 	if code, _ := s.do("POST", crdsPath, gizmoCRD); code != http.StatusCreated {
 		t.Fatal("POST CRD")
 	}
-	// Another plural for the same kind of the same group.
+	s.eventually("the first CRD Established", func() bool {
+		_, crd := s.do("GET", crdsPath+"/gizmos.tools.example.com", "")
+		return conditionStatus(crd, "Established") == "True"
+	})
+	// Another plural for the same kind of the same group: the CRD that holds the
+	// names keeps them.
 	other := strings.NewReplacer(`"name": "gizmos.tools.example.com"`, `"name": "gadgets.tools.example.com"`,
 		`"plural": "gizmos"`, `"plural": "gadgets"`, `"singular": "gizmo"`, `"singular": "gadget"`, `"shortNames": ["gz"]`, `"shortNames": ["gd"]`).Replace(gizmoCRD)
 	if code, st := s.do("POST", crdsPath, other); code != http.StatusCreated {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apikit-dev/apikit/cel"
 	"github.com/apikit-dev/apikit/examples/widgets/server"
@@ -88,6 +89,26 @@ func armsOf(obj map[string]any) []string {
 	return out
 }
 
+// waitEstablished runs kubectl wait --for condition=established on crd. A CRD that the
+// server has not reconciled yet has "conditions": null, as kube-apiserver writes a new
+// CRD's status, and kubectl wait fails on null rather than waiting (kube's establishing
+// controller is usually faster than kubectl starts): such a failure is retried, a
+// bounded number of times.
+func waitEstablished(t *testing.T, es *exampleServer, crd string) {
+	t.Helper()
+	for range 50 {
+		res := es.kubectl(t, "", "wait", "--for", "condition=established", "--timeout=30s", crd)
+		if res.ExitCode == 0 {
+			return
+		}
+		if !strings.Contains(res.Stderr, ".status.conditions accessor error: <nil>") {
+			t.Fatalf("kubectl wait: exit %d, stderr %s", res.ExitCode, res.Stderr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s has no conditions after 50 tries of kubectl wait", crd)
+}
+
 // TestKubectl_CRDLifecycle drives the example server, built with CEL enabled, through a
 // CRD's life with the real kubectl: apply the CRD, wait until established, then create,
 // list, patch, apply server-side, scale, explain and violate a rule on custom objects,
@@ -102,7 +123,7 @@ func TestKubectl_CRDLifecycle(t *testing.T) {
 	if got, want := strings.TrimSpace(res.Stdout), "customresourcedefinition.apiextensions.k8s.io/robots.fleet.example.com created"; got != want {
 		t.Fatalf("apply CRD printed %q, want %q", got, want)
 	}
-	es.mustKubectl(t, "wait", "--for", "condition=established", "--timeout=30s", crdName)
+	waitEstablished(t, es, crdName)
 
 	t.Run("create with apply and get shows the printer columns", func(t *testing.T) {
 		es.mustKubectl(t, "apply", "-f", writeTemp(t, "r1.yaml", robotYAML(ns, "r1", "T800", 3)))
@@ -213,7 +234,19 @@ func TestKubectl_CRDLifecycle(t *testing.T) {
 		if res.ExitCode == 0 || !strings.Contains(res.Stderr, "NotFound") {
 			t.Errorf("get the deleted CRD: exit %d, stderr %q; want NotFound", res.ExitCode, res.Stderr)
 		}
-		code, _, body := es.do(t, "GET", "/apis/fleet.example.com/v1/namespaces/"+ns+"/robots", nil, nil)
+		// The objects are gone before the CRD is; the resource leaves the handler when the
+		// server sees the CRD go, a moment later (as in kube-apiserver).
+		var code int
+		var body []byte
+		for range 100 {
+			if code, _, body = es.do(t, "GET", "/apis/fleet.example.com/v1/namespaces/"+ns+"/robots", nil, nil); code == 404 {
+				break
+			}
+			if !strings.Contains(string(body), `"items":[]`) {
+				t.Fatalf("robots remain after deleting their CRD: %s", body)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 		if code != 404 {
 			t.Errorf("list robots after deleting the CRD = %d %s, want 404", code, body)
 		}

@@ -46,6 +46,15 @@
 //     writes kubeconfigs and self-signed certificates, and
 //     [github.com/apikit-dev/apikit/rest/resttest] starts a whole server in-process for
 //     tests.
+//   - [github.com/apikit-dev/apikit/apiextensions]: CustomResourceDefinitions: apikit's
+//     own apiextensions.k8s.io/v1 types, loading of manifests, kube's validation of a CRD
+//     and its installation into a scheme as schema-only kinds;
+//     [github.com/apikit-dev/apikit/validation/structural] gives their structural
+//     schemas kube's semantics (validation, pruning, defaulting), and
+//     [github.com/apikit-dev/apikit/rest/crds] serves the customresourcedefinitions
+//     resource, installing CRDs while the server runs. CEL validation rules live in the
+//     module github.com/apikit-dev/apikit/cel (rest.Options.Rules = cel.New()), so that
+//     servers without CEL do not depend on cel-go.
 //
 // examples/widgets is a runnable server for an example group, toys.example.com, with
 // two versions of Widget converting through a hub; README.md drives it with kubectl.

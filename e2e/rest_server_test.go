@@ -82,6 +82,13 @@ next:
 // t.TempDir()), writes its kubeconfig into t.TempDir() and stops the server on cleanup.
 func startExampleServer(tb testing.TB, storageName string) *exampleServer {
 	tb.Helper()
+	return startExampleServerWith(tb, storageName, nil)
+}
+
+// startExampleServerWith is startExampleServer with configure, when not nil, changing
+// the server's configuration before it starts.
+func startExampleServerWith(tb testing.TB, storageName string, configure func(*server.Config)) *exampleServer {
+	tb.Helper()
 	dir := tb.TempDir()
 	cfg := server.Config{
 		Addr:           "127.0.0.1:0",
@@ -94,6 +101,9 @@ func startExampleServer(tb testing.TB, storageName string) *exampleServer {
 	}
 	if os.Getenv("E2E_SERVER_LOG") != "" {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	if configure != nil {
+		configure(&cfg)
 	}
 	srv, err := server.New(cfg)
 	if err != nil {

@@ -83,14 +83,18 @@ func (rq *request) table(obj scheme.Kinded) (scheme.Kinded, error) {
 	if v := rq.r.Header.Get("Accept"); strings.Contains(v, "v=v1beta1") && !strings.Contains(v, "v=v1;") && !strings.HasSuffix(v, "v=v1") {
 		opts.GroupVersion = scheme.GroupVersion{Group: scheme.MetaGroupVersion.Group, Version: "v1beta1"}
 	}
+	p, err := table.PrinterFor(rq.res, rq.h.scheme.IsUnstructured(rq.gvk))
+	if err != nil {
+		return nil, err
+	}
 	if list, ok := obj.(scheme.ListObject); ok && scheme.IsList(obj) {
-		return table.ForList(rq.res, list, opts)
+		return p.List(list, opts)
 	}
 	o, err := asObject(obj)
 	if err != nil {
 		return nil, err
 	}
-	return table.ForObject(rq.res, o, opts)
+	return p.Object(o, opts)
 }
 
 // toPartialMetadata reduces an object or list to PartialObjectMetadata(List).

@@ -12,6 +12,15 @@
 //	-storage NAME      bolt (durable, the default) or memory
 //	-kubeconfig FILE   where to write a kubeconfig for the server (default ./widgets.kubeconfig)
 //	-token TOKEN       bearer token clients must send (default: random, written to the kubeconfig)
+//	-crds DIR          CustomResourceDefinition manifests to serve (a directory of .yaml,
+//	                   .yml and .json files, such as kubebuilder's config/crd/bases, or one file)
+//
+// The server always serves the customresourcedefinitions resource of
+// apiextensions.k8s.io/v1, so `kubectl apply -f` of a CRD adds a resource while it runs;
+// -crds applies manifests at start and waits until they are established. This command
+// does not link CEL (cel-go is a module of its own, github.com/apikit-dev/apikit/cel), so
+// it refuses CRDs with x-kubernetes-validations rules: a program that serves them builds
+// the server with server.Config{Rules: cel.New()}, as the e2e tests do.
 //
 // Requests without the token get 401 Unauthorized. The port answers plain HTTP and, for
 // clients that start a TLS handshake, HTTPS with a self-signed certificate made at start;
@@ -31,6 +40,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/apikit-dev/apikit/apiextensions"
 	"github.com/apikit-dev/apikit/examples/widgets/server"
 )
 
@@ -63,6 +73,7 @@ func parseFlags(args []string, output io.Writer) (server.Config, error) {
 	fs.StringVar(&cfg.Storage, "storage", server.StorageBolt, "storage backend: bolt or memory")
 	fs.StringVar(&cfg.KubeconfigPath, "kubeconfig", "./widgets.kubeconfig", "`file` to write a kubeconfig for this server to (empty: none)")
 	fs.StringVar(&cfg.Token, "token", "", "bearer `token` clients must send (default: random)")
+	crdDir := fs.String("crds", "", "`directory` (or file) of CustomResourceDefinition manifests to serve; CRDs with CEL rules are refused")
 	if err := fs.Parse(args); err != nil {
 		return server.Config{}, err
 	}
@@ -78,6 +89,14 @@ func parseFlags(args []string, output io.Writer) (server.Config, error) {
 		err := fmt.Errorf("-storage must be %s or %s, not %q", server.StorageBolt, server.StorageMemory, cfg.Storage)
 		fmt.Fprintln(output, err)
 		return server.Config{}, err
+	}
+	if *crdDir != "" {
+		crds, err := apiextensions.Load(*crdDir)
+		if err != nil {
+			fmt.Fprintln(output, err)
+			return server.Config{}, err
+		}
+		cfg.CRDs = crds
 	}
 	return cfg, nil
 }

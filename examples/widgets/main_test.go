@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -104,5 +105,45 @@ func TestRun_WritesKubeconfigAndStopsWhenContextEnds(t *testing.T) {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("after run: %v", err)
 		}
+	}
+}
+
+func TestParseFlags_CRDsLoadsTheManifestsOfADirectory(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantNames  []string
+		wantOutput string
+	}{
+		{name: "the example's crds directory", args: []string{"-crds", "crds"}, wantNames: []string{"gizmos.lab.example.com"}},
+		{name: "kubebuilder's output with CEL rules loads (New refuses it)", args: []string{"-crds=../../apiextensions/testdata/crd"}, wantNames: []string{"robots.fleet.example.com"}},
+		{name: "a missing directory is refused", args: []string{"-crds", "no-such-dir"}, wantOutput: "no-such-dir"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			cfg, err := parseFlags(tt.args, &out)
+			if (err != nil) != (tt.wantOutput != "") || !strings.Contains(out.String(), tt.wantOutput) {
+				t.Fatalf("parseFlags(%q) = %v, output %q; want output %q", tt.args, err, out.String(), tt.wantOutput)
+			}
+			var names []string
+			for _, crd := range cfg.CRDs {
+				names = append(names, crd.Name)
+			}
+			if diff := cmp.Diff(tt.wantNames, names); diff != "" {
+				t.Errorf("CRDs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRun_RefusesCRDsWithCELRules(t *testing.T) {
+	cfg, err := parseFlags([]string{"-storage=memory", "-addr=127.0.0.1:0", "-kubeconfig=", "-crds=../../apiextensions/testdata/crd"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	if err := run(context.Background(), cfg); !errors.Is(err, server.ErrCELNotEnabled) {
+		t.Fatalf("run with a CEL CRD = %v, want ErrCELNotEnabled", err)
 	}
 }

@@ -11,4 +11,13 @@
 // Options add strategies, authentication, authorization, admission, another storage or
 // TLS. kubectl and client-go's clientcmd send a kubeconfig's credentials only to https
 // servers, so a test that drives them with WithToken also needs WithTLS.
+//
+// WithCRDs serves CustomResourceDefinitions (package rest/crds): the CRDs given are
+// established before NewServer returns, and the customresourcedefinitions resource is
+// served so that a test may add more. Servers without it start as before, with no
+// CRD machinery.
+//
+//	crds, _ := apiextensions.Load("config/crd/bases")
+//	srv := resttest.NewServer(t, scheme.New(), resttest.WithCRDs(crds...),
+//		resttest.WithRESTOptions(func(o *rest.Options) { o.Rules = cel.New() })) // for CEL rules
 package resttest

@@ -17,13 +17,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/apiextensions"
 	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/rest/crds"
 	"github.com/apikit-dev/apikit/rest/discovery"
 	"github.com/apikit-dev/apikit/rest/kubeconfig"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/storage/memory"
 )
+
+// ApplyTimeout bounds how long NewServer waits for the CRDs of WithCRDs to be
+// established.
+const ApplyTimeout = 30 * time.Second
 
 // ShutdownTimeout bounds how long Close waits for requests in flight (watches included,
 // which are told to end first) before it closes their connections.
@@ -53,6 +59,10 @@ type Server struct {
 	// CertificateAuthority is, with WithTLS, the PEM certificate that signs (and is) the
 	// server's certificate; nil otherwise.
 	CertificateAuthority []byte
+	// CRDs is, with WithCRDs, the handler serving the customresourcedefinitions resource
+	// and the resources of the stored CRDs (it is also Handler): CRDs.Apply installs more
+	// and waits until they are established. nil otherwise.
+	CRDs *crds.Handler
 
 	token     string
 	httpSrv   *http.Server
@@ -76,6 +86,8 @@ type config struct {
 	tls         bool
 	customAuthn bool
 	tweaks      []func(*rest.Options)
+	crdAPI      bool
+	crds        []*apiextensions.CustomResourceDefinition
 }
 
 // WithStrategy sets the strategy of one resource (see rest.Strategy).
@@ -158,6 +170,18 @@ func WithRESTOptions(f func(*rest.Options)) Option {
 	return func(c *config) { c.tweaks = append(c.tweaks, f) }
 }
 
+// WithCRDs serves the customresourcedefinitions resource of apiextensions.k8s.io/v1
+// through package rest/crds, beside the kinds of the scheme, and creates crds (none is
+// allowed) through it before NewServer returns, waiting until every one is established:
+// their resources are served from the first request, and clients may create, change and
+// delete CRDs while the server runs. A CRD that cannot be served fails NewServer with
+// the reason kube-apiserver would give. CRDs with CEL rules (x-kubernetes-validations)
+// need a rule compiler: WithRESTOptions(func(o *rest.Options) { o.Rules = cel.New() })
+// with github.com/apikit-dev/apikit/cel. Several WithCRDs add up.
+func WithCRDs(crds ...*apiextensions.CustomResourceDefinition) Option {
+	return func(c *config) { c.crdAPI, c.crds = true, append(c.crds, crds...) }
+}
+
 // NewServer starts a server for the resources of s on 127.0.0.1 and a free port, and
 // stops it on t.Cleanup. It fails t (t.Fatal) when the server cannot be built or started.
 // The server is ready for requests when NewServer returns.
@@ -188,7 +212,8 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 	}
 	defer func() {
 		if err != nil {
-			srv.closeStorage()
+			_ = srv.closeCRDs()
+			_ = srv.closeStorage()
 		}
 	}()
 	if c.token != "" && !c.customAuthn {
@@ -197,14 +222,14 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 	for _, f := range c.tweaks {
 		f(&c.restOpts)
 	}
-	disc, err := discovery.New(s, c.discOpts)
-	if err != nil {
-		return nil, fmt.Errorf("building discovery: %w", err)
+	var h http.Handler
+	if c.crdAPI {
+		h, err = srv.startCRDs(s, &c)
+	} else {
+		h, err = newREST(s, srv.Storage, &c)
 	}
-	c.restOpts.Scheme, c.restOpts.Storage, c.restOpts.Discovery = s, srv.Storage, disc
-	h, err := rest.New(c.restOpts)
 	if err != nil {
-		return nil, fmt.Errorf("building handler: %w", err)
+		return nil, err
 	}
 	srv.Handler = h
 
@@ -253,6 +278,49 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 	return srv, nil
 }
 
+// newREST builds the plain rest.Handler with its discovery.
+func newREST(s *scheme.Scheme, st storage.Interface, c *config) (http.Handler, error) {
+	disc, err := discovery.New(s, c.discOpts)
+	if err != nil {
+		return nil, fmt.Errorf("building discovery: %w", err)
+	}
+	c.restOpts.Scheme, c.restOpts.Storage, c.restOpts.Discovery = s, st, disc
+	h, err := rest.New(c.restOpts)
+	if err != nil {
+		return nil, fmt.Errorf("building handler: %w", err)
+	}
+	return h, nil
+}
+
+// startCRDs builds the handler of WithCRDs and applies its CRDs.
+func (s *Server) startCRDs(sch *scheme.Scheme, c *config) (http.Handler, error) {
+	h, err := crds.New(crds.Options{Scheme: sch, Storage: s.Storage, REST: c.restOpts, Discovery: c.discOpts})
+	if err != nil {
+		return nil, fmt.Errorf("building the CRD handler: %w", err)
+	}
+	s.CRDs = h
+	if len(c.crds) == 0 {
+		return h, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), ApplyTimeout)
+	defer cancel()
+	if err := h.Apply(ctx, c.crds...); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// closeCRDs stops the CRD handler of WithCRDs, before the storage it watches closes.
+func (s *Server) closeCRDs() error {
+	if s.CRDs == nil {
+		return nil
+	}
+	if err := s.CRDs.Close(); err != nil {
+		return fmt.Errorf("stopping the CRD handler: %w", err)
+	}
+	return nil
+}
+
 // Client returns an HTTP client for the server that sends the WithToken bearer token, if
 // any, and trusts the server's certificate with WithTLS. Its idle connections are closed
 // by Close.
@@ -277,6 +345,9 @@ func (s *Server) Close() error {
 		}
 		<-s.serveDone
 		s.client.CloseIdleConnections()
+		if err := s.closeCRDs(); err != nil {
+			errs = append(errs, err)
+		}
 		if err := s.closeStorage(); err != nil {
 			errs = append(errs, err)
 		}

@@ -12,7 +12,10 @@
 // PrinterColumns is printed as kube-apiserver prints a custom resource: Name, each
 // printer column (its JSONPath evaluated on the object's unstructured form, the cell typed
 // per column), then Age. A resource without printer columns gets kube-apiserver's default
-// table: Name and Created At. Printer.Objects, Printer.List and Printer.Object build the
+// table: Name and Created At. A schema-only kind (a CRD's; NewCustomResourcePrinter, or
+// PrinterFor with schemaOnly) gets exactly the columns kube-apiserver gives a custom
+// resource: Name and its printer columns, with no Age added (a CRD lists its own; one
+// without printer columns gets the single Age column). Printer.Objects, Printer.List and Printer.Object build the
 // Table of a list or of a single object; ForObjects, ForList and ForObject do the same
 // without keeping a Printer.
 //

@@ -3,6 +3,7 @@ package table
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,16 +25,19 @@ const ageJSONPath = ".metadata.creationTimestamp"
 // Printer turns objects of one resource into Table rows. It is built once per resource
 // (compiling the printer columns' JSONPaths) and is safe for concurrent use.
 //
-// A resource with printer columns is printed like a custom resource in kube-apiserver:
-// columns Name, then each printer column, then Age (a "date" column read from
-// .metadata.creationTimestamp, appended unless a printer column is already named Age).
+// A resource of Go types with printer columns (NewPrinter) is printed like a custom
+// resource in kube-apiserver: columns Name, then each printer column, then Age (a
+// "date" column read from .metadata.creationTimestamp, appended unless a printer
+// column is already named Age). A schema-only kind (NewCustomResourcePrinter) gets
+// exactly kube-apiserver's CRD columns: Name and its printer columns, Age only if listed.
 // Cells are typed per column: integer as int64, number as float64, boolean as bool,
 // string as the value printed like client-go's jsonpath does (objects and lists as
 // compact JSON), and date as the age of the timestamp ("5m", "3d") at Options.Now. A
 // path that finds nothing, or a value of the wrong type, gives a nil cell.
 //
-// A resource without printer columns is printed with kube-apiserver's default table
-// convertor: Name and "Created At", whose cell is the RFC 3339 creation timestamp.
+// A resource of Go types without printer columns is printed with kube-apiserver's
+// default table convertor: Name and "Created At", whose cell is the RFC 3339 creation
+// timestamp.
 type Printer struct {
 	columns []TableColumnDefinition
 	paths   []*JSONPath // one per column after Name; nil for the default table
@@ -41,22 +45,50 @@ type Printer struct {
 	defaultTable bool
 }
 
-// NewPrinter compiles the table layout of a resource. It fails if a printer column's
-// JSONPath does not parse, naming the column.
+// NewPrinter compiles the table layout of a resource of Go types. It fails if a
+// printer column's JSONPath does not parse, naming the column.
 func NewPrinter(res *scheme.Resource) (*Printer, error) {
-	name := TableColumnDefinition{Name: "Name", Type: "string", Format: "name", Description: NameDescription}
 	if len(res.PrinterColumns) == 0 {
 		return &Printer{
 			defaultTable: true,
 			columns: []TableColumnDefinition{
-				name,
+				nameColumn,
 				{Name: "Created At", Type: "date", Description: CreationTimestampDescription},
 			},
 		}, nil
 	}
-	p := &Printer{columns: []TableColumnDefinition{name}}
-	hasAge := false
-	for _, col := range res.PrinterColumns {
+	p, err := newColumnPrinter(res, res.PrinterColumns)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(res.PrinterColumns, func(c scheme.PrinterColumn) bool { return strings.EqualFold(c.Name, "Age") }) {
+		p.paths = append(p.paths, MustParseJSONPath(ageJSONPath))
+		p.columns = append(p.columns, TableColumnDefinition{Name: "Age", Type: "date", Description: CreationTimestampDescription})
+	}
+	return p, nil
+}
+
+// NewCustomResourcePrinter compiles the table layout of a schema-only kind (a custom
+// resource) exactly as kube-apiserver's CRD table convertor does: Name, then the printer
+// columns as they are, with no Age column added (a CRD's manifest lists its own), and
+// for a resource without printer columns the single Age column kube-apiserver gives a
+// CRD without additionalPrinterColumns. It fails if a printer column's JSONPath does
+// not parse, naming the column.
+func NewCustomResourcePrinter(res *scheme.Resource) (*Printer, error) {
+	cols := res.PrinterColumns
+	if len(cols) == 0 {
+		cols = []scheme.PrinterColumn{{Name: "Age", Type: "date", Description: CreationTimestampDescription, JSONPath: ageJSONPath}}
+	}
+	return newColumnPrinter(res, cols)
+}
+
+// nameColumn is the first column of every table.
+var nameColumn = TableColumnDefinition{Name: "Name", Type: "string", Format: "name", Description: NameDescription}
+
+// newColumnPrinter compiles Name followed by cols.
+func newColumnPrinter(res *scheme.Resource, cols []scheme.PrinterColumn) (*Printer, error) {
+	p := &Printer{columns: []TableColumnDefinition{nameColumn}}
+	for _, col := range cols {
 		path, err := ParseJSONPath(col.JSONPath)
 		if err != nil {
 			return nil, fmt.Errorf("printer column %q of %s: %w", col.Name, res.GroupResource(), err)
@@ -69,11 +101,6 @@ func NewPrinter(res *scheme.Resource) (*Printer, error) {
 		p.columns = append(p.columns, TableColumnDefinition{
 			Name: col.Name, Type: col.Type, Format: col.Format, Description: desc, Priority: col.Priority,
 		})
-		hasAge = hasAge || strings.EqualFold(col.Name, "Age")
-	}
-	if !hasAge {
-		p.paths = append(p.paths, MustParseJSONPath(ageJSONPath))
-		p.columns = append(p.columns, TableColumnDefinition{Name: "Age", Type: "date", Description: CreationTimestampDescription})
 	}
 	return p, nil
 }
@@ -383,4 +410,14 @@ func ForObject(res *scheme.Resource, obj scheme.Object, opts Options) (*Table, e
 		return nil, err
 	}
 	return p.Object(obj, opts)
+}
+
+// PrinterFor compiles the printer of a resource: NewCustomResourcePrinter's layout
+// when its kind is schema-only (scheme.Scheme.IsUnstructured; a CRD's), NewPrinter's
+// otherwise. A server printing many tables should keep the Printer.
+func PrinterFor(res *scheme.Resource, schemaOnly bool) (*Printer, error) {
+	if schemaOnly {
+		return NewCustomResourcePrinter(res)
+	}
+	return NewPrinter(res)
 }

@@ -1,7 +1,10 @@
 // Package server assembles the example widget API server: the toys.example.com scheme of
 // package api, strategies that validate Widgets and Warehouses, a storage backend (the
 // durable storage/bolt by default, or storage/memory), a bearer-token authenticator and
-// the rest handler with discovery. One port answers plain HTTP and HTTPS (chosen per
+// the handler of package rest/crds: the rest handler with discovery for the Go kinds,
+// the customresourcedefinitions resource, and the resources of the CRDs in storage
+// (Config.CRDs are applied at start; CEL rules need Config.Rules, see
+// github.com/apikit-dev/apikit/cel). One port answers plain HTTP and HTTPS (chosen per
 // connection by its first byte): kubectl and client-go's clientcmd send a kubeconfig's
 // token only to https servers, so the kubeconfig New writes points at TLSURL and embeds
 // the certificate made at start, while curl and tests may use the plain URL.

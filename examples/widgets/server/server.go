@@ -16,14 +16,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apikit-dev/apikit/codec"
+	"github.com/apikit-dev/apikit/apiextensions"
 	"github.com/apikit-dev/apikit/examples/widgets/api"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/discovery"
+	"github.com/apikit-dev/apikit/rest/crds"
 	"github.com/apikit-dev/apikit/rest/kubeconfig"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/storage/bolt"
 	"github.com/apikit-dev/apikit/storage/memory"
+	"github.com/apikit-dev/apikit/validation/structural"
 )
 
 // The storage backends Config.Storage names.
@@ -39,6 +40,9 @@ const DefaultAddr = "127.0.0.1:8080"
 
 // DBFile is the name of the bolt file inside Config.DataDir.
 const DBFile = "widgets.db"
+
+// ApplyTimeout bounds how long New waits for Config.CRDs to be established.
+const ApplyTimeout = 30 * time.Second
 
 // ShutdownTimeout bounds how long Close waits for requests in flight before it closes
 // their connections.
@@ -62,7 +66,22 @@ type Config struct {
 	Token string
 	// Logger receives the server's messages; nil means slog.Default().
 	Logger *slog.Logger
+	// CRDs are CustomResourceDefinitions New creates (or updates) through the API and
+	// waits for, so that their resources are served from the first request, beside the
+	// Go kinds and whatever CRDs clients create later (the -crds flag loads them with
+	// apiextensions.Load).
+	CRDs []*apiextensions.CustomResourceDefinition
+	// Rules compiles CEL validation rules (x-kubernetes-validations). The example's
+	// command leaves it nil, so that the main module does not depend on cel-go: New then
+	// refuses Config.CRDs with rules (see ErrCELNotEnabled), and the API refuses such
+	// CRDs as kube-apiserver refuses invalid ones. A program built with
+	// github.com/apikit-dev/apikit/cel sets it to cel.New().
+	Rules structural.RuleCompiler
 }
+
+// ErrCELNotEnabled is the error of New for a CRD with CEL validation rules when
+// Config.Rules is nil.
+var ErrCELNotEnabled = errors.New("has CEL validation rules (x-kubernetes-validations); serving it needs a server built with github.com/apikit-dev/apikit/cel (Config.Rules = cel.New())")
 
 // Server is the example widget API server. Create it with New, serve with Start (or
 // Serve) and stop it with Close.
@@ -72,6 +91,7 @@ type Server struct {
 	store      storage.Interface
 	closeStore func() error
 	handler    http.Handler
+	crds       *crds.Handler
 	ln         net.Listener
 	httpSrv    *http.Server
 	url        string
@@ -98,9 +118,11 @@ type Server struct {
 }
 
 // New builds the server of cfg: the scheme of package api with Strategies, the storage
-// backend, the token authenticator, the rest handler with discovery and the listener on
-// cfg.Addr; it writes the kubeconfig when cfg.KubeconfigPath is set. The server does not
-// answer requests before Start or Serve.
+// backend, the token authenticator, the handler of package rest/crds (the Go kinds, the
+// customresourcedefinitions resource and every stored CRD's resource, with discovery),
+// cfg.CRDs applied and established, and the listener on cfg.Addr; it writes the
+// kubeconfig when cfg.KubeconfigPath is set. The server does not answer requests before
+// Start or Serve.
 func New(cfg Config) (_ *Server, err error) {
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr
@@ -111,10 +133,17 @@ func New(cfg Config) (_ *Server, err error) {
 	if cfg.Token == "" {
 		cfg.Token = rand.Text()
 	}
+	if cfg.Rules == nil {
+		for _, crd := range cfg.CRDs {
+			if hasRules(crd) {
+				return nil, fmt.Errorf("widgets server: CRD %s %w", crd.Name, ErrCELNotEnabled)
+			}
+		}
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, serveDone: make(chan struct{})}
 	defer func() {
 		if err != nil {
-			err = errors.Join(err, s.closeStorage())
+			err = errors.Join(err, s.closeCRDs(), s.closeStorage())
 		}
 	}()
 
@@ -129,7 +158,7 @@ func New(cfg Config) (_ *Server, err error) {
 		}
 		path := filepath.Join(cfg.DataDir, DBFile)
 		st, err := bolt.New(path, bolt.Options{
-			Codec:  bolt.SerializerCodec(codec.NewJSON(sch)),
+			Codec:  newStorageCodec(sch),
 			Logger: cfg.Logger,
 		})
 		if err != nil {
@@ -145,22 +174,29 @@ func New(cfg Config) (_ *Server, err error) {
 		return nil, fmt.Errorf("widgets server: unknown storage %q (want %q or %q)", cfg.Storage, StorageBolt, StorageMemory)
 	}
 
-	disc, err := discovery.New(sch, discovery.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("widgets server: building discovery: %w", err)
-	}
-	h, err := rest.New(rest.Options{
-		Scheme:        sch,
-		Storage:       s.store,
-		Strategies:    Strategies(),
-		Authenticator: TokenAuthenticator{Token: cfg.Token},
-		Logger:        cfg.Logger,
-		Discovery:     disc,
+	h, err := crds.New(crds.Options{
+		Scheme:  sch,
+		Storage: s.store,
+		REST: rest.Options{
+			Strategies:    Strategies(),
+			Authenticator: TokenAuthenticator{Token: cfg.Token},
+			Logger:        cfg.Logger,
+			Rules:         cfg.Rules,
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("widgets server: building handler: %w", err)
 	}
-	s.handler = h
+	s.handler, s.crds = h, h
+	if len(cfg.CRDs) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), ApplyTimeout)
+		err := h.Apply(ctx, cfg.CRDs...)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("widgets server: %w", err)
+		}
+		s.log.Info("CRDs applied", "count", len(cfg.CRDs))
+	}
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -284,6 +320,9 @@ func (s *Server) Close() error {
 		} else {
 			_ = s.ln.Close() // Shutdown closes only listeners that Serve saw
 		}
+		if err := s.closeCRDs(); err != nil {
+			errs = append(errs, err)
+		}
 		if err := s.closeStorage(); err != nil {
 			errs = append(errs, err)
 		}
@@ -320,6 +359,20 @@ func (s *Server) closeNewConns() {
 		_ = c.Close()
 	}
 	clear(s.newConns)
+}
+
+// closeCRDs stops following the stored CRDs, which must happen before the storage
+// closes.
+func (s *Server) closeCRDs() error {
+	if s.crds == nil {
+		return nil
+	}
+	err := s.crds.Close()
+	s.crds = nil
+	if err != nil {
+		return fmt.Errorf("widgets server: stopping the CRD handler: %w", err)
+	}
+	return nil
 }
 
 func (s *Server) closeStorage() error {

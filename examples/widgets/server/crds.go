@@ -1,0 +1,81 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/apikit-dev/apikit/apiextensions"
+	"github.com/apikit-dev/apikit/codec"
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/scheme/openapi"
+	"github.com/apikit-dev/apikit/storage/bolt"
+)
+
+// celRulesExtension is the schema extension that holds CEL validation rules.
+const celRulesExtension = "x-kubernetes-validations"
+
+// hasRules reports whether any version's schema of crd has CEL validation rules.
+func hasRules(crd *apiextensions.CustomResourceDefinition) bool {
+	for _, v := range crd.Spec.Versions {
+		if v.Schema != nil && schemaHasRules(v.Schema.OpenAPIV3Schema) {
+			return true
+		}
+	}
+	return false
+}
+
+// schemaHasRules reports whether s or a schema nested in it has CEL validation rules.
+func schemaHasRules(s *openapi.Schema) bool {
+	if s == nil {
+		return false
+	}
+	if _, ok := s.Extensions[celRulesExtension]; ok {
+		return true
+	}
+	for _, p := range s.Properties {
+		if schemaHasRules(p) {
+			return true
+		}
+	}
+	for _, group := range [][]*openapi.Schema{s.AllOf, s.AnyOf, s.OneOf, {s.Items, s.AdditionalProperties, s.Not}} {
+		for _, c := range group {
+			if schemaHasRules(c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// storageCodec is the bolt codec of the example: the Go kinds of the API and
+// CustomResourceDefinitions decode into their Go types, and the objects of the
+// resources CRDs define, whose kinds the server learns only while it runs, decode as
+// unstructured objects, as the rest handler stores them.
+type storageCodec struct {
+	typed *codec.JSONSerializer
+}
+
+func newStorageCodec(s *scheme.Scheme) bolt.Codec {
+	withCRDs := s.Clone()
+	if err := apiextensions.AddToScheme(withCRDs); err != nil {
+		panic(fmt.Sprintf("widgets server: registering CustomResourceDefinition: %v", err)) // a fixed, valid registration
+	}
+	return storageCodec{typed: codec.NewJSON(withCRDs)}
+}
+
+func (c storageCodec) Encode(obj scheme.Object) ([]byte, error) {
+	return bolt.SerializerCodec(c.typed).Encode(obj)
+}
+
+func (c storageCodec) Decode(data []byte) (scheme.Object, error) {
+	obj, err := bolt.SerializerCodec(c.typed).Decode(data)
+	var nre *scheme.NotRegisteredError
+	if !errors.As(err, &nre) {
+		return obj, err
+	}
+	res, err := c.typed.Decode(data, nil, &scheme.Unstructured{})
+	if err != nil {
+		return nil, err
+	}
+	return res.Object.(*scheme.Unstructured), nil
+}

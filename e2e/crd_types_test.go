@@ -112,7 +112,7 @@ func splitDocuments(t *testing.T, data []byte) [][]byte {
 	return out
 }
 
-func canonicalJSON(t *testing.T, b []byte) any {
+func parsedJSON(t *testing.T, b []byte) any {
 	t.Helper()
 	var v any
 	if err := json.Unmarshal(b, &v); err != nil {
@@ -144,7 +144,7 @@ func TestCRDTypes_ReencodeLikeApiextensionsV1(t *testing.T) {
 			}
 			// Schemas: the same JSON document (kube writes JSONSchemaProps in struct
 			// order, apikit sorted, so compare them as values).
-			if diff := cmp.Diff(canonicalJSON(t, tj), canonicalJSON(t, oj)); diff != "" {
+			if diff := cmp.Diff(parsedJSON(t, tj), parsedJSON(t, oj)); diff != "" {
 				t.Errorf("%s[%d]: re-encoded JSON differs (-kube +apikit):\n%s", name, i, diff)
 			}
 			// Everything else: the same bytes.

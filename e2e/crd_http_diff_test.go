@@ -168,7 +168,7 @@ type kubeCRDHandler struct {
 
 // newKubeCRDHandlers builds apiextensions-apiserver's strategy for every served version
 // of the CRD manifest, as its customresource_handler does.
-func newKubeCRDHandlers(t *testing.T, manifest []byte) map[string]*kubeCRDHandler {
+func newKubeCRDHandlers(t testing.TB, manifest []byte) map[string]*kubeCRDHandler {
 	t.Helper()
 	var v1 kubev1.CustomResourceDefinition
 	if err := yaml.UnmarshalStrict(manifest, &v1); err != nil {

@@ -31,19 +31,26 @@ import (
 //
 //	go test ./e2e -run '^$' -bench CRDStartup -count 6
 
-// benchCRDs returns n copies of the testdata CRD in groups of their own.
-func benchCRDs(b testing.TB, n int) []*apiextensions.CustomResourceDefinition {
+// testdataRobots returns the testdata CRD manifest and apikit's decoding of it.
+func testdataRobots(tb testing.TB) ([]byte, *apiextensions.CustomResourceDefinition) {
+	tb.Helper()
 	data, err := os.ReadFile("../apiextensions/testdata/crd/fleet.example.com_robots.yaml")
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	loaded, err := apiextensions.Decode(data)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
+	return data, loaded[0]
+}
+
+// benchCRDs returns n copies of the testdata CRD in groups of their own.
+func benchCRDs(b testing.TB, n int) []*apiextensions.CustomResourceDefinition {
+	_, robots := testdataRobots(b)
 	out := make([]*apiextensions.CustomResourceDefinition, n)
 	for i := range out {
-		crd := loaded[0].DeepCopy()
+		crd := robots.DeepCopy()
 		crd.Spec.Group = fmt.Sprintf("fleet%d.example.com", i)
 		crd.Name = crd.Spec.Names.Plural + "." + crd.Spec.Group
 		out[i] = crd
@@ -121,15 +128,8 @@ func TestCRDStartup_APIPathServesEveryCRD(t *testing.T) {
 //
 //	go test ./e2e -run '^$' -bench CRDCEL -count 6 > out.txt; benchstat -col /impl out.txt
 func BenchmarkCRDCEL(b *testing.B) {
-	manifest, err := os.ReadFile("../apiextensions/testdata/crd/fleet.example.com_robots.yaml")
-	if err != nil {
-		b.Fatal(err)
-	}
-	loaded, err := apiextensions.Decode(manifest)
-	if err != nil {
-		b.Fatal(err)
-	}
-	compiled, errs := structural.Compile(loaded[0].Spec.Versions[0].Schema.OpenAPIV3Schema, crdSchemaPath)
+	manifest, robots := testdataRobots(b)
+	compiled, errs := structural.Compile(robots.Spec.Versions[0].Schema.OpenAPIV3Schema, crdSchemaPath)
 	if len(errs) > 0 {
 		b.Fatal(errs)
 	}

@@ -66,7 +66,7 @@ func kubebuilderCRDSchema() jsonObj {
 		"storage": jsonObj{"type": "object", "properties": jsonObj{
 			"size":         jsonObj{"x-kubernetes-int-or-string": true, "pattern": `^[0-9]+(Mi|Gi)?$`},
 			"storageClass": jsonObj{"type": "string", "nullable": true},
-			"accessModes": jsonObj{"type": "array", "minItems": 1,
+			"accessModes": jsonObj{"type": "array", "minItems": 1, "x-kubernetes-list-type": "set",
 				"items": jsonObj{"type": "string", "enum": []any{"ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany"}}},
 		}},
 		"endpoints": jsonObj{"type": "array", "items": jsonObj{"type": "object", "properties": jsonObj{

@@ -136,6 +136,7 @@ func (rq *request) schemaErrors(errs validation.ErrorList, obj *scheme.Unstructu
 			errs = appendUnique(errs, ks.status.Validate(obj.Object))
 		}
 	}
+	errs = appendUnique(errs, ks.scaleErrors(obj.Object, rq.info.Subresource != "status"))
 	if ks.rules == nil {
 		return errs
 	}

@@ -97,6 +97,10 @@ func (rq *request) decodeInto(ser codec.Serializer, data []byte, into scheme.Kin
 		for _, p := range ks.schema.Prune(u.Object) {
 			res.Issues = append(res.Issues, codec.FieldIssue{Type: codec.UnknownField, Path: p})
 		}
+		if err := ks.schema.MalformedEmbedded(u.Object); err != nil {
+			gvk := u.GroupVersionKind()
+			return nil, res.GVK, NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, gvk.Kind, err))
+		}
 	}
 	if len(res.Issues) > 0 {
 		switch fieldValidation {

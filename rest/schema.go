@@ -2,6 +2,7 @@ package rest
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -26,6 +27,76 @@ type kindSchema struct {
 	status *structural.Schema
 	// rules evaluates the schema's x-kubernetes-validations; nil when it has none.
 	rules structural.RuleValidator
+	// scale is where the kind keeps what its scale subresource exposes; nil without one.
+	// Writes check the replicas there as kube-apiserver checks a custom resource's.
+	scale *scheme.ScaleSubresource
+}
+
+// scaleErrors checks the replicas (and the label selector) the scale subresource reads
+// from obj, as kube-apiserver's custom resource validator does on every write: an
+// integer from 0 to MaxInt32 at specReplicasPath (when spec is set) and
+// statusReplicasPath, a string at labelSelectorPath, each where present. Errors point
+// at the dotted path as the CRD spells it (".spec.replicas"), with kube's messages.
+func (ks *kindSchema) scaleErrors(obj map[string]any, spec bool) validation.ErrorList {
+	if ks.scale == nil {
+		return nil
+	}
+	var errs validation.ErrorList
+	replicas := func(path string) {
+		v, found, err := nestedField(obj, path)
+		if err == nil && found {
+			if _, ok := v.(int64); !ok {
+				err = fmt.Errorf("%s accessor error: %v is of the type %T, expected int64", scaleFieldPath(path), v, v)
+			}
+		}
+		n, _ := v.(int64)
+		switch {
+		case err != nil:
+			errs = append(errs, validation.Invalid(validation.NewPath(path), int64(0), err.Error()))
+		case n < 0:
+			errs = append(errs, validation.Invalid(validation.NewPath(path), n, "should be a non-negative integer"))
+		case n > math.MaxInt32:
+			errs = append(errs, validation.Invalid(validation.NewPath(path), n, fmt.Sprintf("should be less than or equal to %v", math.MaxInt32)))
+		}
+	}
+	if spec {
+		replicas(ks.scale.SpecReplicasPath)
+	}
+	replicas(ks.scale.StatusReplicasPath)
+	if p := ks.scale.LabelSelectorPath; p != "" {
+		v, found, err := nestedField(obj, p)
+		if _, ok := v.(string); err == nil && found && !ok {
+			err = fmt.Errorf("%s accessor error: %v is of the type %T, expected string", scaleFieldPath(p), v, v)
+		}
+		if err != nil {
+			errs = append(errs, validation.Invalid(validation.NewPath(p), "", err.Error()))
+		}
+	}
+	return errs
+}
+
+// scaleFieldPath is a scale path as accessor errors spell it: with one leading period.
+func scaleFieldPath(path string) string { return "." + strings.TrimPrefix(path, ".") }
+
+// nestedField returns the value at a dotted path (".spec.replicas") of obj and whether
+// it is there (a null on the way is absence, a null at the end a value); an error when
+// a step on the way is not an object.
+func nestedField(obj map[string]any, path string) (any, bool, error) {
+	fields := strings.Split(strings.TrimPrefix(path, "."), ".")
+	var v any = obj
+	for i, f := range fields {
+		if v == nil {
+			return nil, false, nil
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false, fmt.Errorf("%s accessor error: %v is of the type %T, expected map[string]interface{}", scaleFieldPath(strings.Join(fields[:i+1], ".")), v, v)
+		}
+		if v, ok = m[f]; !ok {
+			return nil, false, nil
+		}
+	}
+	return v, true, nil
 }
 
 // coerce prunes the fields the schema does not declare and sets its defaults, in
@@ -57,6 +128,7 @@ func compileSchemas(s *scheme.Scheme, rules structural.RuleCompiler) (map[scheme
 			if err != nil {
 				return nil, fmt.Errorf("rest: the schema of %s, version %s: %w", res.GroupKind(), v, err)
 			}
+			ks.scale = res.Scale
 			out[gvk] = ks
 		}
 	}

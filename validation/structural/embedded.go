@@ -264,3 +264,62 @@ func nonUniqueItems(arr []any) []int {
 	}
 	return dups
 }
+
+// MalformedEmbedded returns the first embedded resource below the root of obj (in
+// sorted key order) whose apiVersion or kind is not a string or whose metadata does
+// not decode as ObjectMeta, nil when there is none. kube-apiserver's decoder refuses
+// such a custom resource with 400 before validating it ("<Kind> in version "v1" cannot
+// be handled as a <Kind>: <this error>"); for it Go map order picks among several.
+func (s *Schema) MalformedEmbedded(obj map[string]any) *validation.Error {
+	if !s.v.root.walkEmbedded {
+		return nil
+	}
+	return malformedEmbedded(nil, obj, s.v.root)
+}
+
+func malformedEmbedded(p *validation.Path, x any, n *node) *validation.Error {
+	if n == nil || !n.walkEmbedded {
+		return nil
+	}
+	switch x := x.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			if n.embedded && p != nil {
+				if err := malformedTypeOrMeta(p, k, x[k]); err != nil {
+					return err
+				}
+			}
+			var err *validation.Error
+			if prop, ok := n.props[k]; ok {
+				err = malformedEmbedded(p.Child(k), x[k], prop)
+			} else if n.additional != nil {
+				err = malformedEmbedded(p.Key(k), x[k], n.additional)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, v := range x {
+			if err := malformedEmbedded(p.Index(i), v, n.items); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// malformedTypeOrMeta checks one field k of an embedded resource at p.
+func malformedTypeOrMeta(p *validation.Path, k string, v any) *validation.Error {
+	switch k {
+	case "apiVersion", "kind":
+		if _, ok := v.(string); !ok {
+			return validation.Invalid(p.Child(k), v, "must be a string")
+		}
+	case "metadata":
+		if _, err := embeddedObjectMeta(v); err != nil {
+			return validation.Invalid(p.Child(k), v, err.Error())
+		}
+	}
+	return nil
+}

@@ -34,6 +34,7 @@ import (
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/discovery"
 	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/scheme/openapi"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/validation"
 	"github.com/apikit-dev/apikit/watch"
@@ -42,6 +43,13 @@ import (
 // CleanupFinalizer keeps a deleted CRD until its objects are gone, as kube-apiserver's
 // customresourcecleanup finalizer does.
 const CleanupFinalizer = "customresourcecleanup.apiextensions.k8s.io"
+
+// quietPeriod and maxBatchDelay bound how a burst of CRD changes is gathered into one
+// reconciliation: until no change came for quietPeriod, or for maxBatchDelay at most.
+const (
+	quietPeriod   = 5 * time.Millisecond
+	maxBatchDelay = 100 * time.Millisecond
+)
 
 // retryInterval is how soon the CRDs are looked at again while a deleted CRD's objects
 // still have finalizers, or after a reconciliation failed.
@@ -73,6 +81,9 @@ type Handler struct {
 	store   storage.Interface
 	log     *slog.Logger
 	current atomic.Pointer[served]
+	// internal serves the customresourcedefinitions resource alone, without
+	// authentication and authorization, for Apply.
+	internal http.Handler
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -85,8 +96,6 @@ type Handler struct {
 type served struct {
 	// public serves clients, with the host's authentication and authorization.
 	public http.Handler
-	// internal is the same without authentication and authorization, for Apply.
-	internal http.Handler
 	// installed names each installed CRD by uid and generation: a change of a spec, or
 	// a CRD coming or going, needs a new handler; a change of status does not.
 	installed string
@@ -104,6 +113,17 @@ func New(opts Options) (*Handler, error) {
 	h := &Handler{opts: opts, store: opts.Storage, log: opts.REST.Logger, done: make(chan struct{})}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
+	}
+	base := scheme.New()
+	if err := apiextensions.AddToScheme(base); err != nil {
+		return nil, fmt.Errorf("crds: registering CustomResourceDefinition: %w", err)
+	}
+	internal := opts.REST
+	internal.Authenticator, internal.Authorizer = nil, nil
+	internal.MutatingAdmission, internal.ValidatingAdmission, internal.Strategies = nil, nil, nil
+	var err error
+	if h.internal, err = h.newREST(base, internal); err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
@@ -212,7 +232,7 @@ func (h *Handler) do(ctx context.Context, method, url string, body any) (int, st
 	req := httptest.NewRequestWithContext(ctx, method, url, bytes.NewReader(data))
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
-	h.current.Load().internal.ServeHTTP(rec, req)
+	h.internal.ServeHTTP(rec, req)
 	if rec.Code < 300 {
 		return rec.Code, "", nil
 	}
@@ -290,15 +310,29 @@ func (h *Handler) follow(ctx context.Context, w watch.Interface, rv string) stri
 			if !ok || ev.Type == watch.Error {
 				return rv
 			}
-			// Take every event already queued, then reconcile once for all of them.
-			for drained := false; !drained; {
+			// Take every event that comes within quietPeriod of the last, up to
+			// maxBatchDelay, then reconcile once for all of them: a burst of CRDs (a
+			// directory applied at start) costs one rebuild, not one each.
+			deadline := time.Now().Add(maxBatchDelay)
+			quiet := time.NewTimer(quietPeriod)
+			for batching := true; batching; {
 				select {
 				case _, ok := <-w.ResultChan():
-					drained = !ok
-				default:
-					drained = true
+					if !ok {
+						batching = false
+						break
+					}
+					if time.Now().Before(deadline) {
+						quiet.Reset(quietPeriod)
+					}
+				case <-quiet.C:
+					batching = false
+				case <-ctx.Done():
+					quiet.Stop()
+					return rv
 				}
 			}
+			quiet.Stop()
 			reconcile()
 		}
 	}
@@ -374,8 +408,7 @@ func fingerprint(crds []*apiextensions.CustomResourceDefinition) string {
 // first, then the others oldest first. A CRD that cannot be installed is left out and
 // its error kept for its status.
 func (h *Handler) build(crds []*apiextensions.CustomResourceDefinition, prev *served) (*served, error) {
-	s := h.opts.Scheme.Clone()
-	if err := apiextensions.AddToScheme(s); err != nil {
+	if err := apiextensions.AddToScheme(h.opts.Scheme.Clone()); err != nil {
 		return nil, fmt.Errorf("crds: registering CustomResourceDefinition: %w", err)
 	}
 	ordered := slices.Clone(crds)
@@ -400,39 +433,100 @@ func (h *Handler) build(crds []*apiextensions.CustomResourceDefinition, prev *se
 	for _, crd := range crds {
 		out.names = append(out.names, crd.Name)
 	}
-	installOpts := h.opts.Install
-	if installOpts.Rules == nil {
-		installOpts.Rules = h.opts.REST.Rules
+	rules := h.opts.Install.Rules
+	if rules == nil {
+		rules = h.opts.REST.Rules
 	}
-	for _, crd := range ordered {
+	// The fast path installs without compiling the rules, which rest.New compiles for
+	// the whole set; the API refused CRDs whose rules do not compile when they were
+	// written. Should one have reached storage another way, the set is installed again
+	// with each CRD's rules compiled at Install, leaving out the ones that fail.
+	for _, checkRules := range []bool{false, true} {
+		installOpts := h.opts.Install
+		installOpts.Rules = nil
+		if checkRules {
+			installOpts.Rules = rules
+		}
+		installed := h.install(ordered, installOpts, rules != nil, out)
+		public, err := h.newREST(installed, h.opts.REST)
+		if err == nil {
+			out.public = public
+			return out, nil
+		}
+		if checkRules || rules == nil {
+			return nil, err
+		}
+		clear(out.failed)
+	}
+	panic("unreachable")
+}
+
+// install installs crds in order into a copy of the host's scheme with the
+// CustomResourceDefinition kind, recording in out.failed why each refused CRD is.
+func (h *Handler) install(crds []*apiextensions.CustomResourceDefinition, opts apiextensions.InstallOptions, haveRules bool, out *served) *scheme.Scheme {
+	s := h.opts.Scheme.Clone()
+	if err := apiextensions.AddToScheme(s); err != nil {
+		panic(fmt.Sprintf("crds: registering CustomResourceDefinition in a copy of the host's scheme: %v", err))
+	}
+	for _, crd := range crds {
+		if !haveRules && hasRules(crd) {
+			out.failed[crd.Name] = "its schema has x-kubernetes-validations rules and the server has no rule compiler: build it with github.com/apikit-dev/apikit/cel and set rest.Options.Rules to cel.New()"
+			continue
+		}
 		// Install into a trial copy first, so that a CRD refused halfway leaves
 		// nothing of itself in the scheme the others are served from.
 		trial := s.Clone()
-		if err := apiextensions.Install(trial, crd, installOpts); err != nil {
+		if err := apiextensions.Install(trial, crd, opts); err != nil {
 			out.failed[crd.Name] = err.Error()
-			continue
-		}
-		if _, err := rest.New(rest.Options{Scheme: trial, Storage: h.store, Rules: h.opts.REST.Rules}); err != nil {
-			out.failed[crd.Name] = strings.TrimPrefix(err.Error(), "rest: ")
 			continue
 		}
 		s = trial
 	}
-	var err error
-	if out.public, err = h.newREST(s, h.opts.REST); err != nil {
-		return nil, err
+	return s
+}
+
+// hasRules reports whether a served version's schema of crd has CEL rules.
+func hasRules(crd *apiextensions.CustomResourceDefinition) bool {
+	var walk func(s *openapi.Schema) bool
+	walk = func(s *openapi.Schema) bool {
+		if s == nil {
+			return false
+		}
+		if _, ok := s.Extensions["x-kubernetes-validations"]; ok {
+			return true
+		}
+		if walk(s.Items) || walk(s.AdditionalProperties) || walk(s.Not) {
+			return true
+		}
+		for _, c := range s.Properties {
+			if walk(c) {
+				return true
+			}
+		}
+		for _, list := range [][]*openapi.Schema{s.AllOf, s.AnyOf, s.OneOf} {
+			for _, c := range list {
+				if walk(c) {
+					return true
+				}
+			}
+		}
+		return false
 	}
-	internal := h.opts.REST
-	internal.Authenticator, internal.Authorizer = nil, nil
-	if out.internal, err = h.newREST(s, internal); err != nil {
-		return nil, err
+	for _, v := range crd.Spec.Versions {
+		if v.Served && v.Schema != nil && walk(v.Schema.OpenAPIV3Schema) {
+			return true
+		}
 	}
-	return out, nil
+	return false
 }
 
 // newREST builds a rest.Handler and its discovery for scheme s from the template opts.
 func (h *Handler) newREST(s *scheme.Scheme, opts rest.Options) (http.Handler, error) {
-	disc, err := discovery.New(s, h.opts.Discovery)
+	// The OpenAPI documents are built on the first request for them: a server whose
+	// CRDs change often would otherwise build them at every change.
+	dopts := h.opts.Discovery
+	dopts.LazyOpenAPI = true
+	disc, err := discovery.New(s, dopts)
 	if err != nil {
 		return nil, fmt.Errorf("crds: building discovery: %w", err)
 	}
@@ -463,7 +557,9 @@ func (h *Handler) strategy() rest.Strategy {
 	return rest.StrategyFor[*apiextensions.CustomResourceDefinition]{
 		PrepareForCreate: func(_ context.Context, crd *apiextensions.CustomResourceDefinition) {
 			apiextensions.SetDefaults(crd)
-			crd.Status = apiextensions.CustomResourceDefinitionStatus{}
+			// An empty list rather than null: `kubectl wait --for condition=established`
+			// fails on null conditions instead of waiting for them.
+			crd.Status = apiextensions.CustomResourceDefinitionStatus{Conditions: []apiextensions.CustomResourceDefinitionCondition{}}
 			if v := crd.StorageVersion(); v != "" {
 				crd.Status.StoredVersions = []string{v}
 			}

@@ -3,6 +3,7 @@ package crds_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,9 +12,12 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/apiextensions"
+	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/crds"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage/memory"
+	"github.com/apikit-dev/apikit/validation"
+	"github.com/apikit-dev/apikit/validation/structural"
 )
 
 // gizmoCRD is a namespaced CRD with a default, an enum, a status subresource and a
@@ -236,5 +240,103 @@ func TestCRD_AConflictingCRDIsNotServedAndSaysWhy(t *testing.T) {
 	}
 	if code, _ := s.do("GET", "/apis/tools.example.com/v1/namespaces/default/gadgets", ""); code != http.StatusNotFound {
 		t.Errorf("GET gadgets = %d, want 404", code)
+	}
+}
+
+func TestCRD_WithRulesAndNoRuleCompilerIsNotServedAndSaysHowToEnableCEL(t *testing.T) {
+	s := newServer(t)
+	withRule := strings.Replace(gizmoCRD, `"type": "object",
+        "properties": {
+          "spec"`, `"type": "object",
+        "x-kubernetes-validations": [{"rule": "self.metadata.name != 'x'"}],
+        "properties": {
+          "spec"`, 1)
+	if withRule == gizmoCRD {
+		t.Fatal("the fixture did not change")
+	}
+	if code, st := s.do("POST", crdsPath, withRule); code != http.StatusCreated {
+		t.Fatalf("POST CRD = %d %v", code, st)
+	}
+	var crd map[string]any
+	s.eventually("NamesAccepted False", func() bool {
+		_, crd = s.do("GET", crdsPath+"/gizmos.tools.example.com", "")
+		return conditionStatus(crd, "NamesAccepted") == "False"
+	})
+	if msg := fmt.Sprint(crd["status"]); !strings.Contains(msg, "github.com/apikit-dev/apikit/cel") {
+		t.Errorf("status %s does not say how to enable CEL", msg)
+	}
+	// The other CRDs are still served.
+	other := strings.NewReplacer(`"name": "gizmos.tools.example.com"`, `"name": "gadgets.tools.example.com"`,
+		`"plural": "gizmos"`, `"plural": "gadgets"`, `"singular": "gizmo"`, `"singular": "gadget"`, `"kind": "Gizmo"`, `"kind": "Gadget"`, `"shortNames": ["gz"]`, `"shortNames": ["gd"]`).Replace(gizmoCRD)
+	if code, _ := s.do("POST", crdsPath, other); code != http.StatusCreated {
+		t.Fatal("POST second CRD")
+	}
+	s.eventually("the second CRD Established", func() bool {
+		_, crd = s.do("GET", crdsPath+"/gadgets.tools.example.com", "")
+		return conditionStatus(crd, "Established") == "True"
+	})
+}
+
+// fakeRules refuses any rule that says "bad" and validates nothing.
+type fakeRules struct{}
+
+func (fakeRules) Compile(s *structural.Schema, p *validation.Path) (structural.RuleValidator, validation.ErrorList) {
+	if strings.Contains(fmt.Sprint(s.OpenAPI().Extensions), "bad") {
+		return nil, validation.ErrorList{validation.Invalid(p.Child("x-kubernetes-validations"), "bad", "does not compile")}
+	}
+	return noRules{}, nil
+}
+
+type noRules struct{}
+
+func (noRules) Validate(context.Context, map[string]any, map[string]any) validation.ErrorList {
+	return nil
+}
+
+func TestCRD_AStoredCRDWhoseRulesDoNotCompileLeavesTheOthersServed(t *testing.T) {
+	store := memory.New(memory.Options{})
+	t.Cleanup(store.Close)
+	h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{Rules: fakeRules{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	s := &server{t: t, url: srv.URL, h: h}
+
+	withRule := func(crd, rule string) string {
+		return strings.Replace(crd, `"type": "object",
+        "properties": {
+          "spec"`, `"type": "object",
+        "x-kubernetes-validations": [{"rule": "`+rule+`"}],
+        "properties": {
+          "spec"`, 1)
+	}
+	if code, st := s.do("POST", crdsPath, withRule(gizmoCRD, "bad")); code != http.StatusUnprocessableEntity {
+		t.Errorf("POST CRD with a rule that does not compile = %d %v, want 422", code, st)
+	}
+	// The same CRD written to storage directly, as by another server.
+	bad, err := apiextensions.Decode([]byte(withRule(gizmoCRD, "bad")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad[0].UID, bad[0].Generation = "uid-bad", 1
+	if _, err := store.Create(context.Background(), "/apiextensions.k8s.io/customresourcedefinitions/gizmos.tools.example.com", bad[0]); err != nil {
+		t.Fatal(err)
+	}
+	good := strings.NewReplacer(`"name": "gizmos.tools.example.com"`, `"name": "gadgets.tools.example.com"`,
+		`"plural": "gizmos"`, `"plural": "gadgets"`, `"singular": "gizmo"`, `"singular": "gadget"`, `"kind": "Gizmo"`, `"kind": "Gadget"`, `"shortNames": ["gz"]`, `"shortNames": ["gd"]`).Replace(withRule(gizmoCRD, "ok"))
+	if code, st := s.do("POST", crdsPath, good); code != http.StatusCreated {
+		t.Fatalf("POST good CRD = %d %v", code, st)
+	}
+	var crd map[string]any
+	s.eventually("the good CRD Established and the bad one not", func() bool {
+		_, crd = s.do("GET", crdsPath+"/gadgets.tools.example.com", "")
+		_, badCRD := s.do("GET", crdsPath+"/gizmos.tools.example.com", "")
+		return conditionStatus(crd, "Established") == "True" && conditionStatus(badCRD, "NamesAccepted") == "False"
+	})
+	if code, _ := s.do("GET", "/apis/tools.example.com/v1/namespaces/default/gadgets", ""); code != http.StatusOK {
+		t.Errorf("GET gadgets = %d, want 200", code)
 	}
 }

@@ -68,6 +68,10 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 		// Like kube-apiserver for a deprecated CRD version: on every verb, before anything else.
 		rq.warnings = append(rq.warnings, text)
 	}
+	if f := rq.hooks.respondToCreate; f != nil {
+		rq.serveVirtual(f)
+		return
+	}
 	item := len(info.Parts) > 1
 	allNamespaces := res.Namespaced && info.Namespace == ""
 	switch info.Verb {

@@ -42,6 +42,13 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 		h.serveImplicitNamespace(w, r, info)
 		return
 	}
+	if ok && gr == namespacesGR && !res.Namespaced && info.Namespace == info.Name {
+		// Like kube's, RequestInfo names a namespace its own namespace
+		// (/api/v1/namespaces/NAME); the resource itself is cluster-scoped.
+		cluster := *info
+		cluster.Namespace = ""
+		info = &cluster
+	}
 	gv := scheme.GroupVersion{Group: info.APIGroup, Version: info.APIVersion}
 	if !ok || info.APIVersion == scheme.InternalVersion || !h.scheme.Recognizes(gv.WithKind(res.Kind)) ||
 		(info.APIPrefix == "api") != (info.APIGroup == "") || len(info.Parts) > 3 {

@@ -13,8 +13,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/apikit-dev/apikit/apiextensions"
@@ -40,7 +40,7 @@ var discardLog = log.New(io.Discard, "", 0)
 
 // Server is a complete apikit server (rest.Handler, discovery and, unless an Option
 // supplies another, memory storage) listening on a loopback port. Its fields are set by
-// NewServer and must not be changed.
+// NewServer or Start and must not be changed.
 type Server struct {
 	// URL is the base URL of the server, "http://127.0.0.1:PORT" ("https://..." with
 	// WithTLS), without a trailing slash.
@@ -49,7 +49,8 @@ type Server struct {
 	// token of WithToken and, with WithTLS, the server's certificate as its authority;
 	// see the Kubeconfig function.
 	Kubeconfig []byte
-	// KubeconfigPath is the file holding Kubeconfig, in a directory of t.TempDir().
+	// KubeconfigPath is the file holding Kubeconfig, in a directory of t.TempDir() (with
+	// Start, a temporary directory that Close removes).
 	KubeconfigPath string
 	// Storage is the store the server serves from: a fresh storage/memory store, or the
 	// one given with WithStorage.
@@ -70,6 +71,7 @@ type Server struct {
 	cancel    context.CancelFunc
 	serveDone chan struct{}
 	ownStore  bool
+	ownDir    string // the kubeconfig's directory, made by Start; removed by Close
 
 	closeOnce sync.Once
 	closeErr  error
@@ -88,6 +90,7 @@ type config struct {
 	tweaks      []func(*rest.Options)
 	crdAPI      bool
 	crds        []*apiextensions.CustomResourceDefinition
+	addr        string
 }
 
 // WithStrategy sets the strategy of one resource (see rest.Strategy).
@@ -182,10 +185,32 @@ func WithCRDs(crds ...*apiextensions.CustomResourceDefinition) Option {
 	return func(c *config) { c.crdAPI, c.crds = true, append(c.crds, crds...) }
 }
 
+// TB is the part of testing.TB that NewServer uses. *testing.T, *testing.B and every
+// testing.TB satisfy it, and so does Ginkgo's GinkgoT(), whose FullGinkgoTInterface is
+// not a testing.TB (it lacks testing.TB's private method): a Ginkgo suite passes
+// GinkgoT() as it is.
+type TB interface {
+	Helper()
+	Cleanup(func())
+	TempDir() string
+	Fatalf(format string, args ...any)
+	Errorf(format string, args ...any)
+}
+
+// WithAddr makes the server listen on addr (host:port) instead of 127.0.0.1 and a free
+// port, for a standalone server whose clients are told the address in advance. URL and
+// the kubeconfig name 127.0.0.1 when addr's host is unspecified ("", 0.0.0.0, ::). With
+// WithTLS, the certificate is for 127.0.0.1, ::1 and localhost only. Tests leave the
+// default, which never collides.
+func WithAddr(addr string) Option {
+	return func(c *config) { c.addr = addr }
+}
+
 // NewServer starts a server for the resources of s on 127.0.0.1 and a free port, and
 // stops it on t.Cleanup. It fails t (t.Fatal) when the server cannot be built or started.
-// The server is ready for requests when NewServer returns.
-func NewServer(t testing.TB, s *scheme.Scheme, opts ...Option) *Server {
+// The server is ready for requests when NewServer returns. Code without a test (a
+// standalone server, a TestMain, Ginkgo's BeforeSuite) uses Start.
+func NewServer(t TB, s *scheme.Scheme, opts ...Option) *Server {
 	t.Helper()
 	srv, err := start(s, t.TempDir(), opts)
 	if err != nil {
@@ -197,6 +222,24 @@ func NewServer(t testing.TB, s *scheme.Scheme, opts ...Option) *Server {
 		}
 	})
 	return srv
+}
+
+// Start starts a server as NewServer does, for callers without a test: the caller calls
+// Close when done. The server writes KubeconfigPath in a temporary directory of its own,
+// which Close removes. A client-go program turns the server into a *rest.Config with
+//
+//	cfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig) // k8s.io/client-go/tools/clientcmd
+func Start(s *scheme.Scheme, opts ...Option) (*Server, error) {
+	dir, err := os.MkdirTemp("", "resttest")
+	if err != nil {
+		return nil, fmt.Errorf("resttest: making the kubeconfig directory: %w", err)
+	}
+	srv, err := start(s, dir, opts)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("resttest: %w", err), os.RemoveAll(dir))
+	}
+	srv.ownDir = dir
+	return srv, nil
 }
 
 func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
@@ -233,15 +276,20 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 	}
 	srv.Handler = h
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := c.addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listening: %w", err)
 	}
+	host := clientAddr(ln.Addr())
 	transport := &http.Transport{
 		DialContext:  (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
 		MaxIdleConns: 10,
 	}
-	srv.URL = "http://" + ln.Addr().String()
+	srv.URL = "http://" + host
 	if c.tls {
 		cert, caPEM, err := kubeconfig.SelfSignedCertificate("resttest", 24*time.Hour, "127.0.0.1", "::1", "localhost")
 		if err != nil {
@@ -251,7 +299,7 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 		pool := x509.NewCertPool()
 		pool.AddCert(cert.Leaf)
 		transport.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-		srv.URL = "https://" + ln.Addr().String()
+		srv.URL = "https://" + host
 		srv.CertificateAuthority = caPEM
 	}
 	srv.Kubeconfig = Kubeconfig(srv.URL, c.token, srv.CertificateAuthority)
@@ -276,6 +324,16 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 		_ = srv.httpSrv.Serve(ln) // returns http.ErrServerClosed after Shutdown or Close
 	}()
 	return srv, nil
+}
+
+// clientAddr is the host:port clients reach a listener at: its own, or 127.0.0.1 and its
+// port when it listens on every address.
+func clientAddr(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsUnspecified() {
+		return a.String()
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port))
 }
 
 // newREST builds the plain rest.Handler with its discovery.
@@ -331,8 +389,9 @@ func (s *Server) Token() string { return s.token }
 
 // Close stops the server: it ends long requests such as watches, shuts the HTTP server
 // down (closing connections still busy after ShutdownTimeout) and closes the storage when
-// the server created it. NewServer registers Close with t.Cleanup; calling it earlier
-// is allowed, and later calls return the first call's result.
+// the server created it (and, for Start, the kubeconfig's directory). NewServer
+// registers Close with t.Cleanup; calling it earlier is allowed, and later calls return
+// the first call's result.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		s.cancel()
@@ -350,6 +409,11 @@ func (s *Server) Close() error {
 		}
 		if err := s.closeStorage(); err != nil {
 			errs = append(errs, err)
+		}
+		if s.ownDir != "" {
+			if err := os.RemoveAll(s.ownDir); err != nil {
+				errs = append(errs, fmt.Errorf("removing the kubeconfig directory: %w", err))
+			}
 		}
 		s.closeErr = errors.Join(errs...)
 	})

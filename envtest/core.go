@@ -1,6 +1,9 @@
 package envtest
 
 import (
+	"fmt"
+
+	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
@@ -9,19 +12,12 @@ import (
 // coreKinds returns the scheme and strategies of Kubernetes' built-in kinds that a
 // controller test needs (Namespace, ConfigMap, Secret, ServiceAccount, Event, Lease,
 // SelfSubjectReview), served beside the CRDs.
-//
-// TODO(issue 13): package github.com/apikit-dev/apikit/builtin is being written in
-// parallel and is not on this branch yet. Once it is merged, this becomes:
-//
-//	s := scheme.New()
-//	if err := builtin.AddToScheme(s); err != nil {
-//		return nil, nil, fmt.Errorf("envtest: %w", err)
-//	}
-//	return s, builtin.Strategies(), nil
-//
-// Until then the server serves the CRDs alone, with namespaces implicit.
 func coreKinds() (*scheme.Scheme, map[scheme.GroupResource]rest.Strategy, error) {
-	return scheme.New(), nil, nil
+	s := scheme.New()
+	if err := builtin.AddToScheme(s); err != nil {
+		return nil, nil, fmt.Errorf("envtest: %w", err)
+	}
+	return s, builtin.Strategies(), nil
 }
 
 // startControllers starts what kube-controller-manager would run beside the server

@@ -41,6 +41,7 @@ import (
 	"syscall"
 
 	"github.com/apikit-dev/apikit/apiextensions"
+	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -121,7 +122,11 @@ func start(f flags) (*resttest.Server, error) {
 		}
 		token = hex.EncodeToString(b)
 	}
-	srv, err := resttest.Start(coreScheme(), resttest.WithAddr(f.addr), resttest.WithTLS(), resttest.WithToken(token), resttest.WithCRDs(crds...))
+	s, err := coreScheme()
+	if err != nil {
+		return nil, err
+	}
+	srv, err := resttest.Start(s, resttest.WithStrategies(builtin.Strategies()), resttest.WithAddr(f.addr), resttest.WithTLS(), resttest.WithToken(token), resttest.WithCRDs(crds...))
 	if err != nil {
 		return nil, err
 	}
@@ -131,12 +136,12 @@ func start(f flags) (*resttest.Server, error) {
 	return srv, nil
 }
 
-// coreScheme returns the scheme of the kinds served beside the CRDs.
-//
-// TODO(issue 13): once package github.com/apikit-dev/apikit/builtin is merged, this adds
-// Kubernetes' core kinds (builtin.AddToScheme) and start passes their strategies
-// (resttest.WithStrategies(builtin.Strategies())), and the namespace and garbage
-// collection controllers of package controllers run beside the server.
-func coreScheme() *scheme.Scheme {
-	return scheme.New()
+// coreScheme returns the scheme of the kinds served beside the CRDs: Kubernetes' core
+// kinds (package builtin).
+func coreScheme() (*scheme.Scheme, error) {
+	s := scheme.New()
+	if err := builtin.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	return s, nil
 }

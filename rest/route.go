@@ -50,7 +50,7 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 	}
 	if res.Namespaced && info.Namespace == "" && info.Name != "" && info.Verb != "list" && info.Verb != "watch" ||
 		res.Namespaced && info.Namespace == "" && len(info.Parts) > 1 ||
-		!res.Namespaced && info.Namespace != "" {
+		!res.Namespaced && info.Namespace != "" && gr != namespacesGR {
 		h.writeStatus(w, r, errPathNotFound())
 		return
 	}
@@ -140,4 +140,10 @@ type request struct {
 }
 
 // key is the storage key of the object the request names.
-func (rq *request) key(name string) string { return storage.Key(rq.gr, rq.info.Namespace, name) }
+func (rq *request) key(name string) string {
+	if !rq.res.Namespaced {
+		// A request on a Namespace names it as its namespace too, as in kube-apiserver.
+		return storage.Key(rq.gr, "", name)
+	}
+	return storage.Key(rq.gr, rq.info.Namespace, name)
+}

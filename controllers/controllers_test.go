@@ -154,10 +154,12 @@ func (e *env) deleteWith(plural, ns, name, policy string) {
 
 func (e *env) removeFinalizers(plural, ns, name string) {
 	e.t.Helper()
-	code, out := e.do("PATCH", path(plural, ns, name), nil)
-	_ = code
-	_ = out
-	req := httptest.NewRequest("PATCH", path(plural, ns, name), strings.NewReader(`{"metadata":{"finalizers":null}}`))
+	e.patch(plural, ns, name, `{"metadata":{"finalizers":null}}`)
+}
+
+func (e *env) patch(plural, ns, name, mergePatch string) {
+	e.t.Helper()
+	req := httptest.NewRequest("PATCH", path(plural, ns, name), strings.NewReader(mergePatch))
 	req.Header.Set("Content-Type", "application/merge-patch+json")
 	rec := httptest.NewRecorder()
 	e.h.ServeHTTP(rec, req)
@@ -272,15 +274,7 @@ func TestGarbageCollector_Owners(t *testing.T) {
 		e := newEnv(t)
 		a := e.create("deployments", "default", "a", nil)
 		b := e.create("replicasets", "default", "b", nil, ref{a, true})
-		code, out := e.do("PATCH", path("deployments", "default", "a"), nil)
-		_, _ = code, out
-		req := httptest.NewRequest("PATCH", path("deployments", "default", "a"), strings.NewReader(`{"metadata":{"ownerReferences":[{"apiVersion":"test.example.com/v1","kind":"ReplicaSet","name":"b","uid":"`+b["metadata"].(map[string]any)["uid"].(string)+`","blockOwnerDeletion":true}]}}`))
-		req.Header.Set("Content-Type", "application/merge-patch+json")
-		rec := httptest.NewRecorder()
-		e.h.ServeHTTP(rec, req)
-		if rec.Code != 200 {
-			t.Fatalf("patch: %d %s", rec.Code, rec.Body)
-		}
+		e.patch("deployments", "default", "a", `{"metadata":{"ownerReferences":[{"apiVersion":"test.example.com/v1","kind":"ReplicaSet","name":"b","uid":"`+b["metadata"].(map[string]any)["uid"].(string)+`","blockOwnerDeletion":true}]}}`)
 		e.deleteWith("deployments", "default", "a", "Foreground")
 		e.idle()
 		_, okA := e.get("deployments", "default", "a")

@@ -140,7 +140,10 @@ func (m *Manager) run(ctx context.Context, rv string) {
 		w, err := m.store.Watch(ctx, "/", storage.WatchOptions{ResourceVersion: storage.FormatResourceVersion(seen), Recursive: true})
 		if err != nil {
 			m.log.Error("controllers: watching the store", "err", err)
-			if !sleep(ctx, retryInterval) {
+			retry.Reset(retryInterval)
+			select {
+			case <-retry.C:
+			case <-ctx.Done():
 				return
 			}
 			continue
@@ -205,18 +208,6 @@ func (m *Manager) pass(ctx context.Context) (bool, error) {
 		errs = append(errs, m.collect(w, n))
 	}
 	return w.wrote, errors.Join(errs...)
-}
-
-// sleep waits d or until ctx ends; it reports whether ctx is still live.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // crdResource is the resource a stored CustomResourceDefinition serves.

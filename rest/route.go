@@ -57,11 +57,11 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 	}
 	if res.Namespaced && info.Namespace == "" && info.Name != "" && info.Verb != "list" && info.Verb != "watch" ||
 		res.Namespaced && info.Namespace == "" && len(info.Parts) > 1 ||
-		!res.Namespaced && info.Namespace != "" {
+		!res.Namespaced && info.Namespace != "" && gr != namespacesGR {
 		h.writeStatus(w, r, errPathNotFound())
 		return
 	}
-	if info.Subresource != "" && !res.HasSubresource(info.Subresource) {
+	if info.Subresource != "" && !res.HasSubresource(info.Subresource) && !(gr == namespacesGR && info.Subresource == "finalize") {
 		h.writeStatus(w, r, errPathNotFound())
 		return
 	}
@@ -80,6 +80,11 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 		return
 	}
 	item := len(info.Parts) > 1
+	if info.Subresource == "finalize" && info.Verb != "update" && !res.HasSubresource("finalize") {
+		// kube-apiserver serves namespaces/finalize for PUT alone.
+		h.writeStatus(w, r, errMethodNotAllowed())
+		return
+	}
 	allNamespaces := res.Namespaced && info.Namespace == ""
 	switch info.Verb {
 	case "get":
@@ -146,4 +151,10 @@ type request struct {
 }
 
 // key is the storage key of the object the request names.
-func (rq *request) key(name string) string { return storage.Key(rq.gr, rq.info.Namespace, name) }
+func (rq *request) key(name string) string {
+	if !rq.res.Namespaced {
+		// A request on a Namespace names it as its namespace too, as in kube-apiserver.
+		return storage.Key(rq.gr, "", name)
+	}
+	return storage.Key(rq.gr, rq.info.Namespace, name)
+}

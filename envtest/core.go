@@ -5,7 +5,6 @@ import (
 
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -18,16 +17,4 @@ func coreKinds() (*scheme.Scheme, map[scheme.GroupResource]rest.Strategy, error)
 		return nil, nil, fmt.Errorf("envtest: %w", err)
 	}
 	return s, builtin.Strategies(), nil
-}
-
-// startControllers starts what kube-controller-manager would run beside the server
-// (namespace lifecycle, garbage collection) and returns the function that stops them,
-// which Stop calls before closing the server.
-//
-// TODO(issue 13): package github.com/apikit-dev/apikit/controllers is being written in
-// parallel and is not on this branch yet. Once it is merged, this starts its namespace
-// lifecycle and garbage collector on srv.Storage and returns their stop.
-func startControllers(srv *resttest.Server) (stop func() error, err error) {
-	_ = srv
-	return func() error { return nil }, nil
 }

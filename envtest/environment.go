@@ -68,7 +68,6 @@ type Environment struct {
 
 	mu    sync.Mutex
 	srv   *resttest.Server
-	stop  func() error // stops the in-process controllers
 	users *tokenUsers
 }
 
@@ -118,16 +117,13 @@ func (te *Environment) Start() (*rest.Config, error) {
 		resttest.WithAuthenticator(te.users),
 		resttest.WithStrategies(strategies),
 		resttest.WithCRDs(crds...),
+		resttest.WithControllers(),
 		resttest.WithRESTOptions(func(o *apikitrest.Options) { o.Rules = cel.New() }),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("envtest: %w", err)
 	}
-	stop, err := startControllers(srv)
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("envtest: %w", err), srv.Close())
-	}
-	te.srv, te.stop = srv, stop
+	te.srv = srv
 	te.Config = te.userConfig(adminToken, &rest.Config{QPS: 1000, Burst: 2000})
 	if len(te.KubeConfig) == 0 {
 		te.KubeConfig = srv.Kubeconfig
@@ -143,15 +139,9 @@ func (te *Environment) Stop() error {
 	if te.srv == nil {
 		return nil
 	}
-	var errs []error
-	if err := te.stop(); err != nil {
-		errs = append(errs, err)
-	}
-	if err := te.srv.Close(); err != nil {
-		errs = append(errs, err)
-	}
-	te.srv, te.stop, te.users = nil, nil, nil
-	if err := errors.Join(errs...); err != nil {
+	err := te.srv.Close() // stops the controllers too
+	te.srv, te.users = nil, nil
+	if err != nil {
 		return fmt.Errorf("envtest: %w", err)
 	}
 	return nil

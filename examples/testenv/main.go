@@ -24,8 +24,9 @@
 // rules are refused, with rest/crds' message saying so. Go tests use the envtest module
 // (github.com/apikit-dev/apikit/envtest), which checks the rules.
 //
-// Kubernetes' core kinds (Namespace, ConfigMap, Secret, ...) are served once package
-// builtin is merged (issue 13); see coreScheme.
+// Kubernetes' core kinds (Namespace, ConfigMap, Secret, ServiceAccount, Event, Lease,
+// SelfSubjectReview) are served beside the CRDs, with the namespace lifecycle and the
+// garbage collector running as on a cluster.
 package main
 
 import (
@@ -126,7 +127,7 @@ func start(f flags) (*resttest.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := resttest.Start(s, resttest.WithStrategies(builtin.Strategies()), resttest.WithAddr(f.addr), resttest.WithTLS(), resttest.WithToken(token), resttest.WithCRDs(crds...))
+	srv, err := resttest.Start(s, resttest.WithStrategies(builtin.Strategies()), resttest.WithAddr(f.addr), resttest.WithTLS(), resttest.WithToken(token), resttest.WithCRDs(crds...), resttest.WithControllers())
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/apiextensions"
+	"github.com/apikit-dev/apikit/controllers"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/crds"
 	"github.com/apikit-dev/apikit/rest/discovery"
@@ -64,6 +65,10 @@ type Server struct {
 	// and the resources of the stored CRDs (it is also Handler): CRDs.Apply installs more
 	// and waits until they are established. nil otherwise.
 	CRDs *crds.Handler
+	// Controllers are, with WithControllers, the namespace controller and the garbage
+	// collector running beside the server; Controllers.WaitIdle waits until they have
+	// nothing left to do.
+	Controllers *controllers.Manager
 
 	token     string
 	httpSrv   *http.Server
@@ -91,6 +96,7 @@ type config struct {
 	crdAPI      bool
 	crds        []*apiextensions.CustomResourceDefinition
 	addr        string
+	controllers bool
 }
 
 // WithStrategy sets the strategy of one resource (see rest.Strategy).
@@ -255,6 +261,7 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 	}
 	defer func() {
 		if err != nil {
+			srv.stopControllers()
 			_ = srv.closeCRDs()
 			_ = srv.closeStorage()
 		}
@@ -264,6 +271,9 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 	}
 	for _, f := range c.tweaks {
 		f(&c.restOpts)
+	}
+	if c.controllers {
+		c.restOpts.GarbageCollection = true
 	}
 	var h http.Handler
 	if c.crdAPI {
@@ -275,6 +285,11 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 		return nil, err
 	}
 	srv.Handler = h
+	if c.controllers {
+		if srv.Controllers, err = controllers.Start(context.Background(), controllers.Options{Scheme: s, Storage: srv.Storage, Logger: c.restOpts.Logger}); err != nil {
+			return nil, fmt.Errorf("starting the controllers: %w", err)
+		}
+	}
 
 	addr := c.addr
 	if addr == "" {
@@ -404,6 +419,7 @@ func (s *Server) Close() error {
 		}
 		<-s.serveDone
 		s.client.CloseIdleConnections()
+		s.stopControllers()
 		if err := s.closeCRDs(); err != nil {
 			errs = append(errs, err)
 		}
@@ -457,3 +473,19 @@ func (t *tokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // CloseIdleConnections lets http.Client.CloseIdleConnections reach the base transport.
 func (t *tokenTransport) CloseIdleConnections() { t.base.CloseIdleConnections() }
+
+// WithControllers runs beside the server what kube-controller-manager would for a
+// controller test: the namespace lifecycle (namespaces are created, terminated and
+// emptied as on a cluster when the scheme serves core/v1 namespaces, as package
+// builtin's does) and the garbage collector of ownerReferences (package controllers).
+// Deletes then set kube's propagation finalizers (rest.Options.GarbageCollection).
+func WithControllers() Option {
+	return func(c *config) { c.controllers = true }
+}
+
+// stopControllers stops the controllers of WithControllers, if any.
+func (s *Server) stopControllers() {
+	if s.Controllers != nil {
+		s.Controllers.Stop()
+	}
+}

@@ -244,7 +244,7 @@ func (rq *request) markDeleting(key, name string, opts *DeleteOptions, dryRun bo
 		}
 		cur.SetFinalizers(deletionFinalizers(cur.GetFinalizers(), opts))
 		if cur.GetDeletionTimestamp() == nil {
-			now := scheme.Now()
+			now := rq.h.now()
 			zero := int64(0)
 			cur.SetDeletionTimestamp(&now)
 			cur.SetDeletionGracePeriodSeconds(&zero)

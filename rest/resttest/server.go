@@ -73,6 +73,8 @@ type Server struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	injection // faults.go
 }
 
 // Option configures NewServer.
@@ -219,6 +221,7 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 	if c.token != "" && !c.customAuthn {
 		c.restOpts.Authenticator = TokenAuthenticator{Token: c.token, User: &rest.User{Name: "resttest", Groups: []string{"system:masters", "system:authenticated"}}}
 	}
+	c.restOpts.Clock = srv.clock.Now
 	for _, f := range c.tweaks {
 		f(&c.restOpts)
 	}
@@ -231,6 +234,7 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	h = srv.installFaults(h)
 	srv.Handler = h
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

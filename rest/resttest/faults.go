@@ -47,8 +47,9 @@ type Match struct {
 	Verb string
 	// Resource is the plural resource name ("widgets"), Subresource "status" or "scale".
 	Resource, Subresource string
-	// Namespace and Name are the object's (Name is also set by a list or watch with the
-	// field selector metadata.name=NAME, as client-go's single-object informers send).
+	// Namespace and Name are those of the URL: a create has no Name (its object's name
+	// is in the body); a list or watch with the field selector metadata.name=NAME, as
+	// client-go's single-object informers send, has Name NAME.
 	Namespace, Name string
 }
 

@@ -108,9 +108,10 @@ func (s *Server) Clock() *Clock { return &s.clock }
 
 // FailNext answers the next n requests that match m with st instead of serving them, as
 // the server would answer its own error (in the media type the client accepts). The
-// Status's Code is the HTTP status; Status "Failure" and a message are filled in when
-// empty. client-go reads it as the matching error: a Code 503 with Reason
-// ServiceUnavailable is apierrors.IsServiceUnavailable, a 429 makes it retry, and so on.
+// Status's Code is the HTTP status; its kind is set, and Status "Failure" and a message
+// are filled in when empty. client-go reads it as the matching error: a Code 503 with
+// Reason ServiceUnavailable is apierrors.IsServiceUnavailable, a 409 Conflict
+// apierrors.IsConflict, and so on.
 // Several FailNext rules are checked in the order they were added; a request consumes
 // one failure of the first rule it matches.
 func (f *Faults) FailNext(n int, m Match, st *scheme.Status) {
@@ -118,6 +119,7 @@ func (f *Faults) FailNext(n int, m Match, st *scheme.Status) {
 		return
 	}
 	st = scheme.DeepCopy(st)
+	st.Kind, st.APIVersion = "Status", "v1"
 	if st.Status == "" {
 		st.Status = scheme.StatusFailure
 	}
@@ -310,9 +312,7 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // writeJSONStatus answers with st in JSON, for a handler that does not negotiate its
 // errors (rest/crds): client-go decodes a JSON Status whatever media type it asked for.
 func writeJSONStatus(w http.ResponseWriter, _ *http.Request, st *scheme.Status) {
-	out := *st
-	out.Kind, out.APIVersion = "Status", "v1"
-	body, err := json.Marshal(&out)
+	body, err := json.Marshal(st)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

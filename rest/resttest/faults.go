@@ -297,16 +297,12 @@ func (f *Faults) openWatch(parent context.Context) (_ context.Context, done func
 	}
 }
 
-// sleep waits for d or until ctx ends, and tells whether d passed.
+// sleep holds the request of ctx for d and tells whether its client is still there.
 func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	held, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	<-held.Done()
+	return ctx.Err() == nil
 }
 
 // writeJSONStatus answers with st in JSON, for a handler that does not negotiate its

@@ -121,6 +121,15 @@ func stripMeta(fields fieldpath.ManagedFields, id string) {
 	fields[id] = fieldpath.NewVersionedSet(set, vs.APIVersion(), vs.Applied())
 }
 
+// WithNow returns a FieldManager that records the times of now, sharing fm's compiled
+// schema: a server with its own clock uses a field manager cached for every server of
+// the scheme.
+func (fm *FieldManager) WithNow(now func() scheme.Time) *FieldManager {
+	c := *fm
+	c.opts.Now = now
+	return &c
+}
+
 func (fm *FieldManager) now() *scheme.Time {
 	var t scheme.Time
 	if fm.opts.Now != nil {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"time"
 
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/codec/standard"
@@ -71,6 +72,11 @@ type Options struct {
 	// does (orphan, foregroundDeletion) and leaves dependents to the collector. Without
 	// it the server orphans dependents itself and Foreground behaves like Background.
 	GarbageCollection bool
+	// Clock returns the time the Handler records: metadata.creationTimestamp,
+	// metadata.deletionTimestamp and the times of managedFields entries. A test sets
+	// it to freeze and advance time, so that those fields are deterministic (package
+	// rest/resttest's Server.Clock). nil means the real time, at no extra cost.
+	Clock func() time.Time
 }
 
 // Handler serves the Kubernetes-style REST API of a scheme over a storage.Interface. It
@@ -154,6 +160,15 @@ func New(opts Options) (*Handler, error) {
 	h.schemas = schemas
 	h.deprecations = deprecationWarnings(opts.Scheme)
 	return h, nil
+}
+
+// now is the time of a timestamp the Handler sets: Options.Clock's, to the second as
+// kube records it, or scheme.Now.
+func (h *Handler) now() scheme.Time {
+	if h.opts.Clock == nil {
+		return scheme.Now()
+	}
+	return scheme.Time{Time: h.opts.Clock().Truncate(time.Second)}
 }
 
 // newCodecs returns the serializers a Handler speaks: Options.Serializers, by default

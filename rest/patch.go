@@ -284,7 +284,12 @@ func (rq *request) fieldManagerFor() (*patch.FieldManager, error) {
 		})
 		return fieldManagerEntry{fm, err}
 	}).(fieldManagerEntry)
-	return e.fm, e.err
+	if e.err != nil || rq.h.opts.Clock == nil {
+		return e.fm, e.err
+	}
+	// The cached manager is shared by every Handler of the scheme; Options.Clock is
+	// this Handler's own.
+	return e.fm.WithNow(rq.h.now), nil
 }
 
 // unstructuredToObject builds an object of kind gvk from its unstructured form.

@@ -153,6 +153,13 @@ func (h *Handler) negotiate(r *http.Request, opts codec.ResponseOptions) (output
 	return out, nil
 }
 
+// WriteStatus answers r with st as the Handler answers its own errors, in the media type
+// the client accepts: for middleware in front of the Handler (resttest's injected
+// faults) whose errors must read as the server's own.
+func (h *Handler) WriteStatus(w http.ResponseWriter, r *http.Request, st *scheme.Status) {
+	h.writeStatus(w, r, st)
+}
+
 // writeStatus sends a Status as the response, in the media type the client accepts
 // (protobuf clients get a protobuf Status, like kube-apiserver sends), JSON when
 // nothing acceptable is available.

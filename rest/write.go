@@ -74,7 +74,7 @@ func (rq *request) prepareCreate(in scheme.Object, dryRun bool) error {
 		in.SetName(generateName(in.GetGenerateName()))
 	}
 	in.SetUID(newUID())
-	in.SetCreationTimestamp(scheme.Now())
+	in.SetCreationTimestamp(rq.h.now())
 	in.SetGeneration(1)
 	in.SetDeletionTimestamp(nil)
 	in.SetDeletionGracePeriodSeconds(nil)

@@ -80,6 +80,8 @@ type Server struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	injection // faults.go
 }
 
 // Option configures NewServer.
@@ -269,6 +271,7 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 	if c.token != "" && !c.customAuthn {
 		c.restOpts.Authenticator = TokenAuthenticator{Token: c.token, User: &rest.User{Name: "resttest", Groups: []string{"system:masters", "system:authenticated"}}}
 	}
+	c.restOpts.Clock = srv.clock.Now
 	for _, f := range c.tweaks {
 		f(&c.restOpts)
 	}
@@ -284,6 +287,7 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	h = srv.installFaults(h)
 	srv.Handler = h
 	if c.controllers {
 		if srv.Controllers, err = controllers.Start(context.Background(), controllers.Options{Scheme: s, Storage: srv.Storage, Logger: c.restOpts.Logger}); err != nil {

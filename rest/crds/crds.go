@@ -17,12 +17,15 @@ package crds
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -72,6 +75,11 @@ type Options struct {
 	// Install are the options every CRD is installed with (the conversion hook of CRDs
 	// with a Webhook strategy).
 	Install apiextensions.InstallOptions
+	// CRDs are created before the first handler is built, those that Storage does not
+	// hold yet, after the validation the API gives them: how a server starts with its
+	// CRD manifests in one build rather than one per CRD. New fails when one of them
+	// cannot be served. To change stored CRDs, use Apply.
+	CRDs []*apiextensions.CustomResourceDefinition
 }
 
 // Handler is an http.Handler that serves the host's kinds, the
@@ -127,13 +135,61 @@ func New(opts Options) (*Handler, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
+	for _, crd := range opts.CRDs {
+		if err := h.seed(ctx, crd); err != nil {
+			cancel()
+			return nil, err
+		}
+	}
 	rv, _, err := h.reconcile(ctx)
+	if err == nil {
+		err = h.refused(opts.CRDs)
+	}
 	if err != nil {
 		cancel()
 		return nil, err
 	}
 	go h.run(ctx, rv)
 	return h, nil
+}
+
+// seed stores crd, validated and prepared as a create through the API would, unless
+// storage holds a CRD of its name.
+func (h *Handler) seed(ctx context.Context, crd *apiextensions.CustomResourceDefinition) error {
+	c := crd.DeepCopy()
+	c.APIVersion, c.Kind = apiextensions.GroupVersion.String(), "CustomResourceDefinition"
+	c.ResourceVersion, c.UID, c.Generation, c.CreationTimestamp = "", scheme.UID(newUID()), 1, scheme.Now()
+	prepareCreate(c)
+	if errs := apiextensions.Validate(c); len(errs) > 0 {
+		return fmt.Errorf("crds: %w", errs.ToStatus(scheme.GroupKind{Group: apiextensions.GroupVersion.Group, Kind: "CustomResourceDefinition"}, c.Name))
+	}
+	_, err := h.store.Create(ctx, storage.Key(apiextensions.Resource, "", c.Name), c)
+	if err != nil && !errors.Is(err, storage.ErrAlreadyExists) {
+		return fmt.Errorf("crds: storing %s: %w", c.Name, err)
+	}
+	return nil
+}
+
+// refused returns an error naming the CRDs of crds the current handler could not
+// install, and why.
+func (h *Handler) refused(crds []*apiextensions.CustomResourceDefinition) error {
+	var errs []error
+	cur := h.current.Load()
+	for _, crd := range crds {
+		if why, ok := cur.failed[crd.Name]; ok {
+			errs = append(errs, fmt.Errorf("crds: %s is not served: %s", crd.Name, why))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// newUID returns a random RFC 4122 version 4 UID, as the API gives a new object.
+func newUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
 // ServeHTTP serves a request with the handler of the latest set of CRDs.
@@ -203,6 +259,10 @@ func (h *Handler) apply(ctx context.Context, crd *apiextensions.CustomResourceDe
 			return fmt.Errorf("crds: reading %s: %w", crd.Name, err)
 		default:
 			stored := obj.(*apiextensions.CustomResourceDefinition)
+			apiextensions.SetDefaults(body)
+			if reflect.DeepEqual(stored.Spec, body.Spec) && maps.Equal(stored.Labels, body.Labels) && maps.Equal(stored.Annotations, body.Annotations) {
+				return nil // as stored: nothing to write
+			}
 			next := stored.DeepCopy()
 			next.Spec, next.Labels, next.Annotations = body.Spec, body.Labels, body.Annotations
 			method, url, body = http.MethodPut, path+"/"+crd.Name, next
@@ -555,18 +615,7 @@ func (h *Handler) strategy() rest.Strategy {
 		return apiextensions.ValidateRules(crd, rules)
 	}
 	return rest.StrategyFor[*apiextensions.CustomResourceDefinition]{
-		PrepareForCreate: func(_ context.Context, crd *apiextensions.CustomResourceDefinition) {
-			apiextensions.SetDefaults(crd)
-			// An empty list rather than null: `kubectl wait --for condition=established`
-			// fails on null conditions instead of waiting for them.
-			crd.Status = apiextensions.CustomResourceDefinitionStatus{Conditions: []apiextensions.CustomResourceDefinitionCondition{}}
-			if v := crd.StorageVersion(); v != "" {
-				crd.Status.StoredVersions = []string{v}
-			}
-			if !slices.Contains(crd.Finalizers, CleanupFinalizer) {
-				crd.Finalizers = append(crd.Finalizers, CleanupFinalizer)
-			}
-		},
+		PrepareForCreate: func(_ context.Context, crd *apiextensions.CustomResourceDefinition) { prepareCreate(crd) },
 		PrepareForUpdate: func(_ context.Context, crd, _ *apiextensions.CustomResourceDefinition) {
 			apiextensions.SetDefaults(crd)
 			if v := crd.StorageVersion(); v != "" && !slices.Contains(crd.Status.StoredVersions, v) {
@@ -587,6 +636,21 @@ func (h *Handler) strategy() rest.Strategy {
 			}
 			return errs
 		},
+	}
+}
+
+// prepareCreate is what a create does to a CRD before validation: kube's defaults, an
+// empty status with the stored version, and the cleanup finalizer.
+func prepareCreate(crd *apiextensions.CustomResourceDefinition) {
+	apiextensions.SetDefaults(crd)
+	// An empty list rather than null: `kubectl wait --for condition=established` fails
+	// on null conditions instead of waiting for them.
+	crd.Status = apiextensions.CustomResourceDefinitionStatus{Conditions: []apiextensions.CustomResourceDefinitionCondition{}}
+	if v := crd.StorageVersion(); v != "" {
+		crd.Status.StoredVersions = []string{v}
+	}
+	if !slices.Contains(crd.Finalizers, CleanupFinalizer) {
+		crd.Finalizers = append(crd.Finalizers, CleanupFinalizer)
 	}
 }
 

@@ -55,6 +55,13 @@
 //     resource, installing CRDs while the server runs. CEL validation rules live in the
 //     module github.com/apikit-dev/apikit/cel (rest.Options.Rules = cel.New()), so that
 //     servers without CEL do not depend on cel-go.
+//   - [github.com/apikit-dev/apikit/builtin]: the Kubernetes built-in kinds a controller
+//     test needs (Namespace, ConfigMap, Secret, ServiceAccount, Event, Lease,
+//     SelfSubjectReview) with kube's JSON, protobuf and write rules, and
+//     [github.com/apikit-dev/apikit/controllers]: the namespace lifecycle and garbage
+//     collector of kube-controller-manager, run in-process over storage. The module
+//     github.com/apikit-dev/apikit/envtest is a drop-in for controller-runtime's envtest
+//     built on them and resttest.
 //
 // examples/widgets is a runnable server for an example group, toys.example.com, with
 // two versions of Widget converting through a hub; README.md drives it with kubectl.

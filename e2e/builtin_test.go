@@ -204,6 +204,30 @@ func TestBuiltin_Kubectl(t *testing.T) {
 			t.Errorf("kubectl get cm,secrets,sa: no %q in\n%s", want, out.Stdout)
 		}
 	}
+	es.mustKubectl(t, "create", "ns", "team")
+	es.mustKubectl(t, "create", "configmap", "inside", "-n", "team", "--from-literal=a=b")
+	out = es.mustKubectl(t, "get", "ns", "team", "-o", "jsonpath={.status.phase}")
+	if out.Stdout != "Active" {
+		t.Errorf("kubectl get ns team: phase %q, want Active", out.Stdout)
+	}
+	// kubectl delete waits until the namespace is gone: the namespace controller must
+	// empty it and remove its finalizer.
+	es.mustKubectl(t, "delete", "ns", "team", "--timeout=20s")
+	if res := es.kubectl(t, "", "get", "ns", "team"); res.ExitCode == 0 || !strings.Contains(res.Stderr, "NotFound") {
+		t.Errorf("kubectl get ns team after delete: exit %d, stderr %s; want NotFound", res.ExitCode, res.Stderr)
+	}
+	cs := builtinClientset(t, srv)
+	ev := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "x.1", Namespace: "default"}, Reason: "Tested",
+		Message: "an event", Type: "Normal", InvolvedObject: corev1.ObjectReference{Kind: "ConfigMap", Namespace: "default", Name: "x"}}
+	if _, err := cs.CoreV1().Events("default").Create(context.Background(), ev, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out = es.mustKubectl(t, "get", "events")
+	// kube's table says LAST SEEN and configmap/x; apikit's columns are path
+	// expressions (NAME, TYPE, REASON, OBJECT as the involved object's name, MESSAGE).
+	if !strings.Contains(out.Stdout, "Tested") || !strings.Contains(out.Stdout, "an event") {
+		t.Errorf("kubectl get events:\n%s", out.Stdout)
+	}
 	out = es.mustKubectl(t, "auth", "whoami")
 	if !strings.Contains(out.Stdout, "resttest") || !strings.Contains(out.Stdout, "system:masters") {
 		t.Errorf("kubectl auth whoami:\n%s", out.Stdout)

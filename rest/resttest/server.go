@@ -32,8 +32,9 @@ import (
 // established.
 const ApplyTimeout = 30 * time.Second
 
-// ShutdownTimeout bounds how long Close waits for requests in flight (watches included,
-// which are told to end first) before it closes their connections.
+// ShutdownTimeout bounds how long Close waits for the HTTP server to stop once it has
+// closed the connections still open connectionGrace after every request was told to
+// end (watches included).
 const ShutdownTimeout = 5 * time.Second
 
 // discardLog swallows net/http's own messages (client disconnects and the like).
@@ -407,19 +408,16 @@ func (s *Server) Client() *http.Client { return s.client }
 func (s *Server) Token() string { return s.token }
 
 // Close stops the server: it ends long requests such as watches, shuts the HTTP server
-// down (closing connections still busy after ShutdownTimeout) and closes the storage when
+// down (closing connections still open after a short grace) and closes the storage when
 // the server created it (and, for Start, the kubeconfig's directory). NewServer
 // registers Close with t.Cleanup; calling it earlier is allowed, and later calls return
 // the first call's result.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		s.cancel()
-		ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
-		defer cancel()
 		var errs []error
-		if err := s.httpSrv.Shutdown(ctx); err != nil {
+		if err := s.shutdown(); err != nil {
 			errs = append(errs, fmt.Errorf("shutting down %s: %w", s.URL, err))
-			_ = s.httpSrv.Close()
 		}
 		<-s.serveDone
 		s.client.CloseIdleConnections()
@@ -492,4 +490,32 @@ func (s *Server) stopControllers() {
 	if s.Controllers != nil {
 		s.Controllers.Stop()
 	}
+}
+
+// connectionGrace is how long Close lets connections that are neither busy nor idle
+// (net/http's StateNew: a client connected, maybe mid-TLS-handshake, and sent no
+// request yet) live before closing them. http.Server.Shutdown would wait five seconds
+// for them, which a test suite's teardown pays whenever a client connects as it stops.
+const connectionGrace = 50 * time.Millisecond
+
+// shutdown waits for the requests in flight, which end soon since their contexts are
+// cancelled, for at most ShutdownTimeout; connections that have sent no request are
+// closed after connectionGrace.
+func (s *Server) shutdown() error {
+	ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.httpSrv.Shutdown(ctx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(connectionGrace):
+	}
+	// Still waiting: for a request in flight, or for a connection that never sent one.
+	// Requests have had their contexts cancelled; close what remains.
+	_ = s.httpSrv.Close()
+	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }

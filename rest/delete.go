@@ -16,10 +16,13 @@ import (
 // DeletionPropagation is the propagationPolicy of a delete.
 type DeletionPropagation string
 
-// The propagation policies. apikit has no garbage collector: Orphan is honoured by the
-// server itself (it removes ownerReferences to the deleted object from the objects of
-// the same namespace, then the object goes); Background and Foreground leave dependents
-// alone, Foreground behaving like Background.
+// The propagation policies. With Options.GarbageCollection (a garbage collector such as
+// package controllers' runs over the store) a delete sets the finalizers of the garbage
+// collector's protocol exactly as kube-apiserver does and leaves the rest to the
+// collector. Without it, Orphan is honoured by the server itself (it removes
+// ownerReferences to the deleted object from the objects of the same namespace, then
+// the object goes); Background and Foreground leave dependents alone, Foreground
+// behaving like Background.
 const (
 	DeletePropagationOrphan     DeletionPropagation = "Orphan"
 	DeletePropagationBackground DeletionPropagation = "Background"
@@ -171,6 +174,9 @@ var errFinalizersAppeared = errors.New("finalizers appeared")
 // returned). The result is at the storage version.
 func (rq *request) deleteObject(name string, opts *DeleteOptions, dryRun bool) (scheme.Object, bool, error) {
 	key := rq.key(name)
+	if err := rq.admitNamespaceDelete(name); err != nil {
+		return nil, false, err
+	}
 	for attempt := 0; attempt < 10; attempt++ {
 		cur, err := rq.h.store.Get(rq.ctx, key, storage.GetOptions{})
 		if err != nil {
@@ -192,8 +198,18 @@ func (rq *request) deleteObject(name string, opts *DeleteOptions, dryRun bool) (
 		if err := rq.validateAdmission(a, old); err != nil {
 			return nil, false, err
 		}
-		finalizers := deletionFinalizers(cur.GetFinalizers(), opts)
-		if len(finalizers) == 0 {
+		pending := len(rq.deletionFinalizers(cur.GetFinalizers(), opts)) > 0
+		if rq.isNamespaces() {
+			fields, err := NamespaceFields(cur)
+			if err != nil {
+				return nil, false, err
+			}
+			if cur.GetDeletionTimestamp() != nil && len(fields.Finalizers) > 0 {
+				return nil, false, NewConflict(rq.gr, name, errNamespaceFinalizing)
+			}
+			pending = pending || len(fields.Finalizers) > 0
+		}
+		if !pending {
 			if dryRun {
 				return cur, true, nil
 			}
@@ -222,14 +238,48 @@ func (rq *request) deleteObject(name string, opts *DeleteOptions, dryRun bool) (
 }
 
 // deletionFinalizers returns the finalizers an object has once a delete with opts has
-// started: the orphan finalizer is added for propagationPolicy=Orphan.
-func deletionFinalizers(have []string, opts *DeleteOptions) []string {
+// started: with a garbage collector those of GarbageCollectionFinalizers, without one
+// the orphan finalizer for propagationPolicy=Orphan.
+func (rq *request) deletionFinalizers(have []string, opts *DeleteOptions) []string {
+	if rq.h.opts.GarbageCollection {
+		return GarbageCollectionFinalizers(have, opts)
+	}
 	out := slices.Clone(have)
 	if opts.orphan() {
 		out = slices.DeleteFunc(out, func(f string) bool { return f == FinalizerDeleteDependents })
 		if !slices.Contains(out, FinalizerOrphanDependents) {
 			out = append(out, FinalizerOrphanDependents)
 		}
+	}
+	return out
+}
+
+// GarbageCollectionFinalizers returns the finalizers an object has once a delete with
+// opts has started, as kube-apiserver's generic store computes them: an explicit
+// orphanDependents or propagationPolicy decides between the orphan finalizer (Orphan),
+// the foregroundDeletion finalizer (Foreground) and neither (Background); without one
+// the object keeps whichever of the two it has. Other finalizers are kept, in order.
+func GarbageCollectionFinalizers(have []string, opts *DeleteOptions) []string {
+	orphan := slices.Contains(have, FinalizerOrphanDependents)
+	foreground := slices.Contains(have, FinalizerDeleteDependents)
+	switch {
+	case opts.OrphanDependents != nil:
+		orphan, foreground = *opts.OrphanDependents, false
+	case opts.PropagationPolicy != nil:
+		orphan = *opts.PropagationPolicy == DeletePropagationOrphan
+		foreground = *opts.PropagationPolicy == DeletePropagationForeground
+	}
+	out := slices.DeleteFunc(slices.Clone(have), func(f string) bool {
+		return f == FinalizerOrphanDependents || f == FinalizerDeleteDependents
+	})
+	if orphan {
+		out = append(out, FinalizerOrphanDependents)
+	}
+	if foreground {
+		out = append(out, FinalizerDeleteDependents)
+	}
+	if len(out) == len(have) && !slices.ContainsFunc(out, func(f string) bool { return !slices.Contains(have, f) }) {
+		return have // the same set: kube leaves the list as it was
 	}
 	return out
 }
@@ -242,7 +292,15 @@ func (rq *request) markDeleting(key, name string, opts *DeleteOptions, dryRun bo
 		if err := rq.checkPreconditions(opts.Preconditions, cur); err != nil {
 			return nil, err
 		}
-		cur.SetFinalizers(deletionFinalizers(cur.GetFinalizers(), opts))
+		cur.SetFinalizers(rq.deletionFinalizers(cur.GetFinalizers(), opts))
+		if rq.isNamespaces() {
+			// kube's namespace registry sets the timestamp alone, and the phase.
+			if cur.GetDeletionTimestamp() == nil {
+				now := scheme.Now()
+				cur.SetDeletionTimestamp(&now)
+			}
+			return cur, markNamespaceTerminating(cur)
+		}
 		if cur.GetDeletionTimestamp() == nil {
 			now := scheme.Now()
 			zero := int64(0)
@@ -263,7 +321,7 @@ func (rq *request) markDeleting(key, name string, opts *DeleteOptions, dryRun bo
 	if err != nil {
 		return nil, false, rq.h.toStatus(err, rq.gr, name)
 	}
-	if !slices.Contains(out.GetFinalizers(), FinalizerOrphanDependents) {
+	if rq.h.opts.GarbageCollection || !slices.Contains(out.GetFinalizers(), FinalizerOrphanDependents) {
 		return out, false, nil
 	}
 	if err := rq.orphanDependents(out); err != nil {
@@ -276,8 +334,8 @@ func (rq *request) markDeleting(key, name string, opts *DeleteOptions, dryRun bo
 	if err != nil {
 		return nil, false, rq.h.toStatus(err, rq.gr, name)
 	}
-	if len(out.GetFinalizers()) > 0 {
-		return out, false, nil
+	if pending, err := rq.pendingFinalizers(out); err != nil || pending {
+		return out, false, err
 	}
 	uid, rv := out.GetUID(), out.GetResourceVersion()
 	if _, err := rq.h.store.Delete(rq.ctx, key, storage.DeleteOptions{Preconditions: &storage.Preconditions{UID: &uid, ResourceVersion: &rv}}); err != nil && !errors.Is(err, storage.ErrNotFound) {

@@ -66,6 +66,11 @@ type Options struct {
 	// cel.New() of github.com/apikit-dev/apikit/cel to enable CEL. With Rules nil, New
 	// refuses a schema that has rules rather than ignore them.
 	Rules structural.RuleCompiler
+	// GarbageCollection says a garbage collector (package controllers) runs over
+	// Storage: a delete then sets the finalizers of propagationPolicy as kube-apiserver
+	// does (orphan, foregroundDeletion) and leaves dependents to the collector. Without
+	// it the server orphans dependents itself and Foreground behaves like Background.
+	GarbageCollection bool
 }
 
 // Handler serves the Kubernetes-style REST API of a scheme over a storage.Interface. It

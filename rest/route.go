@@ -54,7 +54,7 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 		h.writeStatus(w, r, errPathNotFound())
 		return
 	}
-	if info.Subresource != "" && !res.HasSubresource(info.Subresource) {
+	if info.Subresource != "" && !res.HasSubresource(info.Subresource) && !(gr == namespacesGR && info.Subresource == "finalize") {
 		h.writeStatus(w, r, errPathNotFound())
 		return
 	}
@@ -68,7 +68,16 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 		// Like kube-apiserver for a deprecated CRD version: on every verb, before anything else.
 		rq.warnings = append(rq.warnings, text)
 	}
+	if f := rq.hooks.respondToCreate; f != nil {
+		rq.serveVirtual(f)
+		return
+	}
 	item := len(info.Parts) > 1
+	if info.Subresource == "finalize" && info.Verb != "update" && !res.HasSubresource("finalize") {
+		// kube-apiserver serves namespaces/finalize for PUT alone.
+		h.writeStatus(w, r, errMethodNotAllowed())
+		return
+	}
 	allNamespaces := res.Namespaced && info.Namespace == ""
 	switch info.Verb {
 	case "get":

@@ -35,6 +35,8 @@ import (
 //   - WarningsOnCreate(ctx context.Context, obj scheme.Object) []string and
 //     WarningsOnUpdate(ctx context.Context, obj, old scheme.Object) []string
 //     ([CreateWarner], [UpdateWarner]): messages returned as Warning headers.
+//   - RespondToCreate(ctx context.Context, user *User, obj scheme.Object) (scheme.Object, error)
+//     ([CreateResponder]): the resource is create-only and answered without storage.
 //
 // Whether a PUT may create a missing object is scheme.Resource.AllowCreateOnUpdate.
 type Strategy interface{}
@@ -101,6 +103,8 @@ type strategyHooks struct {
 	validateUpdate   func(ctx context.Context, obj, old scheme.Object) validation.ErrorList
 	warningsOnCreate func(ctx context.Context, obj scheme.Object) []string
 	warningsOnUpdate func(ctx context.Context, obj, old scheme.Object) []string
+	// respondToCreate makes the resource create-only and storage-free (virtual.go).
+	respondToCreate func(ctx context.Context, user *User, obj scheme.Object) (scheme.Object, error)
 }
 
 // noHooks are the hooks of a resource without a Strategy.
@@ -126,6 +130,7 @@ var hookMethods = []struct {
 	{"ValidateUpdate", reflect.TypeFor[UpdateValidator]()},
 	{"WarningsOnCreate", reflect.TypeFor[CreateWarner]()},
 	{"WarningsOnUpdate", reflect.TypeFor[UpdateWarner]()},
+	{"RespondToCreate", reflect.TypeFor[CreateResponder]()},
 }
 
 // resolveStrategy returns the hooks of the strategy of resource res, refusing the
@@ -167,7 +172,7 @@ func resolveStrategy(s *scheme.Scheme, res *scheme.Resource, st Strategy) (strat
 				break
 			}
 		}
-		return strategyHooks{}, fmt.Errorf("rest: the strategy of %s (%s) has none of the hook methods PrepareForCreate, PrepareForUpdate, Validate, ValidateUpdate, WarningsOnCreate, WarningsOnUpdate%s", gr, t, why)
+		return strategyHooks{}, fmt.Errorf("rest: the strategy of %s (%s) has none of the hook methods PrepareForCreate, PrepareForUpdate, Validate, ValidateUpdate, WarningsOnCreate, WarningsOnUpdate, RespondToCreate%s", gr, t, why)
 	}
 	var h strategyHooks
 	if p, ok := st.(CreatePreparer); ok {
@@ -187,6 +192,9 @@ func resolveStrategy(s *scheme.Scheme, res *scheme.Resource, st Strategy) (strat
 	}
 	if w, ok := st.(UpdateWarner); ok {
 		h.warningsOnUpdate = w.WarningsOnUpdate
+	}
+	if c, ok := st.(CreateResponder); ok {
+		h.respondToCreate = c.RespondToCreate
 	}
 	return h, nil
 }

@@ -67,6 +67,14 @@ func (rq *request) prepareCreate(in scheme.Object, dryRun bool) error {
 	if err := rq.checkNamespace(in); err != nil {
 		return err
 	}
+	if err := rq.admitNamespacedCreate(in); err != nil {
+		return err
+	}
+	if rq.isNamespaces() {
+		if err := prepareNamespaceCreate(in); err != nil {
+			return err
+		}
+	}
 	if in.GetName() == "" && in.GetGenerateName() != "" {
 		in.SetName(generateName(in.GetGenerateName()))
 	}
@@ -244,6 +252,11 @@ func (rq *request) prepareUpdate(in, old scheme.Object, dryRun bool) (scheme.Obj
 	} else if rq.res.StatusSubresource {
 		copyStatus(in, old)
 	}
+	if rq.isNamespaces() {
+		if err := rq.prepareNamespaceUpdate(in, old); err != nil {
+			return nil, err
+		}
+	}
 	if in.GetUID() == "" {
 		in.SetUID(old.GetUID())
 	}
@@ -324,7 +337,11 @@ func (rq *request) updateObject(name string, dryRun, allowCreate bool, next func
 		if err != nil {
 			return nil, err
 		}
-		if !created && in.GetDeletionTimestamp() != nil && len(in.GetFinalizers()) == 0 {
+		pending, err := rq.pendingFinalizers(in)
+		if err != nil {
+			return nil, err
+		}
+		if !created && in.GetDeletionTimestamp() != nil && !pending {
 			// Like kube-apiserver, the update is not written: the object is deleted as it
 			// is stored, so watchers see one DELETED event.
 			finalized = out.(scheme.Object)

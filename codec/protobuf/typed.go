@@ -162,9 +162,9 @@ func checkGoType(typ Type, t reflect.Type) error {
 	case TypeMessage:
 		ok = t.Kind() == reflect.Struct
 	case TypeStringMap:
-		ok = t.Kind() == reflect.Map && t.Key().Kind() == reflect.String && t.Elem().Kind() == reflect.String
+		ok = isStringMapType(t)
 	case TypeTime:
-		ok = t == timeType
+		ok = isTimeType(t)
 	case TypeObjectMeta:
 		ok = t == objectMetaType
 	case TypeListMeta:
@@ -239,13 +239,16 @@ func appendValue(b []byte, fp *fieldPlan, v reflect.Value) []byte {
 		if m, ok := v.Interface().(map[string]string); ok {
 			return appendStringMap(b, num, m)
 		}
+		if v.Type().Elem().Kind() != reflect.String {
+			return appendGenericMap(b, num, v)
+		}
 		m := make(map[string]string, v.Len())
 		for it := v.MapRange(); it.Next(); {
 			m[it.Key().String()] = it.Value().String()
 		}
 		return appendStringMap(b, num, m)
 	case TypeTime:
-		return appendTime(b, num, v.Addr().Interface().(*scheme.Time).Time)
+		return appendTimeValue(b, num, v)
 	case TypeObjectMeta:
 		b, start := beginMessage(b, num)
 		return endMessage(appendObjectMeta(b, v.Addr().Interface().(*scheme.ObjectMeta)), start)
@@ -400,6 +403,9 @@ func decodeValue(r *reader, fp *fieldPlan, v reflect.Value) error {
 		if m, ok := v.Interface().(map[string]string); ok {
 			return decodeMapEntry(data, m)
 		}
+		if v.Type().Elem().Kind() != reflect.String {
+			return decodeGenericMapEntry(data, v)
+		}
 		m := map[string]string{}
 		if err := decodeMapEntry(data, m); err != nil {
 			return err
@@ -408,9 +414,7 @@ func decodeValue(r *reader, fp *fieldPlan, v reflect.Value) error {
 			v.SetMapIndex(reflect.ValueOf(k).Convert(v.Type().Key()), reflect.ValueOf(x).Convert(v.Type().Elem()))
 		}
 	case TypeTime:
-		t, err := decodeTime(data)
-		v.Set(reflect.ValueOf(t))
-		return err
+		return decodeTimeValue(data, v)
 	case TypeObjectMeta:
 		return decodeObjectMeta(data, v.Addr().Interface().(*scheme.ObjectMeta))
 	case TypeListMeta:

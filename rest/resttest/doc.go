@@ -8,6 +8,18 @@
 //	srv := resttest.NewServer(t, api.NewScheme())
 //	cmd := exec.Command("kubectl", "--kubeconfig", srv.KubeconfigPath, "get", "widgets")
 //
+// client-go takes the kubeconfig as a *rest.Config with one line:
+//
+//	cfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig) // k8s.io/client-go/tools/clientcmd
+//
+// NewServer takes any TB: a *testing.T, a *testing.B or Ginkgo's GinkgoT(). Code without
+// a test (a standalone server, TestMain, Ginkgo's BeforeSuite) calls Start and closes
+// the server itself:
+//
+//	srv, err := resttest.Start(api.NewScheme())
+//	...
+//	defer srv.Close()
+//
 // Options add strategies, authentication, authorization, admission, another storage or
 // TLS. kubectl and client-go's clientcmd send a kubeconfig's credentials only to https
 // servers, so a test that drives them with WithToken also needs WithTLS.

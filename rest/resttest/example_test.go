@@ -6,7 +6,6 @@ import (
 	"log"
 	"os"
 	"strings"
-	"testing"
 
 	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
@@ -69,10 +68,8 @@ text: milk, eggs
 
 // exampleT stands in for the *testing.T of a test, which an Example does not have: it
 // keeps the cleanups NewServer registers and runs them when the example ends, and
-// panics where a test would fail. Methods NewServer does not call are left to the nil
-// testing.TB it embeds.
+// panics where a test would fail: it is a resttest.TB.
 type exampleT struct {
-	testing.TB
 	cleanups []func()
 }
 

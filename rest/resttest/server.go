@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/apikit-dev/apikit/apiextensions"
@@ -40,7 +39,7 @@ var discardLog = log.New(io.Discard, "", 0)
 
 // Server is a complete apikit server (rest.Handler, discovery and, unless an Option
 // supplies another, memory storage) listening on a loopback port. Its fields are set by
-// NewServer and must not be changed.
+// NewServer or Start and must not be changed.
 type Server struct {
 	// URL is the base URL of the server, "http://127.0.0.1:PORT" ("https://..." with
 	// WithTLS), without a trailing slash.
@@ -49,7 +48,8 @@ type Server struct {
 	// token of WithToken and, with WithTLS, the server's certificate as its authority;
 	// see the Kubeconfig function.
 	Kubeconfig []byte
-	// KubeconfigPath is the file holding Kubeconfig, in a directory of t.TempDir().
+	// KubeconfigPath is the file holding Kubeconfig, in a directory of t.TempDir() (with
+	// Start, a temporary directory that Close removes).
 	KubeconfigPath string
 	// Storage is the store the server serves from: a fresh storage/memory store, or the
 	// one given with WithStorage.
@@ -70,6 +70,7 @@ type Server struct {
 	cancel    context.CancelFunc
 	serveDone chan struct{}
 	ownStore  bool
+	ownDir    string // the kubeconfig's directory, made by Start; removed by Close
 
 	closeOnce sync.Once
 	closeErr  error
@@ -182,10 +183,23 @@ func WithCRDs(crds ...*apiextensions.CustomResourceDefinition) Option {
 	return func(c *config) { c.crdAPI, c.crds = true, append(c.crds, crds...) }
 }
 
+// TB is the part of testing.TB that NewServer uses. *testing.T, *testing.B and every
+// testing.TB satisfy it, and so does Ginkgo's GinkgoT(), whose FullGinkgoTInterface is
+// not a testing.TB (it lacks testing.TB's private method): a Ginkgo suite passes
+// GinkgoT() as it is.
+type TB interface {
+	Helper()
+	Cleanup(func())
+	TempDir() string
+	Fatalf(format string, args ...any)
+	Errorf(format string, args ...any)
+}
+
 // NewServer starts a server for the resources of s on 127.0.0.1 and a free port, and
 // stops it on t.Cleanup. It fails t (t.Fatal) when the server cannot be built or started.
-// The server is ready for requests when NewServer returns.
-func NewServer(t testing.TB, s *scheme.Scheme, opts ...Option) *Server {
+// The server is ready for requests when NewServer returns. Code without a test (a
+// standalone server, a TestMain, Ginkgo's BeforeSuite) uses Start.
+func NewServer(t TB, s *scheme.Scheme, opts ...Option) *Server {
 	t.Helper()
 	srv, err := start(s, t.TempDir(), opts)
 	if err != nil {
@@ -197,6 +211,24 @@ func NewServer(t testing.TB, s *scheme.Scheme, opts ...Option) *Server {
 		}
 	})
 	return srv
+}
+
+// Start starts a server as NewServer does, for callers without a test: the caller calls
+// Close when done. The server writes KubeconfigPath in a temporary directory of its own,
+// which Close removes. A client-go program turns the server into a *rest.Config with
+//
+//	cfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig) // k8s.io/client-go/tools/clientcmd
+func Start(s *scheme.Scheme, opts ...Option) (*Server, error) {
+	dir, err := os.MkdirTemp("", "resttest")
+	if err != nil {
+		return nil, fmt.Errorf("resttest: making the kubeconfig directory: %w", err)
+	}
+	srv, err := start(s, dir, opts)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("resttest: %w", err), os.RemoveAll(dir))
+	}
+	srv.ownDir = dir
+	return srv, nil
 }
 
 func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
@@ -331,8 +363,9 @@ func (s *Server) Token() string { return s.token }
 
 // Close stops the server: it ends long requests such as watches, shuts the HTTP server
 // down (closing connections still busy after ShutdownTimeout) and closes the storage when
-// the server created it. NewServer registers Close with t.Cleanup; calling it earlier
-// is allowed, and later calls return the first call's result.
+// the server created it (and, for Start, the kubeconfig's directory). NewServer
+// registers Close with t.Cleanup; calling it earlier is allowed, and later calls return
+// the first call's result.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		s.cancel()
@@ -350,6 +383,11 @@ func (s *Server) Close() error {
 		}
 		if err := s.closeStorage(); err != nil {
 			errs = append(errs, err)
+		}
+		if s.ownDir != "" {
+			if err := os.RemoveAll(s.ownDir); err != nil {
+				errs = append(errs, fmt.Errorf("removing the kubeconfig directory: %w", err))
+			}
 		}
 		s.closeErr = errors.Join(errs...)
 	})

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -111,6 +113,31 @@ func TestNewServer_ServesUntilCleanupThenLeavesNothingRunning(t *testing.T) {
 		resp.Body.Close()
 		t.Errorf("GET /healthz after cleanup = %d, want a connection error", resp.StatusCode)
 	}
+}
+
+// Every testing.TB is a resttest.TB (Ginkgo's GinkgoT() is checked in the envtest module).
+var _ resttest.TB = testing.TB(nil)
+
+func TestStart_ServesUntilCloseThenRemovesItsDirectoryAndLeavesNothingRunning(t *testing.T) {
+	baseline := runtime.NumGoroutine()
+	srv, err := resttest.Start(testapi.NewScheme(), resttest.WithTLS(), resttest.WithToken("s3cret"))
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	if code, body := do(t, srv.Client(), "POST", srv.URL+widgetsPath, widgetJSON("w1"), nil); code != http.StatusCreated {
+		t.Errorf("POST widget = %d %s, want 201", code, body)
+	}
+	onDisk, err := os.ReadFile(srv.KubeconfigPath)
+	if err != nil || !bytes.Equal(onDisk, srv.Kubeconfig) {
+		t.Errorf("KubeconfigPath holds %q, %v; want Kubeconfig %q", onDisk, err, srv.Kubeconfig)
+	}
+	if err := srv.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, err := os.Stat(filepath.Dir(srv.KubeconfigPath)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("after Close, stat of the kubeconfig's directory = %v, want it removed", err)
+	}
+	waitForGoroutines(t, baseline)
 }
 
 func TestNewServer_StoresWhatClientsCreate(t *testing.T) {

@@ -1,0 +1,68 @@
+package builtin
+
+import (
+	"fmt"
+
+	"github.com/apikit-dev/apikit/scheme"
+)
+
+// AddToScheme registers the built-in kinds, their protobuf field numbers and their
+// resources as kube-apiserver serves them: names, scope, short names and the columns of
+// kubectl get. Call it once per scheme; hosts that do not call it serve none of them.
+func AddToScheme(s *scheme.Scheme) error {
+	s.AddKnownTypes(CoreV1, &Namespace{}, &NamespaceList{}, &ConfigMap{}, &ConfigMapList{},
+		&Secret{}, &SecretList{}, &ServiceAccount{}, &ServiceAccountList{}, &Event{}, &EventList{})
+	s.AddKnownTypeWithName(EventsV1.WithKind("Event"), &EventsEvent{})
+	s.AddKnownTypeWithName(EventsV1.WithKind("EventList"), &EventsEventList{})
+	s.AddKnownTypes(CoordinationV1, &Lease{}, &LeaseList{})
+	s.AddKnownTypes(AuthenticationV1, &SelfSubjectReview{}, &SelfSubjectReviewList{})
+	for _, r := range resources {
+		if err := s.AddResource(r); err != nil {
+			return fmt.Errorf("builtin: %w", err)
+		}
+	}
+	if err := registerProtobuf(s); err != nil {
+		return fmt.Errorf("builtin: %w", err)
+	}
+	return nil
+}
+
+// Resource names of the built-in kinds.
+var (
+	Namespaces         = scheme.GroupResource{Resource: "namespaces"}
+	ConfigMaps         = scheme.GroupResource{Resource: "configmaps"}
+	Secrets            = scheme.GroupResource{Resource: "secrets"}
+	ServiceAccounts    = scheme.GroupResource{Resource: "serviceaccounts"}
+	Events             = scheme.GroupResource{Resource: "events"}
+	EventsEvents       = scheme.GroupResource{Group: EventsV1.Group, Resource: "events"}
+	Leases             = scheme.GroupResource{Group: CoordinationV1.Group, Resource: "leases"}
+	SelfSubjectReviews = scheme.GroupResource{Group: AuthenticationV1.Group, Resource: "selfsubjectreviews"}
+)
+
+// resources are the built-in resources as kube-apiserver's discovery lists them; the
+// columns are those of kube's table printers that a JSONPath can compute.
+var resources = []scheme.Resource{
+	{Kind: "Namespace", Plural: "namespaces", ShortNames: []string{"ns"}, StatusSubresource: true,
+		PrinterColumns: []scheme.PrinterColumn{{Name: "Status", Type: "string", JSONPath: ".status.phase", Description: "The status of the namespace"}}},
+	{Kind: "ConfigMap", Plural: "configmaps", ShortNames: []string{"cm"}, Namespaced: true},
+	{Kind: "Secret", Plural: "secrets", Namespaced: true,
+		PrinterColumns: []scheme.PrinterColumn{{Name: "Type", Type: "string", JSONPath: ".type", Description: "The type of the secret"}}},
+	{Kind: "ServiceAccount", Plural: "serviceaccounts", ShortNames: []string{"sa"}, Namespaced: true},
+	{Kind: "Event", Plural: "events", ShortNames: []string{"ev"}, Namespaced: true,
+		PrinterColumns: []scheme.PrinterColumn{
+			{Name: "Type", Type: "string", JSONPath: ".type"},
+			{Name: "Reason", Type: "string", JSONPath: ".reason"},
+			{Name: "Object", Type: "string", JSONPath: ".involvedObject.name"},
+			{Name: "Message", Type: "string", JSONPath: ".message"},
+		}},
+	{Group: EventsV1.Group, Kind: "Event", Plural: "events", ShortNames: []string{"ev"}, Namespaced: true,
+		PrinterColumns: []scheme.PrinterColumn{
+			{Name: "Type", Type: "string", JSONPath: ".type"},
+			{Name: "Reason", Type: "string", JSONPath: ".reason"},
+			{Name: "Object", Type: "string", JSONPath: ".regarding.name"},
+			{Name: "Note", Type: "string", JSONPath: ".note"},
+		}},
+	{Group: CoordinationV1.Group, Kind: "Lease", Plural: "leases", Namespaced: true,
+		PrinterColumns: []scheme.PrinterColumn{{Name: "Holder", Type: "string", JSONPath: ".spec.holderIdentity"}}},
+	{Group: AuthenticationV1.Group, Kind: "SelfSubjectReview", Plural: "selfsubjectreviews"},
+}

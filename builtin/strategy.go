@@ -1,0 +1,160 @@
+package builtin
+
+import (
+	"context"
+	"maps"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/validation"
+)
+
+// Strategies returns kube-apiserver's write rules of the built-in kinds, for
+// rest.Options.Strategies (or resttest.WithStrategies): a Secret's stringData merged
+// into data and its type defaulted to Opaque and immutable; ConfigMap and Secret keys
+// checked as kube's IsConfigMapKey does; immutable ConfigMaps and Secrets; and
+// SelfSubjectReview answered with the requesting user and never stored.
+func Strategies() map[scheme.GroupResource]rest.Strategy {
+	return map[scheme.GroupResource]rest.Strategy{
+		ConfigMaps: rest.StrategyFor[*ConfigMap]{
+			Validate: func(_ context.Context, c *ConfigMap) validation.ErrorList { return validateConfigMap(c) },
+			ValidateUpdate: func(_ context.Context, c, old *ConfigMap) validation.ErrorList {
+				return validateConfigMapUpdate(c, old)
+			},
+		},
+		Secrets: rest.StrategyFor[*Secret]{
+			PrepareForCreate: func(_ context.Context, s *Secret) { prepareSecret(s) },
+			PrepareForUpdate: func(_ context.Context, s, _ *Secret) { prepareSecret(s) },
+			Validate:         func(_ context.Context, s *Secret) validation.ErrorList { return validateSecret(s) },
+			ValidateUpdate:   func(_ context.Context, s, old *Secret) validation.ErrorList { return validateSecretUpdate(s, old) },
+		},
+		SelfSubjectReviews: selfSubjectReviewStrategy{},
+	}
+}
+
+// prepareSecret does what kube's conversion and defaulting of a v1 Secret do: stringData
+// overwrites data key by key and is never stored; a missing type is Opaque.
+func prepareSecret(s *Secret) {
+	if len(s.StringData) > 0 && s.Data == nil {
+		s.Data = make(map[string][]byte, len(s.StringData))
+	}
+	for k, v := range s.StringData {
+		s.Data[k] = []byte(v)
+	}
+	s.StringData = nil
+	if s.Type == "" {
+		s.Type = SecretTypeOpaque
+	}
+}
+
+// maxKeyLength is DNS1123SubdomainMaxLength, the longest ConfigMap or Secret key.
+const maxKeyLength = 253
+
+var configMapKey = regexp.MustCompile(`^[-._a-zA-Z0-9]+$`)
+
+// configMapKeyErrors returns what kube's IsConfigMapKey says about a key, word for word.
+func configMapKeyErrors(key string) []string {
+	var errs []string
+	if len(key) > maxKeyLength {
+		errs = append(errs, "must be no more than 253 characters")
+	}
+	if !configMapKey.MatchString(key) {
+		errs = append(errs, "a valid config key must consist of alphanumeric characters, '-', '_' or '.' "+
+			"(e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')")
+	}
+	switch {
+	case key == ".":
+		errs = append(errs, `must not be '.'`)
+	case key == "..":
+		errs = append(errs, `must not be '..'`)
+	case strings.HasPrefix(key, ".."):
+		errs = append(errs, `must not start with '..'`)
+	}
+	return errs
+}
+
+// validateKeys reports each bad key of a data map under path, in key order.
+func validateKeys[V any](m map[string]V, path *validation.Path) validation.ErrorList {
+	var errs validation.ErrorList
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		for _, msg := range configMapKeyErrors(k) {
+			errs = append(errs, validation.Invalid(path.Key(k), k, msg))
+		}
+	}
+	return errs
+}
+
+func validateConfigMap(c *ConfigMap) validation.ErrorList {
+	errs := validateKeys(c.Data, validation.NewPath("data"))
+	errs = append(errs, validateKeys(c.BinaryData, validation.NewPath("binaryData"))...)
+	for _, k := range slices.Sorted(maps.Keys(c.BinaryData)) {
+		if _, ok := c.Data[k]; ok {
+			errs = append(errs, validation.Invalid(validation.NewPath("binaryData").Key(k), k, "duplicate of key present in data"))
+		}
+	}
+	return errs
+}
+
+func validateSecret(s *Secret) validation.ErrorList {
+	return validateKeys(s.Data, validation.NewPath("data"))
+}
+
+// immutableMsg is kube's detail when an immutable ConfigMap or Secret would change.
+const immutableMsg = "field is immutable when `immutable` is set"
+
+// validateImmutable applies kube's rule for an object whose old version set
+// immutable: true: it stays immutable, and each named field stays as it was.
+func validateImmutable(immutable, oldImmutable *bool, fields map[string][2]any) validation.ErrorList {
+	if oldImmutable == nil || !*oldImmutable {
+		return nil
+	}
+	var errs validation.ErrorList
+	if immutable == nil || !*immutable {
+		errs = append(errs, validation.Forbidden(validation.NewPath("immutable"), immutableMsg))
+	}
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		if v := fields[name]; !reflect.DeepEqual(v[0], v[1]) {
+			errs = append(errs, validation.Forbidden(validation.NewPath(name), immutableMsg))
+		}
+	}
+	return errs
+}
+
+func validateConfigMapUpdate(c, old *ConfigMap) validation.ErrorList {
+	errs := validateImmutable(c.Immutable, old.Immutable, map[string][2]any{
+		"data":       {c.Data, old.Data},
+		"binaryData": {c.BinaryData, old.BinaryData},
+	})
+	return append(errs, validateConfigMap(c)...)
+}
+
+func validateSecretUpdate(s, old *Secret) validation.ErrorList {
+	var errs validation.ErrorList
+	if s.Type != old.Type {
+		errs = append(errs, validation.Immutable(validation.NewPath("type"), s.Type))
+	}
+	errs = append(errs, validateImmutable(s.Immutable, old.Immutable, map[string][2]any{"data": {s.Data, old.Data}})...)
+	return append(errs, validateSecret(s)...)
+}
+
+// selfSubjectReviewStrategy answers a SelfSubjectReview with the requesting user.
+type selfSubjectReviewStrategy struct{}
+
+// RespondToCreate implements rest.CreateResponder: kube-apiserver returns the request's
+// object with status.userInfo filled in, and stores nothing.
+func (selfSubjectReviewStrategy) RespondToCreate(_ context.Context, user *rest.User, obj scheme.Object) (scheme.Object, error) {
+	review := obj.(*SelfSubjectReview)
+	info := UserInfo{Username: user.Name, UID: user.UID, Groups: slices.Clone(user.Groups)}
+	if len(user.Extra) > 0 {
+		info.Extra = make(map[string]ExtraValue, len(user.Extra))
+		for k, v := range user.Extra {
+			info.Extra[k] = slices.Clone(v)
+		}
+	}
+	review.Status.UserInfo = info
+	return review, nil
+}

@@ -1,0 +1,181 @@
+package envtest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+
+	"github.com/apikit-dev/apikit/cel"
+	apikitrest "github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/rest/resttest"
+)
+
+// Environment is an in-process API server for controller tests, with the fields and
+// methods of controller-runtime's envtest.Environment that tests use. Set the fields,
+// call Start, and Stop when done.
+type Environment struct {
+	// Scheme is accepted for compatibility and not used: controller-runtime uses it
+	// only to point the conversion webhooks of CRDs at a local webhook server, which
+	// this package does not run. The server knows its kinds from the CRDs.
+	Scheme *runtime.Scheme
+
+	// Config is the admin's client configuration, set by Start (an https URL, the
+	// server's CA and a bearer token of a user in group system:masters).
+	Config *rest.Config
+
+	// KubeConfig is a kubeconfig equivalent to Config, set by Start unless already set.
+	KubeConfig []byte
+
+	// CRDInstallOptions are the CRDs to install, merged with CRDDirectoryPaths, CRDs
+	// and ErrorIfCRDPathMissing.
+	CRDInstallOptions CRDInstallOptions
+
+	// ErrorIfCRDPathMissing makes Start fail when a path of CRDDirectoryPaths does not
+	// exist; without it, missing paths are skipped.
+	ErrorIfCRDPathMissing bool
+
+	// CRDs are CRDs to install, in controller-runtime's types (k8s.io/apiextensions-apiserver).
+	CRDs []*apiextensionsv1.CustomResourceDefinition
+
+	// CRDDirectoryPaths are files and directories of CRD manifests (YAML or JSON) to
+	// install; a directory's .yaml, .yml and .json files are read, not its
+	// subdirectories.
+	CRDDirectoryPaths []string
+
+	// UseExistingCluster must be nil or false: Start refuses true, as there is no
+	// cluster to connect to in-process (use controller-runtime's envtest for that).
+	UseExistingCluster *bool
+
+	// DownloadBinaryAssets, DownloadBinaryAssetsVersion, DownloadBinaryAssetsIndexURL,
+	// BinaryAssetsDirectory, ControlPlaneStartTimeout, ControlPlaneStopTimeout and
+	// AttachControlPlaneOutput configure controller-runtime's binaries; they are
+	// accepted and ignored, since no binary runs.
+	DownloadBinaryAssets         bool
+	DownloadBinaryAssetsVersion  string
+	DownloadBinaryAssetsIndexURL string
+	BinaryAssetsDirectory        string
+	ControlPlaneStartTimeout     time.Duration
+	ControlPlaneStopTimeout      time.Duration
+	AttachControlPlaneOutput     bool
+
+	mu    sync.Mutex
+	srv   *resttest.Server
+	stop  func() error // stops the in-process controllers
+	users *tokenUsers
+}
+
+// CRDInstallOptions are the CRDs Start installs, as in controller-runtime. Its other
+// fields there (polling, clean-up, webhooks) have no use in-process: CRDs are
+// established before Start returns and go away with the server.
+type CRDInstallOptions struct {
+	// Paths are files and directories of CRD manifests.
+	Paths []string
+	// CRDs are CRDs to install.
+	CRDs []*apiextensionsv1.CustomResourceDefinition
+	// ErrorIfPathMissing makes Start fail when a path does not exist.
+	ErrorIfPathMissing bool
+}
+
+// adminUser is the user of Config, as controller-runtime's envtest provisions it.
+var adminUser = User{Name: "admin", Groups: []string{"system:masters"}}
+
+// Start starts the server with the CRDs installed and established, and returns the
+// admin's configuration (also left in Config). QPS and Burst are high, as
+// controller-runtime sets them, since the server is the test's own.
+func (te *Environment) Start() (*rest.Config, error) {
+	te.mu.Lock()
+	defer te.mu.Unlock()
+	if te.srv != nil {
+		return nil, errors.New("envtest: the environment is already started")
+	}
+	if err := te.refuseExistingCluster(); err != nil {
+		return nil, err
+	}
+	crds, err := te.loadCRDs()
+	if err != nil {
+		return nil, err
+	}
+	s, strategies, err := coreKinds()
+	if err != nil {
+		return nil, err
+	}
+	adminToken, err := newToken()
+	if err != nil {
+		return nil, err
+	}
+	te.users = &tokenUsers{byToken: map[string]*apikitrest.User{adminToken: apikitUser(adminUser)}}
+	srv, err := resttest.Start(s,
+		resttest.WithTLS(),
+		resttest.WithToken(adminToken),
+		resttest.WithAuthenticator(te.users),
+		resttest.WithStrategies(strategies),
+		resttest.WithCRDs(crds...),
+		resttest.WithRESTOptions(func(o *apikitrest.Options) { o.Rules = cel.New() }),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("envtest: %w", err)
+	}
+	stop, err := startControllers(srv)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("envtest: %w", err), srv.Close())
+	}
+	te.srv, te.stop = srv, stop
+	te.Config = te.userConfig(adminToken, &rest.Config{QPS: 1000, Burst: 2000})
+	if len(te.KubeConfig) == 0 {
+		te.KubeConfig = srv.Kubeconfig
+	}
+	return te.Config, nil
+}
+
+// Stop stops the controllers and the server, which forgets everything it stored.
+// Stopping an environment that is not started does nothing.
+func (te *Environment) Stop() error {
+	te.mu.Lock()
+	defer te.mu.Unlock()
+	if te.srv == nil {
+		return nil
+	}
+	var errs []error
+	if err := te.stop(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := te.srv.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	te.srv, te.stop, te.users = nil, nil, nil
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("envtest: %w", err)
+	}
+	return nil
+}
+
+// refuseExistingCluster fails for UseExistingCluster, or USE_EXISTING_CLUSTER=true
+// when it is nil, which controller-runtime's envtest reads the same way: a suite that
+// means to test against a real cluster must not pass silently in-process.
+func (te *Environment) refuseExistingCluster() error {
+	use := os.Getenv("USE_EXISTING_CLUSTER") == "true"
+	if te.UseExistingCluster != nil {
+		use = *te.UseExistingCluster
+	}
+	if use {
+		return errors.New("envtest: UseExistingCluster (or USE_EXISTING_CLUSTER=true) is not supported: github.com/apikit-dev/apikit/envtest serves in-process; use sigs.k8s.io/controller-runtime/pkg/envtest to test against a cluster")
+	}
+	return nil
+}
+
+// newToken returns a random bearer token.
+func newToken() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("envtest: making a token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}

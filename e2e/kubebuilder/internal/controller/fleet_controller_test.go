@@ -17,6 +17,7 @@ limitations under the License.
 package controller
 
 import (
+	"errors"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -59,9 +60,17 @@ var _ = Describe("Fleet Controller", func() {
 		}
 		return objs
 	}
+	// gone reports whether obj no longer exists: a NotFound that names it, so that a 404 for an
+	// unrouted path does not pass for a deleted object.
 	gone := func(obj client.Object) func() bool {
 		return func() bool {
-			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj))
+			err := k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+			var status apierrors.APIStatus
+			if !apierrors.IsNotFound(err) || !errors.As(err, &status) {
+				return false
+			}
+			details := status.Status().Details
+			return details != nil && details.Name == obj.GetName()
 		}
 	}
 

@@ -4,6 +4,7 @@ package gotest
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -147,8 +148,19 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// gone reports whether obj no longer exists: a NotFound that names it, so that a 404 for an
+// unrouted path does not pass for a deleted object.
 func gone(ctx context.Context, obj client.Object) func() bool {
-	return func() bool { return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj)) }
+	return func() bool { return isNotFoundFor(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj), obj) }
+}
+
+func isNotFoundFor(err error, obj client.Object) bool {
+	var status apierrors.APIStatus
+	if !apierrors.IsNotFound(err) || !errors.As(err, &status) {
+		return false
+	}
+	details := status.Status().Details
+	return details != nil && details.Name == obj.GetName()
 }
 
 func TestFleet_ReconcileMakesControlledChildrenAndEvents(t *testing.T) {

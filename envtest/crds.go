@@ -1,6 +1,7 @@
 package envtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,21 +39,20 @@ func (te *Environment) loadCRDs() ([]*apiextensions.CustomResourceDefinition, er
 }
 
 // convertCRD turns a CRD of k8s.io/apiextensions-apiserver into apikit's type through
-// their common JSON form, which apiextensions.Decode reads strictly (and defaults) as it
-// reads a manifest.
+// their common JSON form. Unknown fields are errors, as in a manifest, so that a field
+// apikit does not know is never dropped silently; the result gets kube's defaults.
 func convertCRD(crd *apiextensionsv1.CustomResourceDefinition) (*apiextensions.CustomResourceDefinition, error) {
-	c := crd.DeepCopy()
-	c.APIVersion, c.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition" // often unset on Go literals
-	data, err := json.Marshal(c)
+	data, err := json.Marshal(crd)
 	if err != nil {
 		return nil, fmt.Errorf("envtest: encoding CRD %s: %w", crd.Name, err)
 	}
-	crds, err := apiextensions.Decode(data)
-	if err != nil {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var out apiextensions.CustomResourceDefinition
+	if err := dec.Decode(&out); err != nil {
 		return nil, fmt.Errorf("envtest: converting CRD %s: %w", crd.Name, err)
 	}
-	if len(crds) != 1 {
-		return nil, fmt.Errorf("envtest: converting CRD %s: got %d CRDs, want 1", crd.Name, len(crds))
-	}
-	return crds[0], nil
+	out.APIVersion, out.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition" // often unset on Go literals
+	apiextensions.SetDefaults(&out)
+	return &out, nil
 }

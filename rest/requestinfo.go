@@ -87,7 +87,9 @@ func ParseRequestInfo(r *http.Request) *RequestInfo {
 	if len(parts) > 0 && parts[0] == "namespaces" {
 		if len(parts) > 1 {
 			info.Namespace = parts[1]
-			if len(parts) > 2 {
+			// Like kube-apiserver, status and finalize after a name are subresources
+			// of the namespace, not resources in it.
+			if len(parts) > 2 && parts[2] != "status" && parts[2] != "finalize" {
 				parts = parts[2:]
 			}
 		}

@@ -42,6 +42,13 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 		h.serveImplicitNamespace(w, r, info)
 		return
 	}
+	if ok && gr == namespacesGR && !res.Namespaced && info.Namespace == info.Name {
+		// Like kube's, RequestInfo names a namespace its own namespace
+		// (/api/v1/namespaces/NAME); the resource itself is cluster-scoped.
+		cluster := *info
+		cluster.Namespace = ""
+		info = &cluster
+	}
 	gv := scheme.GroupVersion{Group: info.APIGroup, Version: info.APIVersion}
 	if !ok || info.APIVersion == scheme.InternalVersion || !h.scheme.Recognizes(gv.WithKind(res.Kind)) ||
 		(info.APIPrefix == "api") != (info.APIGroup == "") || len(info.Parts) > 3 {
@@ -50,7 +57,7 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 	}
 	if res.Namespaced && info.Namespace == "" && info.Name != "" && info.Verb != "list" && info.Verb != "watch" ||
 		res.Namespaced && info.Namespace == "" && len(info.Parts) > 1 ||
-		!res.Namespaced && info.Namespace != "" {
+		!res.Namespaced && info.Namespace != "" && gr != namespacesGR {
 		h.writeStatus(w, r, errPathNotFound())
 		return
 	}
@@ -144,4 +151,10 @@ type request struct {
 }
 
 // key is the storage key of the object the request names.
-func (rq *request) key(name string) string { return storage.Key(rq.gr, rq.info.Namespace, name) }
+func (rq *request) key(name string) string {
+	if !rq.res.Namespaced {
+		// A request on a Namespace names it as its namespace too, as in kube-apiserver.
+		return storage.Key(rq.gr, "", name)
+	}
+	return storage.Key(rq.gr, rq.info.Namespace, name)
+}

@@ -70,11 +70,6 @@ func (rq *request) prepareCreate(in scheme.Object, dryRun bool) error {
 	if err := rq.admitNamespacedCreate(in); err != nil {
 		return err
 	}
-	if rq.isNamespaces() {
-		if err := prepareNamespaceCreate(in); err != nil {
-			return err
-		}
-	}
 	if in.GetName() == "" && in.GetGenerateName() != "" {
 		in.SetName(generateName(in.GetGenerateName()))
 	}
@@ -85,6 +80,11 @@ func (rq *request) prepareCreate(in scheme.Object, dryRun bool) error {
 	in.SetDeletionGracePeriodSeconds(nil)
 	if rq.res.StatusSubresource {
 		copyStatus(in, nil)
+	}
+	if rq.isNamespaces() {
+		if err := prepareNamespaceCreate(in); err != nil {
+			return err
+		}
 	}
 	if f := rq.hooks.prepareForCreate; f != nil {
 		f(rq.ctx, in)

@@ -76,3 +76,16 @@ func TestOptions_ReachTheHandler(t *testing.T) {
 		})
 	}
 }
+
+func TestWithAddr_ListensWhereTold(t *testing.T) {
+	srv := resttest.NewServer(t, testapi.NewScheme(), resttest.WithAddr("127.0.0.1:0"))
+	if !strings.HasPrefix(srv.URL, "http://127.0.0.1:") || strings.HasSuffix(srv.URL, ":0") {
+		t.Fatalf("URL = %q, want http://127.0.0.1:PORT", srv.URL)
+	}
+	if code, body := do(t, srv.Client(), "GET", srv.URL+"/healthz", "", nil); code != http.StatusOK {
+		t.Errorf("GET /healthz = %d %s, want 200", code, body)
+	}
+	if _, err := resttest.Start(testapi.NewScheme(), resttest.WithAddr("256.0.0.1:0")); err == nil || !strings.Contains(err.Error(), "listening") {
+		t.Errorf("Start on a bad address = %v, want a listening error", err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -89,6 +90,7 @@ type config struct {
 	tweaks      []func(*rest.Options)
 	crdAPI      bool
 	crds        []*apiextensions.CustomResourceDefinition
+	addr        string
 }
 
 // WithStrategy sets the strategy of one resource (see rest.Strategy).
@@ -195,6 +197,15 @@ type TB interface {
 	Errorf(format string, args ...any)
 }
 
+// WithAddr makes the server listen on addr (host:port) instead of 127.0.0.1 and a free
+// port, for a standalone server whose clients are told the address in advance. URL and
+// the kubeconfig name 127.0.0.1 when addr's host is unspecified ("", 0.0.0.0, ::). With
+// WithTLS, the certificate is for 127.0.0.1, ::1 and localhost only. Tests leave the
+// default, which never collides.
+func WithAddr(addr string) Option {
+	return func(c *config) { c.addr = addr }
+}
+
 // NewServer starts a server for the resources of s on 127.0.0.1 and a free port, and
 // stops it on t.Cleanup. It fails t (t.Fatal) when the server cannot be built or started.
 // The server is ready for requests when NewServer returns. Code without a test (a
@@ -265,15 +276,20 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 	}
 	srv.Handler = h
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := c.addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listening: %w", err)
 	}
+	host := clientAddr(ln.Addr())
 	transport := &http.Transport{
 		DialContext:  (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
 		MaxIdleConns: 10,
 	}
-	srv.URL = "http://" + ln.Addr().String()
+	srv.URL = "http://" + host
 	if c.tls {
 		cert, caPEM, err := kubeconfig.SelfSignedCertificate("resttest", 24*time.Hour, "127.0.0.1", "::1", "localhost")
 		if err != nil {
@@ -283,7 +299,7 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 		pool := x509.NewCertPool()
 		pool.AddCert(cert.Leaf)
 		transport.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-		srv.URL = "https://" + ln.Addr().String()
+		srv.URL = "https://" + host
 		srv.CertificateAuthority = caPEM
 	}
 	srv.Kubeconfig = Kubeconfig(srv.URL, c.token, srv.CertificateAuthority)
@@ -308,6 +324,16 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 		_ = srv.httpSrv.Serve(ln) // returns http.ErrServerClosed after Shutdown or Close
 	}()
 	return srv, nil
+}
+
+// clientAddr is the host:port clients reach a listener at: its own, or 127.0.0.1 and its
+// port when it listens on every address.
+func clientAddr(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsUnspecified() {
+		return a.String()
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port))
 }
 
 // newREST builds the plain rest.Handler with its discovery.

@@ -1,0 +1,12 @@
+// Package controllers runs, in-process over a storage.Interface, the controllers of
+// kube-controller-manager a controller test relies on: the namespace controller (the
+// default namespaces exist; a Terminating namespace's content is deleted, then the
+// namespace) and the garbage collector (ownerReferences: background, foreground and
+// orphan cascading deletion). They are event-driven: one watch on the whole store feeds
+// an in-memory ownership graph, and each batch of events is followed by one pass over
+// it. Manager.WaitIdle returns once a pass has seen every write and had nothing to do,
+// so tests wait deterministically instead of polling.
+//
+// The REST handler must be built with rest.Options.GarbageCollection so that deletes
+// leave the orphan and foregroundDeletion finalizers to the garbage collector.
+package controllers

@@ -1,0 +1,142 @@
+// Command testenv is an in-memory API server for the tests of controllers written in any
+// language (Python's kopf or official client, shell scripts with kubectl): it serves
+// the CustomResourceDefinitions of a directory, and the customresourcedefinitions
+// resource itself, and writes a kubeconfig for them.
+//
+//	go run ./examples/testenv -crds config/crd/bases -addr 127.0.0.1:8443 -kubeconfig ./testenv.kubeconfig
+//	KUBECONFIG=./testenv.kubeconfig pytest
+//
+// Flags:
+//
+//	-crds DIR          CustomResourceDefinition manifests to serve (a directory of .yaml,
+//	                   .yml and .json files, such as kubebuilder's config/crd/bases, or one file)
+//	-addr ADDR         listen address (default 127.0.0.1:8443)
+//	-kubeconfig FILE   where to write the kubeconfig (default ./testenv.kubeconfig)
+//	-token TOKEN       bearer token clients must send (default: random, in the kubeconfig)
+//
+// The server speaks HTTPS with a certificate for 127.0.0.1, ::1 and localhost made at
+// start, which the kubeconfig embeds with the token. Everything is kept in memory and
+// forgotten when the server stops (SIGINT or SIGTERM). The CRDs are established before
+// the kubeconfig is written, so a script may wait for the file and then start.
+//
+// This command is part of apikit's main module, which does not link CEL (cel-go is a
+// module of its own, github.com/apikit-dev/apikit/cel): CRDs with x-kubernetes-validations
+// rules are refused, with rest/crds' message saying so. Go tests use the envtest module
+// (github.com/apikit-dev/apikit/envtest), which checks the rules.
+//
+// Kubernetes' core kinds (Namespace, ConfigMap, Secret, ...) are served once package
+// builtin is merged (issue 13); see coreScheme.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/apikit-dev/apikit/apiextensions"
+	"github.com/apikit-dev/apikit/rest/resttest"
+	"github.com/apikit-dev/apikit/scheme"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "testenv:", err)
+		os.Exit(1)
+	}
+}
+
+// errUsage reports a command line the flag package has already explained.
+var errUsage = errors.New("bad command line")
+
+// flags are the command line of testenv.
+type flags struct {
+	crds, addr, kubeconfig, token string
+}
+
+func parseFlags(args []string, output io.Writer) (flags, error) {
+	fs := flag.NewFlagSet("testenv", flag.ContinueOnError)
+	fs.SetOutput(output)
+	var f flags
+	fs.StringVar(&f.crds, "crds", "", "`directory` (or file) of CustomResourceDefinition manifests to serve; CRDs with CEL rules are refused")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8443", "listen `address` (host:port)")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "./testenv.kubeconfig", "`file` to write the kubeconfig to")
+	fs.StringVar(&f.token, "token", "", "bearer `token` clients must send (default: random)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return flags{}, err
+		}
+		return flags{}, errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(output, "unexpected arguments: %q\n", fs.Args())
+		fs.Usage()
+		return flags{}, errUsage
+	}
+	return f, nil
+}
+
+// run serves until ctx ends, then stops the server.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	srv, err := start(f)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "testenv: serving %s; kubeconfig %s\n", srv.URL, f.kubeconfig)
+	<-ctx.Done()
+	return srv.Close()
+}
+
+// start starts the server of f with its CRDs established and writes its kubeconfig.
+func start(f flags) (*resttest.Server, error) {
+	var crds []*apiextensions.CustomResourceDefinition
+	if f.crds != "" {
+		var err error
+		if crds, err = apiextensions.Load(f.crds); err != nil {
+			return nil, err
+		}
+	}
+	token := f.token
+	if token == "" {
+		b := make([]byte, 16)
+		if _, err := rand.Read(b); err != nil {
+			return nil, fmt.Errorf("making a token: %w", err)
+		}
+		token = hex.EncodeToString(b)
+	}
+	srv, err := resttest.Start(coreScheme(), resttest.WithAddr(f.addr), resttest.WithTLS(), resttest.WithToken(token), resttest.WithCRDs(crds...))
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(f.kubeconfig, srv.Kubeconfig, 0o600); err != nil {
+		return nil, errors.Join(fmt.Errorf("writing the kubeconfig: %w", err), srv.Close())
+	}
+	return srv, nil
+}
+
+// coreScheme returns the scheme of the kinds served beside the CRDs.
+//
+// TODO(issue 13): once package github.com/apikit-dev/apikit/builtin is merged, this adds
+// Kubernetes' core kinds (builtin.AddToScheme) and start passes their strategies
+// (resttest.WithStrategies(builtin.Strategies())), and the namespace and garbage
+// collection controllers of package controllers run beside the server.
+func coreScheme() *scheme.Scheme {
+	return scheme.New()
+}

@@ -1,0 +1,110 @@
+package rest_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage/memory"
+)
+
+// testNamespace is a minimal typed core/v1 Namespace.
+type testNamespace struct {
+	scheme.TypeMeta   `json:",inline"`
+	scheme.ObjectMeta `json:"metadata,omitempty"`
+	Spec              struct {
+		Finalizers []string `json:"finalizers,omitempty"`
+	} `json:"spec,omitempty"`
+	Status struct {
+		Phase      string           `json:"phase,omitempty"`
+		Conditions []map[string]any `json:"conditions,omitempty"`
+	} `json:"status,omitempty"`
+}
+
+type testNamespaceList struct {
+	scheme.TypeMeta `json:",inline"`
+	scheme.ListMeta `json:"metadata,omitempty"`
+	Items           []testNamespace `json:"items"`
+}
+
+func newNamespaceServer(t *testing.T) http.Handler {
+	t.Helper()
+	s := scheme.New()
+	s.AddKnownTypes(scheme.GroupVersion{Version: "v1"}, &testNamespace{}, &testNamespaceList{})
+	if err := s.AddResource(scheme.Resource{Kind: "testNamespace", Plural: "namespaces", StatusSubresource: true}); err != nil {
+		t.Fatal(err)
+	}
+	gv := scheme.GroupVersion{Group: "test.example.com", Version: "v1"}
+	s.AddUnstructuredKind(gv.WithKind("Pod"))
+	s.AddUnstructuredKind(gv.WithKind("PodList"))
+	if err := s.AddResource(scheme.Resource{Group: gv.Group, Kind: "Pod", Plural: "pods", Namespaced: true}); err != nil {
+		t.Fatal(err)
+	}
+	store := memory.New(memory.Options{})
+	t.Cleanup(store.Close)
+	h, err := rest.New(rest.Options{Scheme: s, Storage: store, GarbageCollection: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func serve(t *testing.T, h http.Handler, method, path, body string) (int, map[string]any) {
+	t.Helper()
+	req := httptest.NewRequest(method, path, bytes.NewReader([]byte(body)))
+	req.Header.Set("Content-Type", "application/json")
+	if method == "PATCH" {
+		req.Header.Set("Content-Type", "application/merge-patch+json")
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	var out map[string]any
+	_ = json.Unmarshal(rec.Body.Bytes(), &out)
+	return rec.Code, out
+}
+
+func TestNamespaces_Lifecycle(t *testing.T) {
+	const ns = `{"apiVersion":"v1","kind":"testNamespace","metadata":{"name":"team"}}`
+	const pod = `{"apiVersion":"test.example.com/v1","kind":"Pod","metadata":{"name":"p"}}`
+	pods := "/apis/test.example.com/v1/namespaces/team/pods"
+	for _, tc := range []struct {
+		name     string
+		steps    [][3]string // method, path, body
+		wantCode int
+		want     string // a fragment of the last response
+	}{
+		{"CreateInAMissingNamespaceIs404", [][3]string{{"POST", pods, pod}}, 404, `"message":"namespaces \"team\" not found"`},
+		{"ANewNamespaceIsActiveWithTheKubernetesFinalizer", [][3]string{{"POST", "/api/v1/namespaces", ns}}, 201, `"spec":{"finalizers":["kubernetes"]},"status":{"phase":"Active"}`},
+		{"DeleteMarksTheNamespaceTerminating", [][3]string{{"POST", "/api/v1/namespaces", ns}, {"DELETE", "/api/v1/namespaces/team", ""}}, 200, `"status":{"phase":"Terminating"}`},
+		{"CreateInATerminatingNamespaceIs403", [][3]string{{"POST", "/api/v1/namespaces", ns}, {"DELETE", "/api/v1/namespaces/team", ""}, {"POST", pods, pod}}, 403,
+			`"details":{"causes":[{"field":"metadata.namespace","message":"namespace team is being terminated","reason":"NamespaceTerminating"}],"group":"test.example.com","kind":"pods","name":"p"},"kind":"Status","message":"pods.test.example.com \"p\" is forbidden: unable to create new content in namespace team because it is being terminated"`},
+		{"ASecondDeleteWhileFinalizingIs409", [][3]string{{"POST", "/api/v1/namespaces", ns}, {"DELETE", "/api/v1/namespaces/team", ""}, {"DELETE", "/api/v1/namespaces/team", ""}}, 409,
+			`The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.`},
+		{"AnUpdateKeepsSpecFinalizers", [][3]string{{"POST", "/api/v1/namespaces", ns}, {"PUT", "/api/v1/namespaces/team", `{"apiVersion":"v1","kind":"testNamespace","metadata":{"name":"team"},"spec":{"finalizers":[]}}`}}, 200, `"spec":{"finalizers":["kubernetes"]}`},
+		{"FinalizeChangesSpecFinalizers", [][3]string{{"POST", "/api/v1/namespaces", ns}, {"PUT", "/api/v1/namespaces/team/finalize", `{"apiVersion":"v1","kind":"testNamespace","metadata":{"name":"team"},"spec":{"finalizers":["example.com/x"]}}`}}, 200, `"spec":{"finalizers":["example.com/x"]},"status":{"phase":"Active"}`},
+		{"FinalizeRemovingTheLastFinalizerOfATerminatingNamespaceDeletesIt", [][3]string{{"POST", "/api/v1/namespaces", ns}, {"DELETE", "/api/v1/namespaces/team", ""}, {"PUT", "/api/v1/namespaces/team/finalize", `{"apiVersion":"v1","kind":"testNamespace","metadata":{"name":"team"},"spec":{}}`}, {"GET", "/api/v1/namespaces/team", ""}}, 404, `not found`},
+		{"FinalizeIsPUTOnly", [][3]string{{"POST", "/api/v1/namespaces", ns}, {"GET", "/api/v1/namespaces/team/finalize", ""}}, 405, `MethodNotAllowed`},
+		{"DefaultMayNotBeDeleted", [][3]string{{"DELETE", "/api/v1/namespaces/default", ""}}, 403, `"message":"namespaces \"default\" is forbidden: this namespace may not be deleted"`},
+		{"ForegroundDeleteAddsTheFinalizer", [][3]string{{"POST", "/api/v1/namespaces", ns}, {"POST", pods, pod}, {"DELETE", pods + "/p?propagationPolicy=Foreground", ""}}, 200, `"finalizers":["foregroundDeletion"]`},
+		{"OrphanDeleteAddsTheFinalizerForTheCollector", [][3]string{{"POST", "/api/v1/namespaces", ns}, {"POST", pods, pod}, {"DELETE", pods + "/p?propagationPolicy=Orphan", ""}}, 200, `"finalizers":["orphan"]`},
+		{"BackgroundDeleteIsImmediate", [][3]string{{"POST", "/api/v1/namespaces", ns}, {"POST", pods, pod}, {"DELETE", pods + "/p?propagationPolicy=Background", ""}}, 200, `"status":"Success"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newNamespaceServer(t)
+			var code int
+			var out map[string]any
+			for _, s := range tc.steps {
+				code, out = serve(t, h, s[0], s[1], s[2])
+			}
+			b, _ := json.Marshal(out)
+			if code != tc.wantCode || !strings.Contains(string(b), tc.want) {
+				t.Errorf("got %d %s\nwant %d containing %s", code, b, tc.wantCode, tc.want)
+			}
+		})
+	}
+}

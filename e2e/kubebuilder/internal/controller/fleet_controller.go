@@ -19,10 +19,12 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -47,9 +49,14 @@ const (
 // FleetReconciler reconciles a Fleet object
 type FleetReconciler struct {
 	client.Client
-	Scheme   *runtime.Scheme
-	Recorder recorder.EventRecorder
+	// APIReader reads past the manager's cache, to recheck a Fleet before adopting a child.
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  recorder.EventRecorder
 }
+
+// errFleetGoing stops a reconcile that would adopt a child for a Fleet being deleted.
+var errFleetGoing = errors.New("the fleet is being deleted")
 
 // +kubebuilder:rbac:groups=fleet.example.com,resources=fleets,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=fleet.example.com,resources=fleets/status,verbs=get;update;patch
@@ -77,8 +84,11 @@ func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fleet.Name + "-" + sector, Namespace: fleet.Namespace}}
 		op, err := controllerutil.CreateOrUpdate(ctx, r.Client, cm, func() error {
 			cm.Data = map[string]string{"sector": sector, "mission": fleet.Spec.Mission}
-			return controllerutil.SetControllerReference(fleet, cm, r.Scheme)
+			return r.control(ctx, fleet, cm)
 		})
+		if errors.Is(err, errFleetGoing) {
+			return ctrl.Result{}, nil
+		}
 		if err != nil {
 			return ctrl.Result{}, fmt.Errorf("configmap %s: %w", cm.Name, err)
 		}
@@ -90,8 +100,11 @@ func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	drone := &fleetv1.Drone{ObjectMeta: metav1.ObjectMeta{Name: fleet.Name + "-lead", Namespace: fleet.Namespace}}
 	op, err := controllerutil.CreateOrUpdate(ctx, r.Client, drone, func() error {
 		drone.Spec.Mission = fleet.Spec.Mission
-		return controllerutil.SetControllerReference(fleet, drone, r.Scheme)
+		return r.control(ctx, fleet, drone)
 	})
+	if errors.Is(err, errFleetGoing) {
+		return ctrl.Result{}, nil
+	}
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("drone %s: %w", drone.Name, err)
 	}
@@ -117,6 +130,26 @@ func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 	log.V(1).Info("reconciled", "configMaps", len(fleet.Spec.Sectors), "drone", drone.Name)
 	return ctrl.Result{}, nil
+}
+
+// control makes fleet the controller of obj. An existing obj without a controller is adopted,
+// and adoption first rereads the Fleet past the cache, as kube's own controllers do: when a Fleet
+// is deleted with propagationPolicy Orphan, the garbage collector removes the ownerReferences of
+// its children before the Fleet goes away, and a reconcile that still sees the cached, undeleted
+// Fleet would otherwise take them back (and the garbage collector would then delete them as
+// dependents of a missing owner).
+func (r *FleetReconciler) control(ctx context.Context, fleet *fleetv1.Fleet, obj client.Object) error {
+	if obj.GetResourceVersion() != "" && metav1.GetControllerOf(obj) == nil {
+		current := &fleetv1.Fleet{}
+		err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(fleet), current)
+		if apierrors.IsNotFound(err) || err == nil && (current.UID != fleet.UID || !current.DeletionTimestamp.IsZero()) {
+			return errFleetGoing
+		}
+		if err != nil {
+			return fmt.Errorf("rechecking fleet before adopting %s: %w", obj.GetName(), err)
+		}
+	}
+	return controllerutil.SetControllerReference(fleet, obj, r.Scheme)
 }
 
 // SetupWithManager sets up the controller with the Manager.

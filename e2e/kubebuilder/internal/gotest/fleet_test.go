@@ -87,7 +87,12 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	reconciler := &controller.FleetReconciler{Client: manager.GetClient(), Scheme: s, Recorder: manager.GetEventRecorder("fleet-controller")}
+	reconciler := &controller.FleetReconciler{
+		Client:    manager.GetClient(),
+		APIReader: manager.GetAPIReader(),
+		Scheme:    s,
+		Recorder:  manager.GetEventRecorder("fleet-controller"),
+	}
 	if err := reconciler.SetupWithManager(manager); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
 
-func run(m *testing.M) int {
+func run(m *testing.M) (code int) {
 	flag.Parse()
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, fleetv1.AddToScheme} {
@@ -68,6 +68,7 @@ func run(m *testing.M) int {
 	defer func() {
 		if err := env.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "stop:", err)
+			code = 1
 		}
 	}()
 
@@ -100,7 +101,7 @@ func run(m *testing.M) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error, 1)
 	go func() { stopped <- manager.Start(ctx) }()
-	code := m.Run()
+	code = m.Run()
 	cancel()
 	if err := <-stopped; err != nil {
 		fmt.Fprintln(os.Stderr, "manager:", err)

@@ -171,19 +171,13 @@ func peekTypeMeta(data []byte) (apiVersion, kind string, err error) {
 		return "", "", d.mismatch(reflect.TypeFor[scheme.TypeMeta]())
 	}
 	empty, err := d.objectStart()
-	haveVersion, haveKind := false, false
-	for err == nil && !empty && !(haveVersion && haveKind) {
+	var tm TypeMetaFields
+	for err == nil && !empty && !tm.Complete() {
 		var kb []byte
 		if kb, err = d.objectKey(); err != nil {
 			break
 		}
-		var target *string
-		switch string(kb) {
-		case "apiVersion":
-			target, haveVersion = &apiVersion, true
-		case "kind":
-			target, haveKind = &kind, true
-		}
+		target := tm.Target(kb)
 		if target == nil {
 			err = d.skipValue()
 		} else {
@@ -195,8 +189,33 @@ func peekTypeMeta(data []byte) (apiVersion, kind string, err error) {
 			empty, err = d.objectNext()
 		}
 	}
-	return apiVersion, kind, err
+	return tm.APIVersion, tm.Kind, err
 }
+
+// TypeMetaFields collects a document's top-level apiVersion and kind while a format's
+// scanner walks its keys, so that every serializer reads them by the same rule and
+// stops scanning once it has both.
+type TypeMetaFields struct {
+	APIVersion, Kind      string
+	haveVersion, haveKind bool
+}
+
+// Target returns where the value of key goes, or nil for a key other than apiVersion
+// and kind.
+func (f *TypeMetaFields) Target(key []byte) *string {
+	switch string(key) {
+	case "apiVersion":
+		f.haveVersion = true
+		return &f.APIVersion
+	case "kind":
+		f.haveKind = true
+		return &f.Kind
+	}
+	return nil
+}
+
+// Complete reports whether both apiVersion and kind have been seen.
+func (f *TypeMetaFields) Complete() bool { return f.haveVersion && f.haveKind }
 
 // Encode writes obj as JSON and a newline, in one Write (see WriteAppended),
 // byte-identical to apimachinery's output.

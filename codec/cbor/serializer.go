@@ -290,8 +290,8 @@ func peekTypeMeta(data []byte) (apiVersion, kind string, err error) {
 	if !ok {
 		return fail(fmt.Errorf("cbor: cannot unmarshal %s into Go value of type TypeMeta", typeName(data, s.pos)))
 	}
-	var haveVersion, haveKind bool
-	for i := 0; s.more(count, i) && !(haveVersion && haveKind); i++ {
+	var tm codec.TypeMetaFields
+	for i := 0; s.more(count, i) && !tm.Complete(); i++ {
 		kb, err := s.str(nil)
 		if err == errNotString {
 			err = s.skip()
@@ -306,13 +306,7 @@ func peekTypeMeta(data []byte) (apiVersion, kind string, err error) {
 		if err != nil {
 			return fail(err)
 		}
-		var target *string
-		switch string(kb) {
-		case "apiVersion":
-			target, haveVersion = &apiVersion, true
-		case "kind":
-			target, haveKind = &kind, true
-		}
+		target := tm.Target(kb)
 		if target == nil {
 			if err := s.skip(); err != nil {
 				return fail(err)
@@ -332,7 +326,7 @@ func peekTypeMeta(data []byte) (apiVersion, kind string, err error) {
 		}
 		*target = string(vb)
 	}
-	return apiVersion, kind, nil
+	return tm.APIVersion, tm.Kind, nil
 }
 
 // typeName names the CBOR type of the item at pos, for error messages.

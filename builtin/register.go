@@ -21,6 +21,7 @@ func AddToScheme(s *scheme.Scheme) error {
 			return fmt.Errorf("builtin: %w", err)
 		}
 	}
+	registerEventConversions(s)
 	if err := registerProtobuf(s); err != nil {
 		return fmt.Errorf("builtin: %w", err)
 	}
@@ -56,6 +57,7 @@ var resources = []scheme.Resource{
 			{Name: "Message", Type: "string", JSONPath: ".message"},
 		}},
 	{Group: EventsV1.Group, Kind: "Event", Plural: "events", ShortNames: []string{"ev"}, Namespaced: true,
+		SharesStorageWith: Events,
 		PrinterColumns: []scheme.PrinterColumn{
 			{Name: "Type", Type: "string", JSONPath: ".type"},
 			{Name: "Reason", Type: "string", JSONPath: ".reason"},

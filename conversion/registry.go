@@ -55,9 +55,11 @@ type planKey struct {
 
 // registry is the per-scheme state of this package, kept with scheme.Extension.
 type registry struct {
-	mu         sync.Mutex
-	funcs      map[typePair]convFunc
-	defaulters map[reflect.Type]func(reflect.Value)
+	mu    sync.Mutex
+	funcs map[typePair]convFunc
+	// acrossGroups are the pairs ToVersion may convert though their kinds' groups differ.
+	acrossGroups map[typePair]bool
+	defaulters   map[reflect.Type]func(reflect.Value)
 
 	plans    sync.Map // planKey -> *converter
 	building map[planKey]*converter
@@ -72,6 +74,7 @@ func registryOf(s *scheme.Scheme) *registry {
 	return s.Extension(registryKey{}, func() any {
 		return &registry{
 			funcs:           map[typePair]convFunc{},
+			acrossGroups:    map[typePair]bool{},
 			defaulters:      map[reflect.Type]func(reflect.Value){},
 			building:        map[planKey]*converter{},
 			defaultBuilding: map[reflect.Type]*defaultFunc{},
@@ -86,6 +89,7 @@ func (r *registry) CloneExtension() any {
 	defer r.mu.Unlock()
 	c := &registry{
 		funcs:           make(map[typePair]convFunc, len(r.funcs)),
+		acrossGroups:    maps.Clone(r.acrossGroups),
 		defaulters:      make(map[reflect.Type]func(reflect.Value), len(r.defaulters)),
 		building:        map[planKey]*converter{},
 		defaultBuilding: map[reflect.Type]*defaultFunc{},
@@ -117,6 +121,28 @@ func Register[In, Out any](s *scheme.Scheme, fn func(in *In, out *Out, sc Scope)
 	defer r.mu.Unlock()
 	r.funcs[typePair{inT, outT}] = f
 	r.plans.Clear()
+}
+
+// RegisterAcrossGroups registers a pair of conversion functions, as Register does, between
+// two kinds of different groups that are one resource's objects seen through two groups
+// (scheme.Resource.SharesStorageWith), like core/v1 and events.k8s.io/v1 Event. ToVersion
+// refuses to convert between groups except between exactly these two Go types.
+func RegisterAcrossGroups[A, B any](s *scheme.Scheme, aToB func(in *A, out *B, sc Scope) error, bToA func(in *B, out *A, sc Scope) error) {
+	Register(s, aToB)
+	Register(s, bToA)
+	r := registryOf(s)
+	a, b := reflect.TypeFor[A](), reflect.TypeFor[B]()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.acrossGroups[typePair{a, b}] = true
+	r.acrossGroups[typePair{b, a}] = true
+}
+
+// convertsAcrossGroups reports whether RegisterAcrossGroups registered the pair.
+func (r *registry) convertsAcrossGroups(in, out reflect.Type) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.acrossGroups[typePair{in, out}]
 }
 
 // Convert converts *in into *out: in and out are pointers to any two types. It uses the

@@ -2,6 +2,7 @@ package conversion
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -12,7 +13,9 @@ import (
 // always a new object that shares no memory with in, even when in is already at gv (then
 // it is a deep copy). Its apiVersion and kind are set to the target's; an internal result
 // keeps them empty. The target kind (and, between external versions, the internal kind)
-// must be registered, or the error is a *scheme.NotRegisteredError.
+// must be registered, or the error is a *scheme.NotRegisteredError. Kinds of different
+// groups convert only between two Go types registered with RegisterAcrossGroups, directly
+// (no hub).
 //
 // A *scheme.Unstructured (or *scheme.UnstructuredList) of a kind registered without a Go
 // type converts between versions by rewriting apiVersion only, like a CustomResource whose
@@ -48,11 +51,16 @@ func ToVersion(s *scheme.Scheme, in scheme.Kinded, gv scheme.GroupVersion) (sche
 	if s.IsUnstructured(dst) {
 		return nil, fmt.Errorf("converting %v %s to %s: the target kind has no Go type; use ToUnstructured", src.GroupKind(), objectName(in), gv)
 	}
-	if src.Group != gv.Group {
-		return nil, fmt.Errorf("converting %v %s to %s: cannot convert between groups", src.GroupKind(), objectName(in), gv)
+	out, err := s.New(dst)
+	if err != nil {
+		return nil, err
 	}
 	cur := in
-	if src.Version != scheme.InternalVersion && dst.Version != scheme.InternalVersion && src.Version != dst.Version {
+	if src.Group != gv.Group {
+		if !registryOf(s).convertsAcrossGroups(reflect.TypeOf(in).Elem(), reflect.TypeOf(out).Elem()) {
+			return nil, fmt.Errorf("converting %v %s to %s: cannot convert between groups", src.GroupKind(), objectName(in), gv)
+		}
+	} else if src.Version != scheme.InternalVersion && dst.Version != scheme.InternalVersion && src.Version != dst.Version {
 		hubGVK := src.GroupKind().WithVersion(scheme.InternalVersion)
 		hub, err := s.New(hubGVK)
 		if err != nil {
@@ -62,10 +70,6 @@ func ToVersion(s *scheme.Scheme, in scheme.Kinded, gv scheme.GroupVersion) (sche
 			return nil, fmt.Errorf("converting %v %s from %s to the internal version: %w", src.GroupKind(), objectName(in), src.Version, err)
 		}
 		cur = hub
-	}
-	out, err := s.New(dst)
-	if err != nil {
-		return nil, err
 	}
 	if err := Convert(s, cur, out); err != nil {
 		return nil, fmt.Errorf("converting %v %s to %s: %w", src.GroupKind(), objectName(in), gv, err)

@@ -237,3 +237,35 @@ func TestBuiltin_Kubectl(t *testing.T) {
 		t.Errorf("GET selfsubjectreviews: exit %d, stderr %s; want 405 MethodNotAllowed", res.ExitCode, res.Stderr)
 	}
 }
+
+// kube-apiserver stores both Event kinds as one resource: what client-go's events
+// recorder writes through events.k8s.io/v1 is what kubectl get events lists.
+func TestBuiltin_EventsK8sIOEventShowsInCoreEvents(t *testing.T) {
+	srv := newBuiltinServer(t)
+	cs := builtinClientset(t, srv)
+	ctx := context.Background()
+	ev := &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Name: "web.1", Namespace: "default"}, EventTime: metav1.NewMicroTime(time.Now()),
+		ReportingController: "ctl", ReportingInstance: "ctl-1", Action: "Reconcile", Reason: "Synced", Type: "Normal",
+		Note: "synced the web app", Regarding: corev1.ObjectReference{Kind: "ConfigMap", Namespace: "default", Name: "web"}}
+	if _, err := cs.EventsV1().Events("default").Create(ctx, ev, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := cs.CoreV1().Events("default").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 1 {
+		t.Fatalf("core events: %d items, want 1", len(list.Items))
+	}
+	got := list.Items[0]
+	if got.Name != "web.1" || got.Message != ev.Note || got.InvolvedObject != ev.Regarding ||
+		got.ReportingController != ev.ReportingController || got.ReportingInstance != ev.ReportingInstance ||
+		got.Reason != ev.Reason || got.Action != ev.Action || got.Type != ev.Type {
+		t.Errorf("core event = %+v, want the fields of %+v", got, ev)
+	}
+	es := &exampleServer{KubeconfigPath: srv.KubeconfigPath}
+	out := es.mustKubectl(t, "get", "events")
+	if !strings.Contains(out.Stdout, "Synced") || !strings.Contains(out.Stdout, "synced the web app") {
+		t.Errorf("kubectl get events:\n%s", out.Stdout)
+	}
+}

@@ -148,7 +148,7 @@ func (rq *request) decodeExternal(ser codec.Serializer, data []byte, fieldValida
 	if u, ks := rq.h.schemaFor(obj); ks != nil {
 		ks.schema.Default(u.Object)
 	}
-	in, err := rq.h.toInternal(obj, rq.gvk.GroupKind())
+	in, err := rq.h.toInternal(obj, rq.gvk)
 	if err != nil {
 		return nil, NewBadRequest(err.Error())
 	}

@@ -187,7 +187,7 @@ func (rq *request) deleteObject(name string, opts *DeleteOptions, dryRun bool) (
 		}
 		own := scheme.DeepCopy(cur)
 		rq.h.coerce(own)
-		old, err := rq.h.toInternal(own, rq.gvk.GroupKind())
+		old, err := rq.h.toInternal(own, rq.gvk)
 		if err != nil {
 			return nil, false, err
 		}
@@ -349,7 +349,8 @@ func (rq *request) markDeleting(key, name string, opts *DeleteOptions, dryRun bo
 func (rq *request) orphanDependents(owner scheme.Object) error {
 	uid := owner.GetUID()
 	for _, res := range rq.h.scheme.Resources() {
-		if owner.GetNamespace() != "" && !res.Namespaced {
+		if owner.GetNamespace() != "" && !res.Namespaced || rq.h.scheme.StorageResource(res) != res {
+			// The objects of a resource that shares storage are those of the other.
 			continue
 		}
 		prefix := storage.Prefix(res.GroupResource(), owner.GetNamespace())
@@ -387,7 +388,7 @@ func (rq *request) deleteCollection() {
 		rq.fail(err)
 		return
 	}
-	lr, err := rq.h.store.List(rq.ctx, storage.Prefix(rq.gr, rq.info.Namespace), storage.ListOptions{Predicate: pred})
+	lr, err := rq.h.store.List(rq.ctx, storage.Prefix(rq.stored, rq.info.Namespace), storage.ListOptions{Predicate: pred})
 	if err != nil {
 		rq.fail(err)
 		return

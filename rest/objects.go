@@ -20,10 +20,17 @@ func asObject(k scheme.Kinded) (scheme.Object, error) {
 	return obj, nil
 }
 
-// toInternal converts an object to its group's internal hub version, or returns it
-// unchanged when the kind has none (schema-only kinds).
-func (h *Handler) toInternal(obj scheme.Object, gk scheme.GroupKind) (scheme.Object, error) {
-	hub := gk.WithVersion(scheme.InternalVersion)
+// toInternal converts an object to the internal hub version of gvk's group, or returns it
+// at gvk's version when the kind has none (schema-only kinds). A stored object of the
+// group a resource shares storage with is converted to gvk's group first.
+func (h *Handler) toInternal(obj scheme.Object, gvk scheme.GroupVersionKind) (scheme.Object, error) {
+	if k := obj.GetObjectKind().GroupVersionKind(); k.Kind != "" && k.Group != gvk.Group {
+		var err error
+		if obj, err = h.toVersion(obj, gvk.GroupVersion()); err != nil {
+			return nil, err
+		}
+	}
+	hub := gvk.GroupKind().WithVersion(scheme.InternalVersion)
 	if !h.scheme.Recognizes(hub) || h.scheme.IsUnstructured(hub) {
 		return obj, nil
 	}
@@ -47,9 +54,11 @@ func (h *Handler) toVersion(obj scheme.Object, gv scheme.GroupVersion) (scheme.O
 	return asObject(out)
 }
 
-// storageGV is the group version a resource is stored at.
+// storageGV is the group version a resource is stored at: that of the resource it shares
+// storage with, if any.
 func (h *Handler) storageGV(res *scheme.Resource) scheme.GroupVersion {
-	return scheme.GroupVersion{Group: res.Group, Version: h.scheme.StorageVersion(res)}
+	stored := h.scheme.StorageResource(res)
+	return scheme.GroupVersion{Group: stored.Group, Version: h.scheme.StorageVersion(stored)}
 }
 
 // toMap returns the unstructured form of an object.

@@ -364,7 +364,7 @@ func (rq *request) applyObject(old scheme.Object, p *patchRequest) (scheme.Objec
 	// kube-apiserver defaults the result of an apply, and prunes it silently on its way
 	// to storage (fields the schema does not declare fail the apply before).
 	rq.h.coerce(obj)
-	in, err := rq.h.toInternal(obj, rq.gvk.GroupKind())
+	in, err := rq.h.toInternal(obj, rq.gvk)
 	if err != nil {
 		return nil, NewBadRequest(err.Error())
 	}

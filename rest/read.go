@@ -114,7 +114,7 @@ func (rq *request) list() {
 			return
 		}
 	}
-	prefix := storage.Prefix(rq.gr, rq.info.Namespace)
+	prefix := storage.Prefix(rq.stored, rq.info.Namespace)
 	lr, err := rq.h.store.List(rq.ctx, prefix, storage.ListOptions{
 		ResourceVersion:      rq.query.Get("resourceVersion"),
 		ResourceVersionMatch: storage.ResourceVersionMatch(rq.query.Get("resourceVersionMatch")),

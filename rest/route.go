@@ -68,7 +68,7 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 	user, _ := UserFrom(r.Context())
 	rq := &request{
 		h: h, w: w, r: r, ctx: r.Context(), info: info, user: user,
-		res: res, gr: gr, gv: gv, gvk: gv.WithKind(res.Kind),
+		res: res, gr: gr, stored: h.scheme.StorageResource(res).GroupResource(), gv: gv, gvk: gv.WithKind(res.Kind),
 		hooks: h.hooksOf(gr), query: r.URL.Query(),
 	}
 	if text, ok := h.deprecations[gr][gv.Version]; ok {
@@ -133,14 +133,17 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 
 // request is one resource request on its way through the pipeline.
 type request struct {
-	h        *Handler
-	w        http.ResponseWriter
-	r        *http.Request
-	ctx      context.Context
-	info     *RequestInfo
-	user     *User
-	res      *scheme.Resource
-	gr       scheme.GroupResource
+	h    *Handler
+	w    http.ResponseWriter
+	r    *http.Request
+	ctx  context.Context
+	info *RequestInfo
+	user *User
+	res  *scheme.Resource
+	gr   scheme.GroupResource
+	// stored is the resource whose storage keys the objects have: gr's own, or those of
+	// the resource it shares storage with.
+	stored   scheme.GroupResource
 	gv       scheme.GroupVersion
 	gvk      scheme.GroupVersionKind
 	hooks    *strategyHooks
@@ -154,7 +157,7 @@ type request struct {
 func (rq *request) key(name string) string {
 	if !rq.res.Namespaced {
 		// A request on a Namespace names it as its namespace too, as in kube-apiserver.
-		return storage.Key(rq.gr, "", name)
+		return storage.Key(rq.stored, "", name)
 	}
-	return storage.Key(rq.gr, rq.info.Namespace, name)
+	return storage.Key(rq.stored, rq.info.Namespace, name)
 }

@@ -189,7 +189,7 @@ func (rq *request) writeScale() {
 		if err != nil {
 			return nil, err
 		}
-		return rq.h.toInternal(obj, rq.gvk.GroupKind())
+		return rq.h.toInternal(obj, rq.gvk)
 	}
 	out, _, err := rq.updateObject(name, dryRun, false, next)
 	if err != nil {

@@ -111,7 +111,7 @@ func (rq *request) validateWatch() (watchRequest, error) {
 			timeout = time.Duration(n) * time.Second
 		}
 	}
-	key := storage.Prefix(rq.gr, rq.info.Namespace)
+	key := storage.Prefix(rq.stored, rq.info.Namespace)
 	recursive := true
 	if len(rq.info.Parts) > 1 {
 		key, recursive = rq.key(rq.info.Name), false

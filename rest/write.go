@@ -310,7 +310,7 @@ func (rq *request) updateObject(name string, dryRun, allowCreate bool, next func
 			// as kube-apiserver decodes the old object of an update from storage; cur
 			// is this try's own copy.
 			rq.h.coerce(cur)
-			if old, err = rq.h.toInternal(cur, rq.gvk.GroupKind()); err != nil {
+			if old, err = rq.h.toInternal(cur, rq.gvk); err != nil {
 				return nil, err
 			}
 		}

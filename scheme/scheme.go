@@ -69,6 +69,12 @@ type Resource struct {
 	// versions[].deprecated: a request at such a version gets its text as a Warning
 	// header ("" means kube-apiserver's default text).
 	Deprecations map[string]string
+	// SharesStorageWith names another resource whose objects this one serves, as
+	// kube-apiserver serves events.k8s.io events from the core events' storage: both
+	// use that resource's storage keys and storage version, so an object written
+	// through one is read through the other. The two kinds convert across their groups
+	// with the functions conversion.RegisterAcrossGroups registered for them.
+	SharesStorageWith GroupResource
 }
 
 // GroupResource returns the resource's group and plural name.
@@ -440,6 +446,18 @@ func (s *Scheme) ServedVersions(r *Resource) []string {
 		}
 	}
 	return out
+}
+
+// StorageResource returns the resource whose storage r's objects live in: the one r
+// shares storage with (Resource.SharesStorageWith) when it is registered, else r.
+func (s *Scheme) StorageResource(r *Resource) *Resource {
+	if r.SharesStorageWith == (GroupResource{}) {
+		return r
+	}
+	if shared, ok := s.Resource(r.SharesStorageWith); ok {
+		return shared
+	}
+	return r
 }
 
 // StorageVersion returns the version a resource's objects are stored at.

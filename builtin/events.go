@@ -1,0 +1,43 @@
+package builtin
+
+import (
+	"github.com/apikit-dev/apikit/conversion"
+	"github.com/apikit-dev/apikit/scheme"
+)
+
+// registerEventConversions lets core/v1 and events.k8s.io/v1 Events convert into each
+// other: the events.k8s.io resource is served from the core events' storage, as in
+// kube-apiserver, so an event written through either group is read through both. The
+// fields map as k8s.io/kubernetes pkg/apis/events/v1 maps them; those of the same name
+// (eventTime, series, action, reason, type, related, reportingInstance) convert as they are.
+func registerEventConversions(s *scheme.Scheme) {
+	conversion.RegisterAcrossGroups(s, coreToEventsEvent, eventsEventToCore)
+}
+
+func coreToEventsEvent(in *Event, out *EventsEvent, sc conversion.Scope) error {
+	if err := sc.AutoConvert(in, out); err != nil {
+		return err
+	}
+	out.Regarding = in.InvolvedObject
+	out.Note = in.Message
+	out.ReportingController = in.ReportingComponent
+	out.DeprecatedSource = in.Source
+	out.DeprecatedFirstTimestamp = in.FirstTimestamp
+	out.DeprecatedLastTimestamp = in.LastTimestamp
+	out.DeprecatedCount = in.Count
+	return nil
+}
+
+func eventsEventToCore(in *EventsEvent, out *Event, sc conversion.Scope) error {
+	if err := sc.AutoConvert(in, out); err != nil {
+		return err
+	}
+	out.InvolvedObject = in.Regarding
+	out.Message = in.Note
+	out.ReportingComponent = in.ReportingController
+	out.Source = in.DeprecatedSource
+	out.FirstTimestamp = in.DeprecatedFirstTimestamp
+	out.LastTimestamp = in.DeprecatedLastTimestamp
+	out.Count = in.DeprecatedCount
+	return nil
+}

@@ -23,12 +23,15 @@ var (
 	// ErrUnsupported is a patch type the kind does not support (strategic merge on a
 	// kind without a schema): kube answers 415 UnsupportedMediaType.
 	ErrUnsupported = errors.New("unsupported patch type")
+	// ErrTooLarge is a patch beyond a size limit (more JSON patch operations than
+	// MaxJSONPatchOperations): kube answers 413 RequestEntityTooLarge.
+	ErrTooLarge = errors.New("patch too large")
 )
 
 // Error is a patch failure with the message kube-apiserver sends; it wraps one of the
 // sentinel errors.
 type Error struct {
-	// Kind is ErrMalformed, ErrRejected or ErrUnsupported.
+	// Kind is ErrMalformed, ErrRejected, ErrUnsupported or ErrTooLarge.
 	Kind error
 	// Message is the text for the client, without a prefix.
 	Message string

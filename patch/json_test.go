@@ -3,6 +3,8 @@ package patch_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -97,6 +99,53 @@ func TestMergePatch(t *testing.T) {
 				t.Fatal(err)
 			}
 			jsonEq(t, got, tt.want)
+		})
+	}
+}
+
+// copyBomb is a JSON patch of n copy operations each of which copies the whole of /d
+// into itself, doubling the document: 1 KiB grows to 8 MiB in 13 operations (and
+// past 1 GiB in 20, the bomb of issue 14).
+func copyBomb(n int) string {
+	ops := make([]string, n)
+	for i := range ops {
+		ops[i] = fmt.Sprintf(`{"op":"copy","from":"/d","path":"/d/k%d"}`, i)
+	}
+	return "[" + strings.Join(ops, ",") + "]"
+}
+
+func TestJSONPatch_LimitsAsKube(t *testing.T) {
+	bombDoc := `{"d":{"s":"` + strings.Repeat("x", 1024) + `"}}`
+	tooMany := "[" + strings.Repeat(`{"op":"test","path":"/d/s","value":"x"},`, patch.MaxJSONPatchOperations) + `{"op":"remove","path":"/d"}]`
+	tests := []struct {
+		name        string
+		doc, patch  string
+		wantErr     error
+		wantMessage string
+	}{
+		{"more than 10,000 operations are too large", bombDoc, tooMany, patch.ErrTooLarge,
+			"The allowed maximum operations in a JSON patch is 10000, got 10001"},
+		{"copies growing the document past 3 MiB are rejected", bombDoc, copyBomb(13), patch.ErrRejected,
+			"Unable to complete the copy, the accumulated size increase of copy is "},
+		{"copies within 3 MiB apply", bombDoc, copyBomb(5), nil, ""},
+		{"exactly 10,000 operations apply", `{"d":{"s":"x"}}`,
+			"[" + strings.Repeat(`{"op":"test","path":"/d/s","value":"x"},`, patch.MaxJSONPatchOperations-1) + `{"op":"remove","path":"/d/s"}]`, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := patch.JSONPatch([]byte(tt.doc), []byte(tt.patch))
+			if tt.wantErr == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if !strings.HasPrefix(err.Error(), tt.wantMessage) {
+				t.Errorf("message = %q, want prefix %q", err.Error(), tt.wantMessage)
+			}
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -132,6 +133,9 @@ func (rq *request) decodeExternal(ser codec.Serializer, data []byte, fieldValida
 	k, gvk, err := rq.decodeInto(ser, data, nil, rq.gvk, fieldValidation)
 	if err != nil {
 		var nre *scheme.NotRegisteredError
+		if gvk.Empty() && !errors.As(err, &nre) {
+			return nil, rq.unrecognized(data, err)
+		}
 		if errors.As(err, &nre) || gvk.GroupVersion() != rq.gv {
 			return nil, rq.kindMismatch(gvk)
 		}
@@ -160,4 +164,32 @@ func (rq *request) kindMismatch(gvk scheme.GroupVersionKind) error {
 		return NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), rq.gv.String()))
 	}
 	return NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s)", gvk.Kind, rq.gvk.Kind))
+}
+
+// unrecognized is kube's 400 for a body the decoder could not read a kind from (bad
+// YAML, CBOR or protobuf): the decoder's error and the body's start, as kube's
+// transformDecodeError words it, instead of a version mismatch with an empty version.
+func (rq *request) unrecognized(data []byte, err error) error {
+	var st *scheme.Status
+	if errors.As(err, &st) {
+		err = errors.New(st.Message)
+	}
+	return NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", rq.gvk.Kind, err, summarizeBody(data, 30)))
+}
+
+// summarizeBody is the start of a body for an error message, as kube's summarizeData:
+// a JSON object as text, anything else in hex, cut after maxLength bytes.
+func summarizeBody(data []byte, maxLength int) string {
+	cut, suffix := data, ""
+	if len(data) > maxLength {
+		cut, suffix = data[:maxLength], " ..."
+	}
+	switch {
+	case len(data) == 0:
+		return "<empty>"
+	case data[0] == '{':
+		return string(cut) + suffix
+	default:
+		return hex.EncodeToString(cut) + suffix
+	}
 }

@@ -190,7 +190,8 @@ func (rq *request) patcher(data []byte) (func([]byte) ([]byte, error), error) {
 }
 
 // patchStatus maps an error of package patch to kube's Status: 400 for a patch that
-// cannot be read, 422 for one that does not apply, 415, 409 for apply conflicts.
+// cannot be read, 422 for one that does not apply, 413 for one over a limit, 415, 409
+// for apply conflicts.
 func patchStatus(err error) error {
 	var ce *patch.ConflictError
 	if errors.As(err, &ce) {
@@ -209,6 +210,8 @@ func patchStatus(err error) error {
 		return NewBadRequest(pe.Message)
 	case errors.Is(err, patch.ErrUnsupported):
 		return newStatus(http.StatusUnsupportedMediaType, scheme.StatusReasonUnsupportedMediaType, pe.Message, nil)
+	case errors.Is(err, patch.ErrTooLarge):
+		return newStatus(http.StatusRequestEntityTooLarge, scheme.StatusReasonRequestEntityTooLarge, "Request entity too large: "+pe.Message, nil)
 	}
 	return patchRejected(pe)
 }

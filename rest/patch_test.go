@@ -165,6 +165,12 @@ func TestPatch_FailuresNameTheProblemAndChangeNothing(t *testing.T) {
 	s := newServer(t, nil)
 	before := s.create("f", "blue")
 	rv := get(before, "metadata", "resourceVersion")
+	tooManyOps := "[" + strings.Repeat(`{"op":"test","path":"/spec/color","value":"blue"},`, 10000) + `{"op":"remove","path":"/spec"}]`
+	copyBomb := `[{"op":"add","path":"/spec/pad","value":{"s":"` + strings.Repeat("x", 1024) + `"}}`
+	for i := range 13 {
+		copyBomb += fmt.Sprintf(`,{"op":"copy","from":"/spec/pad","path":"/spec/pad/k%d"}`, i)
+	}
+	copyBomb += "]"
 	tests := []struct {
 		name, contentType, query, body string
 		wantCode                       int
@@ -174,6 +180,9 @@ func TestPatch_FailuresNameTheProblemAndChangeNothing(t *testing.T) {
 		{"json patch that is not a list", jsonPatchCT, "", `{"op":"add"}`, 400, "BadRequest", ""},
 		{"json patch whose test fails", jsonPatchCT, "", `[{"op":"test","path":"/spec/color","value":"red"}]`, 422, "Invalid", "the server rejected our request due to an error in our request"},
 		{"json patch on a missing path", jsonPatchCT, "", `[{"op":"replace","path":"/spec/size","value":1}]`, 422, "Invalid", ""},
+		{"json patch of more than 10,000 operations", jsonPatchCT, "", tooManyOps, 413, "RequestEntityTooLarge",
+			"Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001"},
+		{"json patch whose copies grow past 3 MiB", jsonPatchCT, "", copyBomb, 422, "Invalid", "the server rejected our request due to an error in our request"},
 		{"strategic item without its merge key", strategicCT, "", `{"spec":{"parts":[{"count":1}]}}`, 422, "Invalid", ""},
 		{"strategic unknown directive", strategicCT, "", `{"spec":{"$patch":"boom"}}`, 400, "BadRequest", "unknown patch type: boom"},
 		{"patch that renames the object", mergeCT, "", `{"metadata":{"name":"g"}}`, 400, "BadRequest", "the name of the object (g) does not match the name on the URL (f)"},

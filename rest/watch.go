@@ -76,7 +76,24 @@ func (rq *request) watch() {
 		rq.fail(st)
 		return
 	}
+	if err := rq.validateWatchTable(out); err != nil {
+		rq.fail(err)
+		return
+	}
 	rq.stream(out, opts)
+}
+
+// validateWatchTable checks the Table options (includeObject) of a watch that streams
+// Tables before the stream starts, as kube-apiserver does before its 200: a bad value
+// is a 400, not a 200 whose first event is an error.
+func (rq *request) validateWatchTable(out output) error {
+	if out.As != asTable {
+		return nil
+	}
+	if _, err := table.ParseOptions(rq.query); err != nil {
+		return NewBadRequest(err.Error())
+	}
+	return nil
 }
 
 // watchRequest is what a valid watch request asks for.

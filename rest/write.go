@@ -3,6 +3,7 @@ package rest
 import (
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -126,7 +127,7 @@ func (rq *request) createObject(in scheme.Object, dryRun bool) (scheme.Object, e
 			case errors.Is(err, storage.ErrNotFound):
 				created, err = stored, nil
 			}
-		} else {
+		} else if err = resetResourceVersionForCreate(stored); err == nil {
 			created, err = rq.h.store.Create(rq.ctx, key, stored)
 		}
 		if err == nil {
@@ -141,6 +142,19 @@ func (rq *request) createObject(in scheme.Object, dryRun bool) (scheme.Object, e
 		}
 		return nil, rq.h.toStatus(err, rq.gr, name)
 	}
+}
+
+// resetResourceVersionForCreate does what kube-apiserver's storage does with the
+// resourceVersion of an object to create: a number other than 0 is refused with the
+// plain 500 kube answers (an error that is no Status: reason Unknown, the bare
+// message); anything else ("0", or a value that is not a number) is dropped, as kube
+// drops it before the write.
+func resetResourceVersionForCreate(obj scheme.Object) error {
+	if rv, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64); err == nil && rv != 0 {
+		return newStatus(http.StatusInternalServerError, scheme.StatusReasonUnknown, "resourceVersion should not be set on objects to be created", nil)
+	}
+	obj.SetResourceVersion("")
+	return nil
 }
 
 // updateRequest reads what every PUT and PATCH starts with: the options (dryRun,

@@ -27,6 +27,18 @@ type Options struct {
 	Storage storage.Interface
 	// Logger receives the errors of passes; nil discards them.
 	Logger *slog.Logger
+	// Clock returns the time the controllers record (deletionTimestamp, condition
+	// transitions, the creation of the default namespaces); nil means the real time.
+	// resttest passes the clock a test freezes and advances.
+	Clock func() time.Time
+}
+
+// now is the time of Options.Clock, to the second as API timestamps are.
+func (m *Manager) now() scheme.Time {
+	if m.opts.Clock == nil {
+		return scheme.Now()
+	}
+	return scheme.Time{Time: m.opts.Clock().Truncate(time.Second)}
 }
 
 // Manager runs the namespace controller and the garbage collector.
@@ -199,7 +211,7 @@ func (m *Manager) applyEvent(ev watch.Event, seen uint64) uint64 {
 
 // pass runs the controllers once over the graph; busy reports that it wrote.
 func (m *Manager) pass(ctx context.Context) (bool, error) {
-	w := &writer{store: m.store, ctx: ctx}
+	w := &writer{store: m.store, ctx: ctx, now: m.now}
 	var errs []error
 	for _, n := range m.graph.sorted() {
 		if n.gr == namespacesGR && n.deleting {

@@ -37,7 +37,7 @@ func (m *Manager) ensureDefaultNamespaces(ctx context.Context) error {
 	}
 	gvk := scheme.GroupVersionKind{Version: m.opts.Scheme.StorageVersion(r), Kind: r.Kind}
 	for _, name := range DefaultNamespaces {
-		obj, err := newNamespace(m.opts.Scheme, gvk, name)
+		obj, err := newNamespace(m.opts.Scheme, gvk, name, m.now())
 		if err != nil {
 			return err
 		}
@@ -50,11 +50,11 @@ func (m *Manager) ensureDefaultNamespaces(ctx context.Context) error {
 }
 
 // newNamespace builds an Active Namespace of the scheme's type, as a create would store it.
-func newNamespace(s *scheme.Scheme, gvk scheme.GroupVersionKind, name string) (scheme.Object, error) {
+func newNamespace(s *scheme.Scheme, gvk scheme.GroupVersionKind, name string, now scheme.Time) (scheme.Object, error) {
 	m := map[string]any{
 		"apiVersion": gvk.GroupVersion().String(),
 		"kind":       gvk.Kind,
-		"metadata":   map[string]any{"name": name, "uid": newUID(), "creationTimestamp": scheme.Now().UTC().Format("2006-01-02T15:04:05Z")},
+		"metadata":   map[string]any{"name": name, "uid": newUID(), "creationTimestamp": now.UTC().Format("2006-01-02T15:04:05Z")},
 		"spec":       map[string]any{"finalizers": []any{rest.FinalizerKubernetes}},
 		"status":     map[string]any{"phase": rest.NamespacePhaseActive},
 	}
@@ -121,7 +121,7 @@ func (m *Manager) syncNamespace(w *writer, ns *node) error {
 	err = w.update(ns, func(cur scheme.Object) error {
 		return rest.UpdateNamespace(cur, func(_, status map[string]any) {
 			status["phase"] = rest.NamespacePhaseTerminating
-			status["conditions"] = mergeConditions(status["conditions"], conds)
+			status["conditions"] = mergeConditions(status["conditions"], conds, w.now())
 		})
 	})
 	if err != nil || len(remaining) > 0 || len(failures) > 0 {
@@ -167,10 +167,10 @@ func counted(counts map[string]int, format string) string {
 
 // mergeConditions sets each condition of want in have, keeping lastTransitionTime when
 // the status did not change; conditions of other types stay.
-func mergeConditions(have any, want []map[string]any) []any {
+func mergeConditions(have any, want []map[string]any, at scheme.Time) []any {
 	list, _ := have.([]any)
 	list = slices.Clone(list)
-	now := scheme.Now().UTC().Format("2006-01-02T15:04:05Z")
+	now := at.UTC().Format("2006-01-02T15:04:05Z")
 	for _, c := range want {
 		i := slices.IndexFunc(list, func(x any) bool { m, _ := x.(map[string]any); return m["type"] == c["type"] })
 		c["lastTransitionTime"] = now

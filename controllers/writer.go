@@ -15,6 +15,7 @@ import (
 type writer struct {
 	ctx   context.Context
 	store storage.Interface
+	now   func() scheme.Time
 	wrote bool
 }
 
@@ -53,7 +54,7 @@ func (w *writer) delete(n *node, policy rest.DeletionPropagation) ([]string, err
 			return nil, errDeleteNow
 		}
 		if cur.GetDeletionTimestamp() == nil {
-			now := scheme.Now()
+			now := w.now()
 			cur.SetDeletionTimestamp(&now)
 			if n.gr == namespacesGR {
 				if err := rest.UpdateNamespace(cur, func(_, status map[string]any) { status["phase"] = rest.NamespacePhaseTerminating }); err != nil {

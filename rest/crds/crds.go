@@ -158,7 +158,7 @@ func New(opts Options) (*Handler, error) {
 func (h *Handler) seed(ctx context.Context, crd *apiextensions.CustomResourceDefinition) error {
 	c := crd.DeepCopy()
 	c.APIVersion, c.Kind = apiextensions.GroupVersion.String(), "CustomResourceDefinition"
-	c.ResourceVersion, c.UID, c.Generation, c.CreationTimestamp = "", scheme.UID(newUID()), 1, scheme.Now()
+	c.ResourceVersion, c.UID, c.Generation, c.CreationTimestamp = "", scheme.UID(newUID()), 1, h.now()
 	prepareCreate(c)
 	if errs := apiextensions.Validate(c); len(errs) > 0 {
 		return fmt.Errorf("crds: %w", errs.ToStatus(scheme.GroupKind{Group: apiextensions.GroupVersion.Group, Kind: "CustomResourceDefinition"}, c.Name))
@@ -666,12 +666,12 @@ func (h *Handler) writeStatus(ctx context.Context, crd *apiextensions.CustomReso
 			return next, nil
 		}
 		if failure == "" {
-			setCondition(next, apiextensions.NamesAccepted, apiextensions.ConditionTrue, "NoConflicts", "no conflicts found")
-			setCondition(next, apiextensions.Established, apiextensions.ConditionTrue, "InitialNamesAccepted", "the initial names have been accepted")
+			setCondition(next, h.now(), apiextensions.NamesAccepted, apiextensions.ConditionTrue, "NoConflicts", "no conflicts found")
+			setCondition(next, h.now(), apiextensions.Established, apiextensions.ConditionTrue, "InitialNamesAccepted", "the initial names have been accepted")
 			next.Status.AcceptedNames = next.Spec.Names
 		} else {
-			setCondition(next, apiextensions.NamesAccepted, apiextensions.ConditionFalse, "InstallFailed", failure)
-			setCondition(next, apiextensions.Established, apiextensions.ConditionFalse, "NotAccepted", "not all names are accepted")
+			setCondition(next, h.now(), apiextensions.NamesAccepted, apiextensions.ConditionFalse, "InstallFailed", failure)
+			setCondition(next, h.now(), apiextensions.Established, apiextensions.ConditionFalse, "NotAccepted", "not all names are accepted")
 		}
 		next.Status.ObservedGeneration = next.Generation
 		return next, nil
@@ -684,14 +684,14 @@ func (h *Handler) writeStatus(ctx context.Context, crd *apiextensions.CustomReso
 
 // setCondition sets a condition of a CRD, keeping its lastTransitionTime unless its
 // status changes.
-func setCondition(crd *apiextensions.CustomResourceDefinition, t apiextensions.CustomResourceDefinitionConditionType, status apiextensions.ConditionStatus, reason, message string) {
+func setCondition(crd *apiextensions.CustomResourceDefinition, now scheme.Time, t apiextensions.CustomResourceDefinitionConditionType, status apiextensions.ConditionStatus, reason, message string) {
 	c := crd.Condition(t)
 	if c == nil {
 		crd.Status.Conditions = append(crd.Status.Conditions, apiextensions.CustomResourceDefinitionCondition{Type: t})
 		c = &crd.Status.Conditions[len(crd.Status.Conditions)-1]
 	}
 	if c.Status != status {
-		c.Status, c.LastTransitionTime = status, scheme.Now()
+		c.Status, c.LastTransitionTime = status, now
 	}
 	c.Reason, c.Message, c.ObservedGeneration = reason, message, crd.Generation
 }
@@ -718,7 +718,7 @@ func (h *Handler) cleanUp(ctx context.Context, crd *apiextensions.CustomResource
 		}
 		if obj.GetDeletionTimestamp() == nil {
 			_, err := h.store.GuaranteedUpdate(ctx, key, storage.UpdateOptions{}, func(cur scheme.Object) (scheme.Object, error) {
-				now := scheme.Now()
+				now := h.now()
 				cur.SetDeletionTimestamp(&now)
 				cur.SetResourceVersion("")
 				return cur, nil
@@ -762,13 +762,22 @@ func (h *Handler) setTerminating(ctx context.Context, crd *apiextensions.CustomR
 	_, err := h.store.GuaranteedUpdate(ctx, key, storage.UpdateOptions{Preconditions: &storage.Preconditions{UID: &crd.UID}}, func(cur scheme.Object) (scheme.Object, error) {
 		next := cur.(*apiextensions.CustomResourceDefinition)
 		next.ResourceVersion = ""
-		setCondition(next, apiextensions.Terminating, apiextensions.ConditionTrue, "InstanceDeletionInProgress", message)
+		setCondition(next, h.now(), apiextensions.Terminating, apiextensions.ConditionTrue, "InstanceDeletionInProgress", message)
 		return next, nil
 	})
 	if errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrConflict) {
 		return nil
 	}
 	return err
+}
+
+// now is the time of the REST options' Clock (the real time without one), to the
+// second as API timestamps are.
+func (h *Handler) now() scheme.Time {
+	if h.opts.REST.Clock == nil {
+		return scheme.Now()
+	}
+	return scheme.Time{Time: h.opts.REST.Clock().Truncate(time.Second)}
 }
 
 // sleep waits d or until ctx ends; it reports whether ctx is still live.

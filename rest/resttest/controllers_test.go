@@ -59,3 +59,48 @@ func TestWithControllers_CollectsDependentsAndRunsNamespaces(t *testing.T) {
 		t.Errorf("the dependent of a deleted owner = %d, want 404 once the garbage collector is idle", code)
 	}
 }
+
+func TestClock_ReachesTheCRDConditionsAndTheDefaultNamespaces(t *testing.T) {
+	s := scheme.New()
+	if err := builtin.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithControllers(), resttest.WithCRDs())
+	frozen := time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC)
+	srv.Clock().Set(frozen)
+	crd := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"gizmos.tools.example.com"},
+	  "spec":{"group":"tools.example.com","scope":"Namespaced","names":{"plural":"gizmos","kind":"Gizmo"},
+	  "versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}`
+	req, err := http.NewRequest("POST", srv.URL+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions", strings.NewReader(crd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("POST CRD = %d", resp.StatusCode)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := srv.Client().Get(srv.URL + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.tools.example.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(body), `"type":"Established"`) {
+			if !strings.Contains(string(body), `"lastTransitionTime":"2031-01-02T03:04:05Z"`) || !strings.Contains(string(body), `"creationTimestamp":"2031-01-02T03:04:05Z"`) {
+				t.Errorf("the CRD's times are not the frozen clock's:\n%s", body)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the CRD was not established:\n%s", body)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -291,7 +291,7 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 	h = srv.installFaults(h)
 	srv.Handler = h
 	if c.controllers {
-		if srv.Controllers, err = controllers.Start(context.Background(), controllers.Options{Scheme: s, Storage: srv.Storage, Logger: c.restOpts.Logger}); err != nil {
+		if srv.Controllers, err = controllers.Start(context.Background(), controllers.Options{Scheme: s, Storage: srv.Storage, Logger: c.restOpts.Logger, Clock: c.restOpts.Clock}); err != nil {
 			return nil, fmt.Errorf("starting the controllers: %w", err)
 		}
 	}

@@ -95,7 +95,7 @@ func (rq *request) decodeInto(ser codec.Serializer, data []byte, into scheme.Kin
 		return nil, res.GVK, NewBadRequest(err.Error())
 	}
 	if u, ks := rq.h.schemaFor(res.Object); ks != nil {
-		for _, p := range ks.schema.Prune(u.Object) {
+		for _, p := range ks.schema.PruneDecoded(u.Object) {
 			res.Issues = append(res.Issues, codec.FieldIssue{Type: codec.UnknownField, Path: p})
 		}
 		if err := ks.schema.MalformedEmbedded(u.Object); err != nil {

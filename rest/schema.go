@@ -103,7 +103,7 @@ func nestedField(obj map[string]any, path string) (any, bool, error) {
 // place, as kube-apiserver's decoding of a custom resource does. It returns the paths
 // of what it pruned.
 func (ks *kindSchema) coerce(obj map[string]any) []string {
-	pruned := ks.schema.Prune(obj)
+	pruned := ks.schema.PruneDecoded(obj)
 	ks.schema.Default(obj)
 	return pruned
 }

@@ -55,6 +55,16 @@ func (s *Schema) Prune(obj map[string]any) []string {
 	return prune(s.root, obj)
 }
 
+// PruneDecoded is Prune plus what kube-apiserver's decoding of a custom resource adds
+// by decoding metadata into ObjectMeta: the fields of metadata that ObjectMeta does not
+// have, at the root and in embedded resources, are removed and reported too, the
+// root's first, then Prune's, then the embedded resources' (kube's order).
+func (s *Schema) PruneDecoded(obj map[string]any) []string {
+	unknown := pruneRootMeta(obj)
+	unknown = append(unknown, prune(s.root, obj)...)
+	return append(unknown, pruneEmbeddedMeta(obj, s.v.root)...)
+}
+
 // Default sets the schema's defaults in a whole object, in nested objects and in the
 // items of arrays, as kube-apiserver defaults custom resources on write and on read
 // from storage.

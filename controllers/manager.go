@@ -33,14 +33,6 @@ type Options struct {
 	Clock func() time.Time
 }
 
-// now is the time of Options.Clock, to the second as API timestamps are.
-func (m *Manager) now() scheme.Time {
-	if m.opts.Clock == nil {
-		return scheme.Now()
-	}
-	return scheme.Time{Time: m.opts.Clock().Truncate(time.Second)}
-}
-
 // Manager runs the namespace controller and the garbage collector.
 type Manager struct {
 	opts   Options
@@ -211,7 +203,7 @@ func (m *Manager) applyEvent(ev watch.Event, seen uint64) uint64 {
 
 // pass runs the controllers once over the graph; busy reports that it wrote.
 func (m *Manager) pass(ctx context.Context) (bool, error) {
-	w := &writer{store: m.store, ctx: ctx, now: m.now}
+	w := &writer{store: m.store, ctx: ctx, clock: m.opts.Clock}
 	var errs []error
 	for _, n := range m.graph.sorted() {
 		if n.gr == namespacesGR && n.deleting {

@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"maps"
@@ -37,7 +36,7 @@ func (m *Manager) ensureDefaultNamespaces(ctx context.Context) error {
 	}
 	gvk := scheme.GroupVersionKind{Version: m.opts.Scheme.StorageVersion(r), Kind: r.Kind}
 	for _, name := range DefaultNamespaces {
-		obj, err := newNamespace(m.opts.Scheme, gvk, name, m.now())
+		obj, err := newNamespace(m.opts.Scheme, gvk, name, scheme.NowFrom(m.opts.Clock))
 		if err != nil {
 			return err
 		}
@@ -54,7 +53,7 @@ func newNamespace(s *scheme.Scheme, gvk scheme.GroupVersionKind, name string, no
 	m := map[string]any{
 		"apiVersion": gvk.GroupVersion().String(),
 		"kind":       gvk.Kind,
-		"metadata":   map[string]any{"name": name, "uid": newUID(), "creationTimestamp": now.UTC().Format("2006-01-02T15:04:05Z")},
+		"metadata":   map[string]any{"name": name, "uid": string(scheme.NewUID()), "creationTimestamp": now.UTC().Format("2006-01-02T15:04:05Z")},
 		"spec":       map[string]any{"finalizers": []any{rest.FinalizerKubernetes}},
 		"status":     map[string]any{"phase": rest.NamespacePhaseActive},
 	}
@@ -74,15 +73,6 @@ func newNamespace(s *scheme.Scheme, gvk scheme.GroupVersionKind, name string, no
 	}
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
 	return obj, nil
-}
-
-// newUID returns a random RFC 4122 version 4 UUID.
-func newUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
 // syncNamespace is the namespace controller's work on a Terminating namespace: delete
@@ -121,7 +111,7 @@ func (m *Manager) syncNamespace(w *writer, ns *node) error {
 	err = w.update(ns, func(cur scheme.Object) error {
 		return rest.UpdateNamespace(cur, func(_, status map[string]any) {
 			status["phase"] = rest.NamespacePhaseTerminating
-			status["conditions"] = mergeConditions(status["conditions"], conds, w.now())
+			status["conditions"] = mergeConditions(status["conditions"], conds, scheme.NowFrom(w.clock))
 		})
 	})
 	if err != nil || len(remaining) > 0 || len(failures) > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
@@ -15,7 +16,7 @@ import (
 type writer struct {
 	ctx   context.Context
 	store storage.Interface
-	now   func() scheme.Time
+	clock func() time.Time // Options.Clock
 	wrote bool
 }
 
@@ -54,7 +55,7 @@ func (w *writer) delete(n *node, policy rest.DeletionPropagation) ([]string, err
 			return nil, errDeleteNow
 		}
 		if cur.GetDeletionTimestamp() == nil {
-			now := w.now()
+			now := scheme.NowFrom(w.clock)
 			cur.SetDeletionTimestamp(&now)
 			if n.gr == namespacesGR {
 				if err := rest.UpdateNamespace(cur, func(_, status map[string]any) { status["phase"] = rest.NamespacePhaseTerminating }); err != nil {

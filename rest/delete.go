@@ -296,13 +296,13 @@ func (rq *request) markDeleting(key, name string, opts *DeleteOptions, dryRun bo
 		if rq.isNamespaces() {
 			// kube's namespace registry sets the timestamp alone, and the phase.
 			if cur.GetDeletionTimestamp() == nil {
-				now := rq.h.now()
+				now := scheme.NowFrom(rq.h.opts.Clock)
 				cur.SetDeletionTimestamp(&now)
 			}
 			return cur, markNamespaceTerminating(cur)
 		}
 		if cur.GetDeletionTimestamp() == nil {
-			now := rq.h.now()
+			now := scheme.NowFrom(rq.h.opts.Clock)
 			zero := int64(0)
 			cur.SetDeletionTimestamp(&now)
 			cur.SetDeletionGracePeriodSeconds(&zero)

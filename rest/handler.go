@@ -162,15 +162,6 @@ func New(opts Options) (*Handler, error) {
 	return h, nil
 }
 
-// now is the time of a timestamp the Handler sets: Options.Clock's, to the second as
-// kube records it, or scheme.Now.
-func (h *Handler) now() scheme.Time {
-	if h.opts.Clock == nil {
-		return scheme.Now()
-	}
-	return scheme.Time{Time: h.opts.Clock().Truncate(time.Second)}
-}
-
 // newCodecs returns the serializers a Handler speaks: Options.Serializers, by default
 // the standard set (JSON, YAML, protobuf, CBOR), without CBOR when disabled.
 func newCodecs(opts Options) *codec.Codecs {

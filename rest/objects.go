@@ -178,15 +178,6 @@ func generateName(base string) string {
 	return string(b)
 }
 
-// newUID returns a random (version 4) UUID.
-func newUID() scheme.UID {
-	var u [16]byte
-	_, _ = rand.Read(u[:])
-	u[6] = u[6]&0x0f | 0x40
-	u[8] = u[8]&0x3f | 0x80
-	return scheme.UID(fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:]))
-}
-
 // fieldString renders a selectable field's value as field selectors compare it.
 func fieldString(v any) string {
 	switch x := v.(type) {

@@ -292,7 +292,8 @@ func (rq *request) fieldManagerFor() (*patch.FieldManager, error) {
 	}
 	// The cached manager is shared by every Handler of the scheme; Options.Clock is
 	// this Handler's own.
-	return e.fm.WithNow(rq.h.now), nil
+	clock := rq.h.opts.Clock
+	return e.fm.WithNow(func() scheme.Time { return scheme.NowFrom(clock) }), nil
 }
 
 // unstructuredToObject builds an object of kind gvk from its unstructured form.

@@ -74,8 +74,8 @@ func (rq *request) prepareCreate(in scheme.Object, dryRun bool) error {
 	if in.GetName() == "" && in.GetGenerateName() != "" {
 		in.SetName(generateName(in.GetGenerateName()))
 	}
-	in.SetUID(newUID())
-	in.SetCreationTimestamp(rq.h.now())
+	in.SetUID(scheme.NewUID())
+	in.SetCreationTimestamp(scheme.NowFrom(rq.h.opts.Clock))
 	in.SetGeneration(1)
 	in.SetDeletionTimestamp(nil)
 	in.SetDeletionGracePeriodSeconds(nil)

@@ -2,6 +2,7 @@ package scheme
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,6 +47,24 @@ func NewTime(t time.Time) Time { return Time{t} }
 // Now returns the current time truncated to what the wire keeps (seconds).
 func Now() Time { return Time{time.Now().Truncate(time.Second)} }
 
+// NowFrom is Now read from clock, or from the real time when clock is nil: servers and
+// controllers take a clock so that a test can freeze the timestamps they record.
+func NowFrom(clock func() time.Time) Time {
+	if clock == nil {
+		return Now()
+	}
+	return Time{clock().Truncate(time.Second)}
+}
+
+// NewUID returns a random RFC 4122 version 4 UID, as the API gives every new object.
+func NewUID() UID {
+	var u [16]byte
+	_, _ = rand.Read(u[:])
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return UID(fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:]))
+}
+
 // MarshalJSON writes RFC 3339 in UTC, or null when zero.
 func (t Time) MarshalJSON() ([]byte, error) {
 	if t.IsZero() {
@@ -59,16 +78,20 @@ func (t Time) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON accepts null (zero time) or an RFC 3339 string.
-func (t *Time) UnmarshalJSON(b []byte) error {
+func (t *Time) UnmarshalJSON(b []byte) error { return unmarshalTimeJSON(b, &t.Time, t.UnmarshalText) }
+
+// unmarshalTimeJSON reads a JSON timestamp of Time or MicroTime: null is the zero time,
+// a string is handed to the type's own UnmarshalText.
+func unmarshalTimeJSON(b []byte, t *time.Time, unmarshalText func([]byte) error) error {
 	if bytes.Equal(b, []byte("null")) {
-		t.Time = time.Time{}
+		*t = time.Time{}
 		return nil
 	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		return err
 	}
-	return t.UnmarshalText([]byte(s))
+	return unmarshalText([]byte(s))
 }
 
 // MarshalText writes RFC 3339 in UTC, or nothing when zero. It lets Time serve as a

@@ -1,8 +1,6 @@
 package scheme
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -37,15 +35,7 @@ func (t MicroTime) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON accepts null (zero time) or an RFC 3339 string of any precision.
 func (t *MicroTime) UnmarshalJSON(b []byte) error {
-	if bytes.Equal(b, []byte("null")) {
-		t.Time = time.Time{}
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
-	}
-	return t.UnmarshalText([]byte(s))
+	return unmarshalTimeJSON(b, &t.Time, t.UnmarshalText)
 }
 
 // MarshalText writes RFC3339Micro in UTC, or nothing when zero; it lets MicroTime

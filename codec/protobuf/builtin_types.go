@@ -50,28 +50,9 @@ func decodeTimeValue(data []byte, v reflect.Value) error {
 		v.Set(reflect.ValueOf(t))
 		return err
 	}
-	var secs int64
-	var nanos int32
-	r := reader{b: data, msg: "MicroTime"}
-	for {
-		ok, err := r.next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		switch r.num {
-		case 1:
-			secs, err = r.int64()
-		case 2:
-			nanos, err = r.int32()
-		default:
-			err = r.skip()
-		}
-		if err != nil {
-			return err
-		}
+	secs, nanos, err := decodeTimestamp(data, "MicroTime")
+	if err != nil {
+		return err
 	}
 	var t time.Time
 	if len(data) > 0 {

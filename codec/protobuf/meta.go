@@ -38,23 +38,32 @@ func decodeTime(data []byte) (scheme.Time, error) {
 	if len(data) == 0 {
 		return scheme.Time{}, nil
 	}
-	var secs int64
-	r := reader{b: data, msg: "Time"}
+	secs, _, err := decodeTimestamp(data, "Time")
+	if err != nil {
+		return scheme.Time{}, err
+	}
+	return scheme.Time{Time: time.Unix(secs, 0).Local()}, nil
+}
+
+// decodeTimestamp reads the seconds (1) and nanos (2) of a Timestamp-shaped message,
+// the wire form of meta/v1 Time and MicroTime; msg names it in errors.
+func decodeTimestamp(data []byte, msg string) (secs int64, nanos int32, err error) {
+	r := reader{b: data, msg: msg}
 	for {
 		ok, err := r.next()
 		if err != nil || !ok {
-			return scheme.Time{Time: time.Unix(secs, 0).Local()}, err
+			return secs, nanos, err
 		}
 		switch r.num {
 		case 1:
 			secs, err = r.int64()
 		case 2:
-			_, err = r.int32()
+			nanos, err = r.int32()
 		default:
 			err = r.skip()
 		}
 		if err != nil {
-			return scheme.Time{}, err
+			return 0, 0, err
 		}
 	}
 }

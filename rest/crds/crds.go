@@ -17,7 +17,6 @@ package crds
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -158,7 +157,7 @@ func New(opts Options) (*Handler, error) {
 func (h *Handler) seed(ctx context.Context, crd *apiextensions.CustomResourceDefinition) error {
 	c := crd.DeepCopy()
 	c.APIVersion, c.Kind = apiextensions.GroupVersion.String(), "CustomResourceDefinition"
-	c.ResourceVersion, c.UID, c.Generation, c.CreationTimestamp = "", scheme.UID(newUID()), 1, h.now()
+	c.ResourceVersion, c.UID, c.Generation, c.CreationTimestamp = "", scheme.NewUID(), 1, scheme.NowFrom(h.opts.REST.Clock)
 	prepareCreate(c)
 	if errs := apiextensions.Validate(c); len(errs) > 0 {
 		return fmt.Errorf("crds: %w", errs.ToStatus(scheme.GroupKind{Group: apiextensions.GroupVersion.Group, Kind: "CustomResourceDefinition"}, c.Name))
@@ -181,15 +180,6 @@ func (h *Handler) refused(crds []*apiextensions.CustomResourceDefinition) error 
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// newUID returns a random RFC 4122 version 4 UID, as the API gives a new object.
-func newUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
 // ServeHTTP serves a request with the handler of the latest set of CRDs.
@@ -666,12 +656,12 @@ func (h *Handler) writeStatus(ctx context.Context, crd *apiextensions.CustomReso
 			return next, nil
 		}
 		if failure == "" {
-			setCondition(next, h.now(), apiextensions.NamesAccepted, apiextensions.ConditionTrue, "NoConflicts", "no conflicts found")
-			setCondition(next, h.now(), apiextensions.Established, apiextensions.ConditionTrue, "InitialNamesAccepted", "the initial names have been accepted")
+			setCondition(next, scheme.NowFrom(h.opts.REST.Clock), apiextensions.NamesAccepted, apiextensions.ConditionTrue, "NoConflicts", "no conflicts found")
+			setCondition(next, scheme.NowFrom(h.opts.REST.Clock), apiextensions.Established, apiextensions.ConditionTrue, "InitialNamesAccepted", "the initial names have been accepted")
 			next.Status.AcceptedNames = next.Spec.Names
 		} else {
-			setCondition(next, h.now(), apiextensions.NamesAccepted, apiextensions.ConditionFalse, "InstallFailed", failure)
-			setCondition(next, h.now(), apiextensions.Established, apiextensions.ConditionFalse, "NotAccepted", "not all names are accepted")
+			setCondition(next, scheme.NowFrom(h.opts.REST.Clock), apiextensions.NamesAccepted, apiextensions.ConditionFalse, "InstallFailed", failure)
+			setCondition(next, scheme.NowFrom(h.opts.REST.Clock), apiextensions.Established, apiextensions.ConditionFalse, "NotAccepted", "not all names are accepted")
 		}
 		next.Status.ObservedGeneration = next.Generation
 		return next, nil
@@ -718,7 +708,7 @@ func (h *Handler) cleanUp(ctx context.Context, crd *apiextensions.CustomResource
 		}
 		if obj.GetDeletionTimestamp() == nil {
 			_, err := h.store.GuaranteedUpdate(ctx, key, storage.UpdateOptions{}, func(cur scheme.Object) (scheme.Object, error) {
-				now := h.now()
+				now := scheme.NowFrom(h.opts.REST.Clock)
 				cur.SetDeletionTimestamp(&now)
 				cur.SetResourceVersion("")
 				return cur, nil
@@ -762,22 +752,13 @@ func (h *Handler) setTerminating(ctx context.Context, crd *apiextensions.CustomR
 	_, err := h.store.GuaranteedUpdate(ctx, key, storage.UpdateOptions{Preconditions: &storage.Preconditions{UID: &crd.UID}}, func(cur scheme.Object) (scheme.Object, error) {
 		next := cur.(*apiextensions.CustomResourceDefinition)
 		next.ResourceVersion = ""
-		setCondition(next, h.now(), apiextensions.Terminating, apiextensions.ConditionTrue, "InstanceDeletionInProgress", message)
+		setCondition(next, scheme.NowFrom(h.opts.REST.Clock), apiextensions.Terminating, apiextensions.ConditionTrue, "InstanceDeletionInProgress", message)
 		return next, nil
 	})
 	if errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrConflict) {
 		return nil
 	}
 	return err
-}
-
-// now is the time of the REST options' Clock (the real time without one), to the
-// second as API timestamps are.
-func (h *Handler) now() scheme.Time {
-	if h.opts.REST.Clock == nil {
-		return scheme.Now()
-	}
-	return scheme.Time{Time: h.opts.REST.Clock().Truncate(time.Second)}
 }
 
 // sleep waits d or until ctx ends; it reports whether ctx is still live.

@@ -241,6 +241,17 @@ func (crd *CustomResourceDefinition) StorageVersion() string {
 	return ""
 }
 
+// HasRules reports whether the schema of a served version has CEL validation rules,
+// which only a server with a rule compiler can serve.
+func (crd *CustomResourceDefinition) HasRules() bool {
+	for _, v := range crd.Spec.Versions {
+		if v.Served && v.Schema != nil && v.Schema.OpenAPIV3Schema.HasRules() {
+			return true
+		}
+	}
+	return false
+}
+
 // DeepCopy returns a copy sharing no memory with crd.
 func (crd *CustomResourceDefinition) DeepCopy() *CustomResourceDefinition {
 	// The schemas are copied by openapi.Schema.Clone, the rest by scheme.DeepCopy,

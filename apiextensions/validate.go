@@ -386,7 +386,7 @@ func validateSchema(v *CustomResourceValidation, statusEnabled bool, p *validati
 // JSONSchemaProps, that is not allowed at the root of a schema when the status
 // subresource is on.
 func validateRootWithStatus(s *openapi.Schema, p *validation.Path) validation.ErrorList {
-	_, hasRules := s.Extensions["x-kubernetes-validations"]
+	_, hasRules := s.Extensions[openapi.ExtValidations]
 	fields := []struct {
 		name string
 		set  bool

@@ -108,7 +108,7 @@ type compiler struct {
 // value can be correlated.
 func (c *compiler) Compile(s *structural.Schema, fldPath *validation.Path) (structural.RuleValidator, validation.ErrorList) {
 	root := s.OpenAPI()
-	if !hasRules(root) {
+	if !root.HasRules() {
 		return &ruleValidator{opts: c.opts}, nil
 	}
 	cc := &compilation{opts: c.opts, base: environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())}
@@ -130,25 +130,6 @@ func (c *compiler) Compile(s *structural.Schema, fldPath *validation.Path) (stru
 		return nil, errs
 	}
 	return &ruleValidator{root: n, rootSchema: root, opts: c.opts}, nil
-}
-
-// hasRules reports whether s or a schema below it has rules.
-func hasRules(s *openapi.Schema) bool {
-	if s == nil {
-		return false
-	}
-	if _, ok := s.Extensions[extValidations]; ok {
-		return true
-	}
-	if hasRules(s.Items) || hasRules(s.AdditionalProperties) || slices.ContainsFunc(s.AllOf, hasRules) {
-		return true
-	}
-	for _, p := range s.Properties {
-		if hasRules(p) {
-			return true
-		}
-	}
-	return false
 }
 
 // compilation is the state of one Compile: the errors so far and the running total
@@ -332,13 +313,13 @@ func (w walkState) below(uncorrelatable *validation.Path, embedded bool, cardina
 // here is already wrong, when CEL's errors would only confuse) compiles them against
 // the type of the node's values and checks their estimated cost.
 func (cc *compilation) compileRules(n *node, vs, ns *openapi.Schema, path *validation.Path, w walkState, errsBelow bool) {
-	if _, ok := vs.Extensions[extValidations]; !ok {
+	if _, ok := vs.Extensions[openapi.ExtValidations]; !ok {
 		return
 	}
-	rulesPath := path.Child(extValidations)
+	rulesPath := path.Child(openapi.ExtValidations)
 	rules, err := rulesOf(vs)
 	if err != nil {
-		cc.schemaErrs = append(cc.schemaErrs, validation.Invalid(rulesPath, vs.Extensions[extValidations], err.Error()))
+		cc.schemaErrs = append(cc.schemaErrs, validation.Invalid(rulesPath, vs.Extensions[openapi.ExtValidations], err.Error()))
 		return
 	}
 	before := len(cc.schemaErrs)

@@ -7,9 +7,6 @@ import (
 	"github.com/apikit-dev/apikit/scheme/openapi"
 )
 
-// extValidations is the vendor extension that holds a schema's CEL rules.
-const extValidations = "x-kubernetes-validations"
-
 // The reasons a rule may give for its failure, sorted as kube lists them when it
 // refuses another.
 var supportedReasons = []string{"FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"}
@@ -48,17 +45,17 @@ func (v ruleView) FieldPath() string         { return v.r.FieldPath }
 // map[string]any) when the schema was read from JSON or YAML, or any value that
 // encodes to the same JSON when a program built it, so it goes through JSON once.
 func rulesOf(s *openapi.Schema) ([]rule, error) {
-	raw, ok := s.Extensions[extValidations]
+	raw, ok := s.Extensions[openapi.ExtValidations]
 	if !ok || raw == nil {
 		return nil, nil
 	}
 	b, err := json.Marshal(raw)
 	if err != nil {
-		return nil, fmt.Errorf("encoding %s: %w", extValidations, err)
+		return nil, fmt.Errorf("encoding %s: %w", openapi.ExtValidations, err)
 	}
 	var wire []ruleJSON
 	if err := json.Unmarshal(b, &wire); err != nil {
-		return nil, fmt.Errorf("decoding %s: %w", extValidations, err)
+		return nil, fmt.Errorf("decoding %s: %w", openapi.ExtValidations, err)
 	}
 	rules := make([]rule, len(wire))
 	for i, w := range wire {

@@ -12,9 +12,6 @@ import (
 	"github.com/apikit-dev/apikit/validation/structural"
 )
 
-// extValidations is the extension that holds a schema's CEL validation rules.
-const extValidations = "x-kubernetes-validations"
-
 // kindSchema is the compiled schema of one version of a schema-only kind: what the
 // Handler enforces the way kube-apiserver enforces a CustomResourceDefinition's
 // openAPIV3Schema (prune and default on decode and on read, validate on write).
@@ -154,7 +151,7 @@ func compileKindSchema(sch *openapi.Schema, statusSubresource bool, rules struct
 		if rules == nil {
 			return nil, fmt.Errorf("it has %s rules (at %s) and Options.Rules is nil: "+
 				"CEL rules need a rule compiler, such as cel.New() of the module github.com/apikit-dev/apikit/cel "+
-				"(rest.Options{Rules: cel.New()})", extValidations, strings.Join(at, ", "))
+				"(rest.Options{Rules: cel.New()})", openapi.ExtValidations, strings.Join(at, ", "))
 		}
 		if ks.rules, errs = rules.Compile(compiled, schemaRoot); len(errs) > 0 {
 			return nil, errs
@@ -171,7 +168,7 @@ func rulePaths(sch *openapi.Schema) []string {
 		if s == nil {
 			return
 		}
-		if r, ok := s.Extensions[extValidations]; ok {
+		if r, ok := s.Extensions[openapi.ExtValidations]; ok {
 			if list, isList := r.([]any); !isList || len(list) > 0 {
 				out = append(out, p.String())
 			}

@@ -36,7 +36,6 @@ import (
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/discovery"
 	"github.com/apikit-dev/apikit/scheme"
-	"github.com/apikit-dev/apikit/scheme/openapi"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/validation"
 	"github.com/apikit-dev/apikit/watch"
@@ -491,24 +490,20 @@ func (h *Handler) build(crds []*apiextensions.CustomResourceDefinition, prev *se
 	// the whole set; the API refused CRDs whose rules do not compile when they were
 	// written. Should one have reached storage another way, the set is installed again
 	// with each CRD's rules compiled at Install, leaving out the ones that fail.
-	for _, checkRules := range []bool{false, true} {
-		installOpts := h.opts.Install
-		installOpts.Rules = nil
-		if checkRules {
-			installOpts.Rules = rules
-		}
-		installed := h.install(ordered, installOpts, rules != nil, out)
-		public, err := h.newREST(installed, h.opts.REST)
-		if err == nil {
-			out.public = public
-			return out, nil
-		}
-		if checkRules || rules == nil {
-			return nil, err
-		}
+	withoutRules := h.opts.Install
+	withoutRules.Rules = nil
+	public, err := h.newREST(h.install(ordered, withoutRules, rules != nil, out), h.opts.REST)
+	if err != nil && rules != nil {
 		clear(out.failed)
+		withRules := h.opts.Install
+		withRules.Rules = rules
+		public, err = h.newREST(h.install(ordered, withRules, true, out), h.opts.REST)
 	}
-	panic("unreachable")
+	if err != nil {
+		return nil, err
+	}
+	out.public = public
+	return out, nil
 }
 
 // install installs crds in order into a copy of the host's scheme with the
@@ -519,7 +514,7 @@ func (h *Handler) install(crds []*apiextensions.CustomResourceDefinition, opts a
 		panic(fmt.Sprintf("crds: registering CustomResourceDefinition in a copy of the host's scheme: %v", err))
 	}
 	for _, crd := range crds {
-		if !haveRules && hasRules(crd) {
+		if !haveRules && crd.HasRules() {
 			out.failed[crd.Name] = "its schema has x-kubernetes-validations rules and the server has no rule compiler: build it with github.com/apikit-dev/apikit/cel and set rest.Options.Rules to cel.New()"
 			continue
 		}
@@ -533,41 +528,6 @@ func (h *Handler) install(crds []*apiextensions.CustomResourceDefinition, opts a
 		s = trial
 	}
 	return s
-}
-
-// hasRules reports whether a served version's schema of crd has CEL rules.
-func hasRules(crd *apiextensions.CustomResourceDefinition) bool {
-	var walk func(s *openapi.Schema) bool
-	walk = func(s *openapi.Schema) bool {
-		if s == nil {
-			return false
-		}
-		if _, ok := s.Extensions["x-kubernetes-validations"]; ok {
-			return true
-		}
-		if walk(s.Items) || walk(s.AdditionalProperties) || walk(s.Not) {
-			return true
-		}
-		for _, c := range s.Properties {
-			if walk(c) {
-				return true
-			}
-		}
-		for _, list := range [][]*openapi.Schema{s.AllOf, s.AnyOf, s.OneOf} {
-			for _, c := range list {
-				if walk(c) {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	for _, v := range crd.Spec.Versions {
-		if v.Served && v.Schema != nil && walk(v.Schema.OpenAPIV3Schema) {
-			return true
-		}
-	}
-	return false
 }
 
 // newREST builds a rest.Handler and its discovery for scheme s from the template opts.

@@ -23,6 +23,9 @@ const (
 	ExtPreserveUnknownFields = "x-kubernetes-preserve-unknown-fields"
 	ExtIntOrString           = "x-kubernetes-int-or-string"
 	ExtEmbeddedResource      = "x-kubernetes-embedded-resource"
+	// ExtValidations holds CEL validation rules; they stay in Schema.Extensions, since
+	// only a rule compiler (package github.com/apikit-dev/apikit/cel) reads them.
+	ExtValidations = "x-kubernetes-validations"
 )
 
 // Schema is one OpenAPI schema object: the subset of JSON Schema that OpenAPI v3 and
@@ -536,6 +539,17 @@ func clonePtr[T any](p *T) *T {
 }
 
 // walk calls fn for s and every schema nested in it, depth first, in a stable order.
+// HasRules reports whether s or a schema below it has CEL validation rules
+// (ExtValidations).
+func (s *Schema) HasRules() bool {
+	found := false
+	s.walk(func(n *Schema) {
+		_, ok := n.Extensions[ExtValidations]
+		found = found || ok
+	})
+	return found
+}
+
 func (s *Schema) walk(fn func(*Schema)) {
 	if s == nil {
 		return

@@ -173,13 +173,11 @@ func onlyNamesInMetadata(meta *openapi.Schema) bool {
 // withoutUnknownExtensions keeps the one extension of Schema.Extensions that kube's
 // structural schema holds, x-kubernetes-validations.
 func withoutUnknownExtensions(ext map[string]any) map[string]any {
-	if v, ok := ext[extValidations]; ok {
-		return map[string]any{extValidations: v}
+	if v, ok := ext[openapi.ExtValidations]; ok {
+		return map[string]any{openapi.ExtValidations: v}
 	}
 	return nil
 }
-
-const extValidations = "x-kubernetes-validations"
 
 func isEmptySchema(s *openapi.Schema) bool {
 	b, err := s.MarshalJSON()
@@ -274,8 +272,8 @@ func nestedInvariants(s *openapi.Schema, skipAnyOf bool, p *validation.Path) val
 	if s.MapType != "" {
 		forbid(openapi.ExtMapType, "must be undefined to be structural")
 	}
-	if rules, _ := s.Extensions[extValidations].([]any); len(rules) > 0 {
-		forbid(extValidations, "must be empty to be structural")
+	if rules, _ := s.Extensions[openapi.ExtValidations].([]any); len(rules) > 0 {
+		forbid(openapi.ExtValidations, "must be empty to be structural")
 	}
 	if _, ok := s.Properties["metadata"]; ok {
 		errs = append(errs, validation.Forbidden(p.Child("properties").Key("metadata"), "must not be specified in a nested context"))
@@ -530,12 +528,12 @@ var supportedRuleReasons = []string{"FieldValueDuplicate", "FieldValueForbidden"
 // one-line message, a known reason, a one-line fieldPath that names a field of the
 // schema. (The rules themselves are the RuleCompiler's.)
 func ruleChecks(s *openapi.Schema, p *validation.Path) validation.ErrorList {
-	rules, _ := s.Extensions[extValidations].([]any)
+	rules, _ := s.Extensions[openapi.ExtValidations].([]any)
 	var errs validation.ErrorList
 	for i, r := range rules {
 		rule, _ := r.(map[string]any)
 		str := func(k string) string { v, _ := rule[k].(string); return v }
-		rp := p.Child(extValidations).Index(i)
+		rp := p.Child(openapi.ExtValidations).Index(i)
 		text, msg, msgExpr, fieldPath := str("rule"), str("message"), str("messageExpression"), str("fieldPath")
 		trimmedRule, trimmedMsg := strings.TrimSpace(text), strings.TrimSpace(msg)
 		switch {

@@ -7,45 +7,8 @@ import (
 	"github.com/apikit-dev/apikit/apiextensions"
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/scheme"
-	"github.com/apikit-dev/apikit/scheme/openapi"
 	"github.com/apikit-dev/apikit/storage/bolt"
 )
-
-// celRulesExtension is the schema extension that holds CEL validation rules.
-const celRulesExtension = "x-kubernetes-validations"
-
-// hasRules reports whether any version's schema of crd has CEL validation rules.
-func hasRules(crd *apiextensions.CustomResourceDefinition) bool {
-	for _, v := range crd.Spec.Versions {
-		if v.Schema != nil && schemaHasRules(v.Schema.OpenAPIV3Schema) {
-			return true
-		}
-	}
-	return false
-}
-
-// schemaHasRules reports whether s or a schema nested in it has CEL validation rules.
-func schemaHasRules(s *openapi.Schema) bool {
-	if s == nil {
-		return false
-	}
-	if _, ok := s.Extensions[celRulesExtension]; ok {
-		return true
-	}
-	for _, p := range s.Properties {
-		if schemaHasRules(p) {
-			return true
-		}
-	}
-	for _, group := range [][]*openapi.Schema{s.AllOf, s.AnyOf, s.OneOf, {s.Items, s.AdditionalProperties, s.Not}} {
-		for _, c := range group {
-			if schemaHasRules(c) {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // storageCodec is the bolt codec of the example: the Go kinds of the API and
 // CustomResourceDefinitions decode into their Go types, and the objects of the

@@ -135,7 +135,7 @@ func New(cfg Config) (_ *Server, err error) {
 	}
 	if cfg.Rules == nil {
 		for _, crd := range cfg.CRDs {
-			if hasRules(crd) {
+			if crd.HasRules() {
 				return nil, fmt.Errorf("widgets server: CRD %s %w", crd.Name, ErrCELNotEnabled)
 			}
 		}

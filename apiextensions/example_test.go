@@ -55,7 +55,7 @@ func Example() {
 	}
 	store := memory.New(memory.Options{})
 	defer store.Close()
-	h, err := rest.New(rest.Options{Scheme: s, Storage: store})
+	h, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Scheme: s, Storage: store})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func BenchmarkCRDStartup(b *testing.B) {
 					b.Fatal(err)
 				}
 				store := memory.New(memory.Options{})
-				if _, err := rest.New(rest.Options{Scheme: s, Storage: store, Rules: cel.New()}); err != nil {
+				if _, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Scheme: s, Storage: store, Rules: cel.New()}); err != nil {
 					b.Fatal(err)
 				}
 				store.Close()
@@ -79,7 +79,7 @@ func BenchmarkCRDStartup(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				store := memory.New(memory.Options{})
-				h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{Rules: cel.New()}})
+				h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Rules: cel.New()}})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -101,7 +101,7 @@ func TestCRDStartup_APIPathServesEveryCRD(t *testing.T) {
 	defs := benchCRDs(t, 3)
 	store := memory.New(memory.Options{})
 	defer store.Close()
-	h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{Rules: cel.New()}})
+	h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Rules: cel.New()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,8 @@ type User struct {
 	Extra  map[string][]string
 }
 
-// Anonymous is the user of requests when no Authenticator is configured.
+// Anonymous is the user of requests that carry no accepted credentials, when
+// Options.AllowAnonymous lets them in, and of public paths (PublicInfoPaths).
 var Anonymous = User{Name: "system:anonymous", Groups: []string{"system:unauthenticated"}}
 
 // Authenticator establishes who sent a request. It returns ok=false when the request
@@ -61,19 +62,62 @@ func UserFrom(ctx context.Context) (*User, bool) {
 	return u, ok
 }
 
-func (h *Handler) authenticate(r *http.Request) (*User, *scheme.Status) {
-	if h.opts.Authenticator == nil {
+// PublicInfoPaths are served to anyone, with or without credentials, whatever the
+// Authorizer says, as kube-apiserver's system:public-info-viewer role makes them: a
+// load balancer or a kubelet probe checks health without a token. A path is public when
+// it is one of these or below one of the first three.
+var PublicInfoPaths = []string{"/healthz", "/livez", "/readyz", "/version", "/version/"}
+
+// isPublicInfo tells whether path is one of PublicInfoPaths.
+func isPublicInfo(path string) bool {
+	for _, p := range PublicInfoPaths[:3] {
+		if path == p || strings.HasPrefix(path, p+"/") {
+			return true
+		}
+	}
+	return path == "/version" || path == "/version/"
+}
+
+// authenticate establishes the user of r: the Authenticator's, or Anonymous when
+// AllowAnonymous lets in a request without accepted credentials. A public path is
+// served to a request without credentials too. A bearer token over plain HTTP is
+// refused unless AllowBearerTokensOverHTTP.
+func (h *Handler) authenticate(r *http.Request, public bool) (*User, *scheme.Status) {
+	if r.TLS == nil && !h.opts.AllowBearerTokensOverHTTP && hasBearerToken(r) {
+		return nil, NewUnauthorized()
+	}
+	if h.opts.Authenticator != nil {
+		user, ok, err := h.opts.Authenticator.Authenticate(r)
+		if err != nil {
+			h.log.Warn("rest: authentication failed", "path", r.URL.Path, "err", err)
+			return nil, NewUnauthorized()
+		}
+		if ok && user != nil {
+			return user, nil
+		}
+	}
+	if h.opts.AllowAnonymous || public {
 		u := Anonymous
 		return &u, nil
 	}
-	user, ok, err := h.opts.Authenticator.Authenticate(r)
-	if err != nil {
-		h.log.Warn("rest: authentication failed", "path", r.URL.Path, "err", err)
-	}
-	if err != nil || !ok || user == nil {
-		return nil, NewUnauthorized()
-	}
-	return user, nil
+	return nil, NewUnauthorized()
+}
+
+// hasBearerToken tells whether r carries a bearer token (case-insensitive scheme, as
+// kube's bearer token authenticator reads it).
+func hasBearerToken(r *http.Request) bool {
+	auth := r.Header.Get("Authorization")
+	return len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ")
+}
+
+// AlwaysAllow is the Authorizer that allows every request: kube-apiserver's
+// --authorization-mode=AlwaysAllow, for tests and servers whose every client is
+// trusted. It must be chosen explicitly; Options.Authorizer has no default.
+type AlwaysAllow struct{}
+
+// Authorize implements Authorizer.
+func (AlwaysAllow) Authorize(context.Context, Attributes) (bool, string, error) {
+	return true, "", nil
 }
 
 // Attributes describe a request to an Authorizer, like kube's authorizer.Attributes.
@@ -101,9 +145,6 @@ type Authorizer interface {
 }
 
 func (h *Handler) authorize(ctx context.Context, info *RequestInfo, user *User) *scheme.Status {
-	if h.opts.Authorizer == nil {
-		return nil
-	}
 	a := attributesOf(info, user)
 	allowed, reason, err := h.opts.Authorizer.Authorize(ctx, a)
 	if allowed {

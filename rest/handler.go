@@ -29,10 +29,24 @@ type Options struct {
 	Storage storage.Interface
 	// Strategies are optional per-resource hooks; see Strategy for the methods looked for.
 	Strategies map[scheme.GroupResource]Strategy
-	// Authenticator tells who sent a request; nil treats everyone as "system:anonymous"
-	// (group "system:unauthenticated").
+	// Authenticator tells who sent a request. It is required unless AllowAnonymous is
+	// set: New refuses a Handler that could tell no one apart.
 	Authenticator Authenticator
-	// Authorizer decides whether a request may proceed; nil allows everything.
+	// AllowAnonymous, like kube-apiserver's --anonymous-auth, makes a request that
+	// carries no credentials the Authenticator accepts the user "system:anonymous"
+	// (group "system:unauthenticated") instead of 401 Unauthorized. Credentials the
+	// Authenticator rejects with an error stay 401, as in kube-apiserver. Off by
+	// default: a request nobody vouches for is refused.
+	AllowAnonymous bool
+	// AllowBearerTokensOverHTTP accepts "Authorization: Bearer" on requests that did
+	// not arrive over TLS (r.TLS nil), for a server behind a TLS-terminating proxy or
+	// a test on loopback. By default such a request is 401: a token sent in clear
+	// text is as good as published.
+	AllowBearerTokensOverHTTP bool
+	// Authorizer decides whether an authenticated request may proceed. It is required:
+	// allowing everything is an explicit choice, AlwaysAllow{} (kube-apiserver's
+	// --authorization-mode=AlwaysAllow). Health, liveness, readiness and /version are
+	// public whatever it says (see PublicInfoPaths).
 	Authorizer Authorizer
 	// MutatingAdmission run, in order, on every create, update and delete after the
 	// server has set its fields and before validation.
@@ -115,6 +129,12 @@ func New(opts Options) (*Handler, error) {
 	if opts.Storage == nil {
 		return nil, errors.New("rest: Options.Storage is required")
 	}
+	if opts.Authenticator == nil && !opts.AllowAnonymous {
+		return nil, errors.New("rest: Options.Authenticator is required; set Options.AllowAnonymous to serve every request as system:anonymous")
+	}
+	if opts.Authorizer == nil {
+		return nil, errors.New("rest: Options.Authorizer is required; rest.AlwaysAllow{} allows every request")
+	}
 	codecs := newCodecs(opts)
 	if _, ok := codecs.ForMediaType(codec.MediaTypeJSON); !ok {
 		return nil, errors.New("rest: Options.Serializers must include application/json, the media type of errors and JSON patches")
@@ -196,7 +216,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	info := ParseRequestInfo(r)
 	ctx := WithRequestInfo(r.Context(), info)
 
-	user, st := h.authenticate(r)
+	public := !info.IsResourceRequest && isPublicInfo(info.Path)
+	user, st := h.authenticate(r, public)
 	if st != nil {
 		h.writeStatus(rw, r, st)
 		return
@@ -204,9 +225,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx = WithUser(ctx, user)
 	r = r.WithContext(ctx)
 
-	if st := h.authorize(ctx, info, user); st != nil {
-		h.writeStatus(rw, r, st)
-		return
+	if !public {
+		if st := h.authorize(ctx, info, user); st != nil {
+			h.writeStatus(rw, r, st)
+			return
+		}
 	}
 
 	if !info.IsResourceRequest {

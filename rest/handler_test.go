@@ -305,7 +305,7 @@ func TestHooks_AuthnAuthzAdmissionAndPanics(t *testing.T) {
 	}
 
 	s := newServer(t, func(o *rest.Options) {
-		o.Authenticator = tokenAuth{}
+		o.Authenticator, o.AllowAnonymous, o.AllowBearerTokensOverHTTP = tokenAuth{}, false, true
 		o.Authorizer = denyWrites{}
 		o.ValidatingAdmission = []rest.ValidatingAdmission{denyAdmission{}}
 	})

@@ -57,9 +57,11 @@ func newServer(t testing.TB, mod func(*rest.Options)) *testServer {
 	store := memory.New(memory.Options{})
 	t.Cleanup(store.Close)
 	opts := rest.Options{
-		Scheme:     s,
-		Storage:    store,
-		Strategies: map[scheme.GroupResource]rest.Strategy{{Group: testapi.Group, Resource: "widgets"}: widgetStrategy{}},
+		Scheme:         s,
+		Storage:        store,
+		AllowAnonymous: true,
+		Authorizer:     rest.AlwaysAllow{},
+		Strategies:     map[scheme.GroupResource]rest.Strategy{{Group: testapi.Group, Resource: "widgets"}: widgetStrategy{}},
 	}
 	if mod != nil {
 		mod(&opts)

@@ -56,7 +56,7 @@ func newServer(t *testing.T) *server {
 	t.Helper()
 	store := memory.New(memory.Options{})
 	t.Cleanup(store.Close)
-	h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store})
+	h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +296,7 @@ func (noRules) Validate(context.Context, map[string]any, map[string]any) validat
 func TestCRD_AStoredCRDWhoseRulesDoNotCompileLeavesTheOthersServed(t *testing.T) {
 	store := memory.New(memory.Options{})
 	t.Cleanup(store.Close)
-	h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{Rules: fakeRules{}}})
+	h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Rules: fakeRules{}}})
 	if err != nil {
 		t.Fatal(err)
 	}

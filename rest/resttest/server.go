@@ -127,7 +127,8 @@ func WithAuthenticator(a rest.Authenticator) Option {
 	return func(c *config) { c.restOpts.Authenticator, c.customAuthn = a, true }
 }
 
-// WithAuthorizer sets the authorizer; without one every request is allowed.
+// WithAuthorizer sets the authorizer; without one every request is allowed
+// (rest.AlwaysAllow).
 func WithAuthorizer(a rest.Authorizer) Option {
 	return func(c *config) { c.restOpts.Authorizer = a }
 }
@@ -272,6 +273,12 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 	if c.token != "" && !c.customAuthn {
 		c.restOpts.Authenticator = TokenAuthenticator{Token: c.token, User: &rest.User{Name: "resttest", Groups: []string{"system:masters", "system:authenticated"}}}
 	}
+	// A test server on loopback: open unless the test configures otherwise.
+	c.restOpts.AllowAnonymous = c.restOpts.Authenticator == nil
+	if c.restOpts.Authorizer == nil {
+		c.restOpts.Authorizer = rest.AlwaysAllow{}
+	}
+	c.restOpts.AllowBearerTokensOverHTTP = !c.tls
 	c.restOpts.Clock = srv.clock.Now
 	for _, f := range c.tweaks {
 		f(&c.restOpts)

@@ -75,7 +75,8 @@ type cachedReview struct {
 	expires time.Time
 }
 
-// Authenticate implements rest.Authenticator.
+// Authenticate implements rest.Authenticator. Redirects from the server are not
+// followed: they would carry the token elsewhere.
 func (t *TokenReview) Authenticate(r *http.Request) (*rest.User, bool, error) {
 	return authenticateBearer(r, t.lookup)
 }
@@ -198,10 +199,12 @@ func (t *TokenReview) review(ctx context.Context, token string) (*rest.User, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	client := t.Client
-	if client == nil {
-		client = defaultTokenReviewClient
+	client := *defaultTokenReviewClient
+	if t.Client != nil {
+		client = *t.Client
 	}
+	// A redirect would send the token on to wherever the answer points.
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("TokenReview: %w", err)

@@ -2,6 +2,7 @@ package authn_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -211,5 +212,47 @@ func TestTokenReview_RequestWithoutBearerTokenAsksNobody(t *testing.T) {
 	defer api.mu.Unlock()
 	if len(api.reviews) != 0 {
 		t.Errorf("reviews %v, want none", api.reviews)
+	}
+}
+
+func TestTokenReview_DoesNotFollowRedirectsWithTheToken(t *testing.T) {
+	elsewhere := newFakeKubeAPIServer(t, map[string]fakeAnswer{"good": {status: `{"authenticated":true,"user":{"username":"alice"}}`}})
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer redirector.Close()
+	tr := &authn.TokenReview{Server: redirector.URL, Client: redirector.Client()}
+	if got := authenticate(tr, "Bearer good"); got.ok || got.err == nil || !strings.Contains(got.err.Error(), "307") {
+		t.Errorf("ok=%v err=%v, want an error naming the 307", got.ok, got.err)
+	}
+	if n := elsewhere.reviewsOf("good"); n != 0 {
+		t.Errorf("the token went on to the redirect's target %d times", n)
+	}
+}
+
+func TestTokenReview_ConcurrentRequestsShareOneCache(t *testing.T) {
+	api := newFakeKubeAPIServer(t, map[string]fakeAnswer{"good": {status: `{"authenticated":true,"user":{"username":"alice","groups":["dev"]}}`}})
+	tr := &authn.TokenReview{Server: api.URL, Client: api.Client(), MaxCacheEntries: 2}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			token := "good"
+			if i%2 == 1 {
+				token = fmt.Sprintf("unknown-%d", i)
+			}
+			got := authenticate(tr, "Bearer "+token)
+			if got.ok != (token == "good") {
+				t.Errorf("token %s: ok=%v err=%v", token, got.ok, got.err)
+			}
+			if got.ok {
+				got.user.Groups[0] = "changed by a caller"
+			}
+		}()
+	}
+	wg.Wait()
+	if got := authenticate(tr, "Bearer good"); !got.ok || got.user.Groups[0] != "dev" {
+		t.Errorf("after concurrent use: ok=%v user=%+v err=%v, want alice in dev", got.ok, got.user, got.err)
 	}
 }

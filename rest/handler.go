@@ -217,7 +217,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := WithRequestInfo(r.Context(), info)
 
 	public := !info.IsResourceRequest && isPublicInfo(info.Path)
+	ctx = withAuthorizer(ctx, h.opts.Authorizer)
 	user, st := h.authenticate(r, public)
+	if st == nil {
+		user, st = h.impersonate(ctx, r, user) // impersonate.go
+	}
 	if st != nil {
 		h.writeStatus(rw, r, st)
 		return

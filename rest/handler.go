@@ -198,8 +198,7 @@ func newCodecs(opts Options) *codec.Codecs {
 
 // ServeHTTP serves one request, the one entry of every request: recover (a panic is a
 // 500 Status), parse (requestinfo.go), authenticate, impersonate (impersonate.go) and
-// authorize (auth.go), route
-// (route.go).
+// authorize (auth.go), route (route.go).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rw := &responseWriter{ResponseWriter: w}
 	defer func() {

@@ -20,11 +20,11 @@ var (
 
 // rbacResources are the RBAC resources as kube-apiserver's discovery lists them.
 var rbacResources = []scheme.Resource{
-	{Group: RBACV1.Group, Kind: "Role", Plural: "roles", Namespaced: true},
-	{Group: RBACV1.Group, Kind: "ClusterRole", Plural: "clusterroles"},
-	{Group: RBACV1.Group, Kind: "RoleBinding", Plural: "rolebindings", Namespaced: true,
+	{Group: RBACV1.Group, Kind: "Role", Plural: "roles", Namespaced: true, NameValidation: validation.NameIsPathSegment},
+	{Group: RBACV1.Group, Kind: "ClusterRole", Plural: "clusterroles", NameValidation: validation.NameIsPathSegment},
+	{Group: RBACV1.Group, Kind: "RoleBinding", Plural: "rolebindings", Namespaced: true, NameValidation: validation.NameIsPathSegment,
 		PrinterColumns: []scheme.PrinterColumn{{Name: "Role", Type: "string", JSONPath: ".roleRef.name"}}},
-	{Group: RBACV1.Group, Kind: "ClusterRoleBinding", Plural: "clusterrolebindings",
+	{Group: RBACV1.Group, Kind: "ClusterRoleBinding", Plural: "clusterrolebindings", NameValidation: validation.NameIsPathSegment,
 		PrinterColumns: []scheme.PrinterColumn{{Name: "Role", Type: "string", JSONPath: ".roleRef.name"}}},
 }
 

@@ -258,3 +258,24 @@ func TestAccessReviews_AnsweredByTheHandlersAuthorizer(t *testing.T) {
 		})
 	}
 }
+
+func TestRBAC_ObjectsNamedLikeKubesSystemRolesAreCreatable(t *testing.T) {
+	rbac, err := authz.NewRBAC()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := newRBACServer(t, rbac)
+	for _, tt := range []struct{ path, body string }{
+		{"/apis/rbac.authorization.k8s.io/v1/clusterroles", `{"metadata":{"name":"system:controller:widgets"},"rules":[]}`},
+		{"/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings", `{"metadata":{"name":"system:widgets"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"system:controller:widgets"},"subjects":[{"kind":"User","name":"bob"}]}`},
+	} {
+		if code, body := call(t, srv, "admin", "POST", tt.path, tt.body); code != http.StatusCreated {
+			t.Errorf("POST %s: %d %v, want 201", tt.path, code, body["message"])
+		}
+	}
+	// A name is still one path segment: a slash is refused as kube refuses it.
+	code, body := call(t, srv, "admin", "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", `{"metadata":{"name":"a/b"},"rules":[]}`)
+	if code != http.StatusUnprocessableEntity || !strings.Contains(body["message"].(string), `may not contain '/'`) {
+		t.Errorf("POST a ClusterRole named a/b: %d %v, want 422 naming the slash", code, body["message"])
+	}
+}

@@ -139,7 +139,8 @@ type Attributes struct {
 }
 
 // Authorizer decides whether a request may proceed. Deny answers 403 Forbidden with
-// kube's message, reason appended; an error answers 500... unless allowed is true.
+// kube's message, reason appended; an error with allowed false answers 500
+// InternalError, as kube-apiserver answers an authorizer that could not decide.
 type Authorizer interface {
 	Authorize(ctx context.Context, a Attributes) (allowed bool, reason string, err error)
 }
@@ -155,12 +156,14 @@ func (h *Handler) authorizeAttributes(ctx context.Context, a Attributes) *scheme
 		return nil
 	}
 	if err != nil {
+		// As kube-apiserver: an authorizer that could not decide is a 500, not a 403.
+		// Its error (which may name the delegate's URL) goes to the log only.
 		h.log.Warn("rest: authorization failed", "path", a.Path, "err", err)
-		if reason == "" {
-			reason = err.Error()
-		}
+		return NewInternalError(errors.New("authorization failed"))
 	}
-	msg := forbiddenMessage(a)
+	// kube-apiserver escapes the HTML-significant characters of the attributes (not of
+	// the authorizer's reason), so that a name cannot smuggle markup into a client's page.
+	msg := htmlSanitizer.Replace(forbiddenMessage(a))
 	if reason != "" {
 		msg += ": " + reason
 	}
@@ -185,6 +188,9 @@ func attributesOf(info *RequestInfo, user *User) Attributes {
 		ResourceRequest: info.IsResourceRequest,
 	}
 }
+
+// htmlSanitizer escapes what kube-apiserver escapes in a denial's message.
+var htmlSanitizer = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // forbiddenMessage words a denial like kube-apiserver.
 func forbiddenMessage(a Attributes) string {

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,24 +33,6 @@ import (
 )
 
 const observeWidgets = "/apis/toys.example.com/v1/namespaces/default/widgets"
-
-// lockedBuffer is an io.Writer the server's goroutines and the test share.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func observeDo(t *testing.T, srv *resttest.Server, method, path, body string, hdr ...string) int {
 	t.Helper()
@@ -163,7 +144,7 @@ func summarize(t *testing.T, parsed map[string]*dto.MetricFamily) map[string]*dt
 // TestObserve_AuditLinesAreKubeEvents decodes the audit log strictly into
 // k8s.io/apiserver's audit/v1 Event and compares what kube-apiserver would record.
 func TestObserve_AuditLinesAreKubeEvents(t *testing.T) {
-	var log lockedBuffer
+	var log syncBuffer
 	pol := &audit.Policy{Rules: []audit.PolicyRule{{Level: audit.LevelRequestResponse, Verbs: []string{"create"}}, {Level: audit.LevelMetadata}}}
 	srv := resttest.NewServer(t, api.NewScheme(), resttest.WithRESTOptions(func(o *rest.Options) {
 		o.Audit = &audit.Config{Policy: pol, Sink: audit.NewWriterSink(&log)}

@@ -284,44 +284,34 @@ func groupResourceOfKey(key string) (group, resource string) {
 	return group, resource
 }
 
-func (s instrumentedStore) Create(ctx context.Context, key string, obj scheme.Object) (scheme.Object, error) {
+// timed runs one storage call and records it as op on key.
+func timed[T any](s instrumentedStore, op, key string, call func() (T, error)) (T, error) {
 	start := time.Now()
-	out, err := s.Interface.Create(ctx, key, obj)
-	s.observe("create", key, start, err)
+	out, err := call()
+	s.observe(op, key, start, err)
 	return out, err
+}
+
+func (s instrumentedStore) Create(ctx context.Context, key string, obj scheme.Object) (scheme.Object, error) {
+	return timed(s, "create", key, func() (scheme.Object, error) { return s.Interface.Create(ctx, key, obj) })
 }
 
 func (s instrumentedStore) Get(ctx context.Context, key string, opts storage.GetOptions) (scheme.Object, error) {
-	start := time.Now()
-	out, err := s.Interface.Get(ctx, key, opts)
-	s.observe("get", key, start, err)
-	return out, err
+	return timed(s, "get", key, func() (scheme.Object, error) { return s.Interface.Get(ctx, key, opts) })
 }
 
 func (s instrumentedStore) List(ctx context.Context, prefix string, opts storage.ListOptions) (*storage.ListResult, error) {
-	start := time.Now()
-	out, err := s.Interface.List(ctx, prefix, opts)
-	s.observe("list", prefix, start, err)
-	return out, err
+	return timed(s, "list", prefix, func() (*storage.ListResult, error) { return s.Interface.List(ctx, prefix, opts) })
 }
 
 func (s instrumentedStore) GuaranteedUpdate(ctx context.Context, key string, opts storage.UpdateOptions, try storage.UpdateFunc) (scheme.Object, error) {
-	start := time.Now()
-	out, err := s.Interface.GuaranteedUpdate(ctx, key, opts, try)
-	s.observe("update", key, start, err)
-	return out, err
+	return timed(s, "update", key, func() (scheme.Object, error) { return s.Interface.GuaranteedUpdate(ctx, key, opts, try) })
 }
 
 func (s instrumentedStore) Delete(ctx context.Context, key string, opts storage.DeleteOptions) (scheme.Object, error) {
-	start := time.Now()
-	out, err := s.Interface.Delete(ctx, key, opts)
-	s.observe("delete", key, start, err)
-	return out, err
+	return timed(s, "delete", key, func() (scheme.Object, error) { return s.Interface.Delete(ctx, key, opts) })
 }
 
 func (s instrumentedStore) Count(ctx context.Context, prefix string) (int64, error) {
-	start := time.Now()
-	n, err := s.Interface.Count(ctx, prefix)
-	s.observe("listWithCount", prefix, start, err)
-	return n, err
+	return timed(s, "listWithCount", prefix, func() (int64, error) { return s.Interface.Count(ctx, prefix) })
 }

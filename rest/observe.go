@@ -60,7 +60,8 @@ type observation struct {
 	// code is the response code, 0 until the header goes out.
 	code  int
 	bytes int64
-	// readOnly and mutating tell which in-flight gauge the request counts in.
+	// inflight is the in-flight gauge (readOnly or mutating) the request counts in;
+	// nil for a watch, which kube-apiserver does not count there.
 	inflight *gaugeHandle
 	// longRunning is a watch that started streaming (apiserver_longrunning_requests).
 	longRunning *gaugeHandle

@@ -51,6 +51,7 @@ func (rq *request) readBody() ([]byte, error) {
 		}
 		return nil, NewBadRequest(fmt.Sprintf("failed to read the request body: %v", err))
 	}
+	rq.h.auditRequestBody(rq.r, data)
 	return data, nil
 }
 
@@ -152,6 +153,7 @@ func (rq *request) decodeExternal(ser codec.Serializer, data []byte, fieldValida
 	if u, ks := rq.h.schemaFor(obj); ks != nil {
 		ks.schema.Default(u.Object)
 	}
+	rq.auditRequestObject(obj)
 	in, err := rq.h.toInternal(obj, rq.gvk)
 	if err != nil {
 		return nil, NewBadRequest(err.Error())

@@ -10,6 +10,8 @@ import (
 
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/codec/standard"
+	"github.com/apikit-dev/apikit/rest/audit"
+	"github.com/apikit-dev/apikit/rest/metrics"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/validation/structural"
@@ -91,6 +93,19 @@ type Options struct {
 	// it to freeze and advance time, so that those fields are deterministic (package
 	// rest/resttest's Server.Clock). nil means the real time, at no extra cost.
 	Clock func() time.Time
+	// Metrics, when set, receives kube-apiserver's request, watch, storage and object
+	// count metrics (same names and labels), served in the Prometheus text format at
+	// GET /metrics to users the Authorizer allows (non-resource "get" on /metrics).
+	// Handlers may share one Registry; a host may add its own metrics to it.
+	Metrics *metrics.Registry
+	// AccessLog, when set, receives one line per request when it ends (a watch when it
+	// closes) with kube-apiserver's httplog fields: verb, URI, latency, userAgent,
+	// contentType, audit-ID, srcIP, user, resp.
+	AccessLog *slog.Logger
+	// Audit, when set with a Policy and a Sink, records audit.k8s.io/v1 events of the
+	// requests the policy selects (package rest/audit). With Audit or AccessLog set,
+	// every response carries an Audit-Id header: the client's Audit-ID, or a new one.
+	Audit *audit.Config
 }
 
 // Handler serves the Kubernetes-style REST API of a scheme over a storage.Interface. It
@@ -109,6 +124,8 @@ type Handler struct {
 	schemas map[scheme.GroupVersionKind]*kindSchema
 	// deprecations are the Warning of each deprecated version, by resource and version.
 	deprecations map[scheme.GroupResource]map[string]string
+	// obs records metrics, access and audit logs (observe.go); nil when all are off.
+	obs *observer
 }
 
 // New returns the Handler of opts. It fails when Scheme or Storage is missing, when the
@@ -179,6 +196,7 @@ func New(opts Options) (*Handler, error) {
 	}
 	h.schemas = schemas
 	h.deprecations = deprecationWarnings(opts.Scheme)
+	h.obs = newObserver(h, opts)
 	return h, nil
 }
 
@@ -200,9 +218,12 @@ func newCodecs(opts Options) *codec.Codecs {
 // 500 Status), parse (requestinfo.go), authenticate, impersonate (impersonate.go) and
 // authorize (auth.go), route (route.go).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	obs, w, r := h.observe(w, r)
+	defer obs.end()
 	rw := &responseWriter{ResponseWriter: w}
 	defer func() {
 		if p := recover(); p != nil {
+			obs.recovered(p)
 			if p == http.ErrAbortHandler {
 				panic(p)
 			}
@@ -219,8 +240,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	public := !info.IsResourceRequest && isPublicInfo(info.Path)
 	ctx = withAuthorizer(ctx, h.opts.Authorizer)
 	user, st := h.authenticate(r, public)
+	obs.authenticated(info, user)
 	if st == nil {
-		user, st = h.impersonate(ctx, r, user) // impersonate.go
+		var as *User
+		if as, st = h.impersonate(ctx, r, user); as != user && st == nil { // impersonate.go
+			obs.impersonated(as)
+		}
+		user = as
 	}
 	if st != nil {
 		h.writeStatus(rw, r, st)
@@ -237,7 +263,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	if !info.IsResourceRequest {
-		h.serveNonResource(rw, r)
+		if !h.serveMetrics(rw, r) {
+			h.serveNonResource(rw, r)
+		}
 		return
 	}
 	h.serveResource(rw, r, info)

@@ -182,6 +182,7 @@ func (h *Handler) writeStatus(w http.ResponseWriter, r *http.Request, st *scheme
 // writeEncoded encodes obj in the negotiated format and sends it with code, compressed
 // when large and the client accepts gzip.
 func (h *Handler) writeEncoded(w http.ResponseWriter, r *http.Request, code int, out output, obj scheme.Kinded) {
+	h.auditResponse(r, obj)
 	var buf bytes.Buffer
 	if err := out.Serializer.Encode(&buf, obj); err != nil {
 		if _, isStatus := obj.(*scheme.Status); isStatus {

@@ -234,6 +234,7 @@ func (rq *request) writeEventCached(out output, ev watch.Event, key any) error {
 		}
 		ev.Type = watch.Error
 	}
+	rq.countWatchEvent(len(data))
 	return rq.writeFrame(out, ev.Type, data)
 }
 

@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -397,6 +399,46 @@ func TestDecode_HostileBodiesAreBadRequestsAtKubesLimits(t *testing.T) {
 			m := r.json(t)
 			if msg, _ := m["message"].(string); r.code != http.StatusBadRequest || m["reason"] != "BadRequest" || !strings.Contains(msg, tc.want) {
 				t.Errorf("%d %.300s, want 400 BadRequest naming %q", r.code, r.body, tc.want)
+			}
+		})
+	}
+}
+
+// BenchmarkLimits compares, side by side, the Handler with kube's default limits and
+// with every limit off, called directly (no network) for a get and a create, so that
+// what the limits cost per request shows.
+func BenchmarkLimits(b *testing.B) {
+	off := func(o *rest.Options) {
+		o.MaxRequestsInFlight, o.MaxMutatingRequestsInFlight = -1, -1
+		o.RequestTimeout, o.MaxObjectBytes, o.WatchWriteTimeout = -1, -1, -1
+	}
+	for _, tc := range []struct {
+		name string
+		mod  func(*rest.Options)
+	}{{"limits=default", nil}, {"limits=off", off}} {
+		h, _, _ := newTestHandler(b, tc.mod)
+		serve := func(method, path, body string) {
+			req := httptest.NewRequest(method, path, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code >= 300 {
+				b.Fatalf("%s %s: %d %s", method, path, rec.Code, rec.Body)
+			}
+		}
+		serve("POST", widgetsPath, widgetJSON("w", "blue"))
+		b.Run("get/"+tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				serve("GET", widgetsPath+"/w", "")
+			}
+		})
+		created := 0
+		b.Run("create/"+tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				created++
+				serve("POST", widgetsPath, widgetJSON("c"+strconv.Itoa(created), "blue"))
 			}
 		})
 	}

@@ -61,8 +61,10 @@ type Options struct {
 	// served at once, MaxMutatingRequestsInFlight the others, as kube-apiserver's
 	// --max-requests-inflight and --max-mutating-requests-inflight: a request beyond
 	// the limit is answered at once with kube's 429 (Retry-After: 1). Watches are
-	// exempt, as in kube. 0 means DefaultMaxRequestsInFlight (400) and
-	// DefaultMaxMutatingRequestsInFlight (200); a negative value means no limit.
+	// exempt, as in kube; members of system:masters are not (kube exempts them), since
+	// a server whose one identity is an admin would otherwise have no limit at all. 0
+	// means DefaultMaxRequestsInFlight (400) and DefaultMaxMutatingRequestsInFlight
+	// (200); a negative value means no limit.
 	MaxRequestsInFlight         int
 	MaxMutatingRequestsInFlight int
 	// RequestTimeout is the deadline of every request but watches, and the largest

@@ -209,12 +209,6 @@ func (o *observation) logAccess(l *slog.Logger, elapsed time.Duration) {
 	)
 }
 
-// isLongRunning tells whether a request is long-running, as kube-apiserver's
-// LongRunningRequestCheck for the verbs apikit serves: a watch.
-func isLongRunning(info *RequestInfo) bool {
-	return info.IsResourceRequest && info.Verb == "watch"
-}
-
 // observedWriter tells the observation when the header goes out and how many bytes
 // follow; it passes Flush and Hijack through.
 type observedWriter struct {

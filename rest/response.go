@@ -68,8 +68,12 @@ func (rq *request) respond(code int, obj scheme.Kinded) {
 	rq.h.writeEncoded(rq.w, rq.r, code, out, obj)
 }
 
-// fail sends the Status of err.
+// fail sends the Status of err, or kube's 504 Timeout once the request's deadline has
+// passed: whatever failed then failed for want of time.
 func (rq *request) fail(err error) {
+	if timedOut(rq.ctx, err) {
+		err = NewTimeout()
+	}
 	addWarnings(rq.w, rq.warnings)
 	rq.h.writeStatus(rq.w, rq.r, rq.h.toStatus(err, rq.gr, rq.info.Name))
 }

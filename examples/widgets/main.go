@@ -12,6 +12,9 @@
 //	-storage NAME      bolt (durable, the default) or memory
 //	-kubeconfig FILE   where to write a kubeconfig for the server (default ./widgets.kubeconfig)
 //	-token TOKEN       bearer token clients must send (default: random, written to the kubeconfig)
+//	-max-requests-inflight N, -max-mutating-requests-inflight N
+//	                   read-only and mutating requests served at once (default 400 and
+//	                   200 as kube-apiserver; negative: no limit); beyond them, 429
 //	-crds DIR          CustomResourceDefinition manifests to serve (a directory of .yaml,
 //	                   .yml and .json files, such as kubebuilder's config/crd/bases, or one file)
 //
@@ -73,6 +76,8 @@ func parseFlags(args []string, output io.Writer) (server.Config, error) {
 	fs.StringVar(&cfg.Storage, "storage", server.StorageBolt, "storage backend: bolt or memory")
 	fs.StringVar(&cfg.KubeconfigPath, "kubeconfig", "./widgets.kubeconfig", "`file` to write a kubeconfig for this server to (empty: none)")
 	fs.StringVar(&cfg.Token, "token", "", "bearer `token` clients must send (default: random)")
+	fs.IntVar(&cfg.MaxRequestsInFlight, "max-requests-inflight", 0, "read-only requests served at once, beyond which kube's 429 (0: 400, negative: no limit)")
+	fs.IntVar(&cfg.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", 0, "writes served at once, beyond which kube's 429 (0: 200, negative: no limit)")
 	crdDir := fs.String("crds", "", "`directory` (or file) of CustomResourceDefinition manifests to serve; CRDs with CEL rules are refused")
 	if err := fs.Parse(args); err != nil {
 		return server.Config{}, err

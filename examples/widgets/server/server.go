@@ -77,6 +77,11 @@ type Config struct {
 	// CRDs as kube-apiserver refuses invalid ones. A program built with
 	// github.com/apikit-dev/apikit/cel sets it to cel.New().
 	Rules structural.RuleCompiler
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight are rest.Options' in-flight
+	// limits (kube's --max-requests-inflight, --max-mutating-requests-inflight): 0 means
+	// kube's defaults, 400 and 200, a negative value no limit.
+	MaxRequestsInFlight         int
+	MaxMutatingRequestsInFlight int
 }
 
 // ErrCELNotEnabled is the error of New for a CRD with CEL validation rules when
@@ -186,6 +191,9 @@ func New(cfg Config) (_ *Server, err error) {
 			AllowBearerTokensOverHTTP: true,
 			Logger:                    cfg.Logger,
 			Rules:                     cfg.Rules,
+
+			MaxRequestsInFlight:         cfg.MaxRequestsInFlight,
+			MaxMutatingRequestsInFlight: cfg.MaxMutatingRequestsInFlight,
 		},
 	})
 	if err != nil {

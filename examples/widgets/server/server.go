@@ -182,10 +182,8 @@ func New(cfg Config) (_ *Server, err error) {
 			Authenticator: TokenAuthenticator{Token: cfg.Token},
 			// The token's user is in system:masters, whom kube-apiserver allows everything.
 			Authorizer: rest.AlwaysAllow{},
-			// The example also serves plain HTTP on the same port, for curl on loopback.
-			AllowBearerTokensOverHTTP: true,
-			Logger:                    cfg.Logger,
-			Rules:                     cfg.Rules,
+			Logger:     cfg.Logger,
+			Rules:      cfg.Rules,
 		},
 	})
 	if err != nil {
@@ -228,9 +226,11 @@ func New(cfg Config) (_ *Server, err error) {
 	base, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	s.httpSrv = &http.Server{
-		Handler:           h,
+		Handler:           withTLSState(h),
 		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       90 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return base },
+		ConnContext:       withConn,
 		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug),
 		ConnState:         s.trackConn,
 	}

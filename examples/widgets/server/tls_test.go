@@ -30,10 +30,12 @@ func TestServer_AnswersPlainHTTPAndTLSOnOnePort(t *testing.T) {
 		name    string
 		client  *http.Client
 		url     string
+		path    string // widgetsPath with the token when empty, else without
 		want    int
 		wantErr bool
 	}{
-		{name: "plain HTTP", client: plain, url: srv.URL(), want: http.StatusOK},
+		{name: "plain HTTP refuses the bearer token, which only travels over TLS", client: plain, url: srv.URL(), want: http.StatusUnauthorized},
+		{name: "plain HTTP serves the public health check", client: plain, url: srv.URL(), path: "/healthz", want: http.StatusOK},
 		{name: "TLS trusting the server's certificate", client: trusting, url: srv.TLSURL(), want: http.StatusOK},
 		{name: "TLS to localhost", client: trusting, url: strings.Replace(srv.TLSURL(), "127.0.0.1", "localhost", 1), want: http.StatusOK},
 		{name: "TLS without trusting the certificate fails", client: untrusting, url: srv.TLSURL(), wantErr: true},
@@ -42,8 +44,14 @@ func TestServer_AnswersPlainHTTPAndTLSOnOnePort(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			req, _ := http.NewRequestWithContext(ctx, "GET", tt.url+widgetsPath, nil)
-			req.Header.Set("Authorization", "Bearer tok")
+			path := tt.path
+			if path == "" {
+				path = widgetsPath
+			}
+			req, _ := http.NewRequestWithContext(ctx, "GET", tt.url+path, nil)
+			if tt.path == "" {
+				req.Header.Set("Authorization", "Bearer tok")
+			}
 			resp, err := tt.client.Do(req)
 			if tt.wantErr {
 				if err == nil {
@@ -71,7 +79,7 @@ func TestServer_SilentConnectionDoesNotBlockOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer silent.Close()
-	if code, body := do(t, "GET", srv.URL()+widgetsPath, "tok", ""); code != http.StatusOK {
+	if code, body := do(t, srv, "GET", widgetsPath, "tok", ""); code != http.StatusOK {
 		t.Errorf("GET beside a silent connection = %d %s, want 200", code, body)
 	}
 }
@@ -90,7 +98,7 @@ func TestServer_KubectlUsesTheKubeconfig(t *testing.T) {
 		out, err := exec.CommandContext(ctx, "kubectl", args...).CombinedOutput()
 		return strings.TrimSpace(string(out)), err
 	}
-	if code, body := do(t, "POST", srv.URL()+widgetsPath, srv.Token(), widgetJSON("from-http", "green")); code != http.StatusCreated {
+	if code, body := do(t, srv, "POST", widgetsPath, srv.Token(), widgetJSON("from-http", "green")); code != http.StatusCreated {
 		t.Fatalf("POST widget = %d %s, want 201", code, body)
 	}
 	out, err := kubectl(t, path, "get", "widgets", "-o", "name")

@@ -145,7 +145,11 @@ type Authorizer interface {
 }
 
 func (h *Handler) authorize(ctx context.Context, info *RequestInfo, user *User) *scheme.Status {
-	a := attributesOf(info, user)
+	return h.authorizeAttributes(ctx, attributesOf(info, user))
+}
+
+// authorizeAttributes asks the Authorizer about a: nil when allowed, else kube's 403.
+func (h *Handler) authorizeAttributes(ctx context.Context, a Attributes) *scheme.Status {
 	allowed, reason, err := h.opts.Authorizer.Authorize(ctx, a)
 	if allowed {
 		return nil
@@ -199,4 +203,25 @@ func forbiddenMessage(a Attributes) string {
 		return fmt.Sprintf("User %q cannot %s resource %q in API group %q in the namespace %q", name, a.Verb, res, a.APIGroup, a.Namespace)
 	}
 	return fmt.Sprintf("User %q cannot %s resource %q in API group %q at the cluster scope", name, a.Verb, res, a.APIGroup)
+}
+
+// authorizerKey is the context key of the Authorizer of the Handler serving a request.
+type authorizerKey struct{}
+
+// withAuthorizer returns a context carrying a, for Authorize.
+func withAuthorizer(ctx context.Context, a Authorizer) context.Context {
+	return context.WithValue(ctx, authorizerKey{}, a)
+}
+
+// Authorize asks the Authorizer of the Handler serving ctx's request about a, so that a
+// CreateResponder answers access reviews (SelfSubjectAccessReview, which kubectl auth
+// can-i creates; SubjectAccessReview; LocalSubjectAccessReview) with the decision the
+// Handler itself would make, as kube-apiserver's review resources do. Outside a request
+// the Handler serves it fails closed: (false, "", error).
+func Authorize(ctx context.Context, a Attributes) (allowed bool, reason string, err error) {
+	az, ok := ctx.Value(authorizerKey{}).(Authorizer)
+	if !ok || az == nil {
+		return false, "", errors.New("rest: no Authorizer in the context: Authorize answers only within a request a Handler serves")
+	}
+	return az.Authorize(ctx, a)
 }

@@ -197,8 +197,8 @@ func newCodecs(opts Options) *codec.Codecs {
 }
 
 // ServeHTTP serves one request, the one entry of every request: recover (a panic is a
-// 500 Status), parse (requestinfo.go), authenticate and authorize (auth.go), route
-// (route.go).
+// 500 Status), parse (requestinfo.go), authenticate, impersonate (impersonate.go) and
+// authorize (auth.go), route (route.go).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rw := &responseWriter{ResponseWriter: w}
 	defer func() {
@@ -217,7 +217,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := WithRequestInfo(r.Context(), info)
 
 	public := !info.IsResourceRequest && isPublicInfo(info.Path)
+	ctx = withAuthorizer(ctx, h.opts.Authorizer)
 	user, st := h.authenticate(r, public)
+	if st == nil {
+		user, st = h.impersonate(ctx, r, user) // impersonate.go
+	}
 	if st != nil {
 		h.writeStatus(rw, r, st)
 		return

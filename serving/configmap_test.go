@@ -25,9 +25,11 @@ type fakeKubeAPIServer struct {
 	*httptest.Server
 	token string
 
-	mu    sync.Mutex
-	data  map[string]string
-	reads int
+	mu      sync.Mutex
+	data    map[string]string
+	reads   int
+	tokens  map[string][]string // TokenReview: token -> user, groups...
+	allowed []string            // SubjectAccessReview: "user verb resource"
 }
 
 func newFakeKubeAPIServer(t *testing.T, data map[string]string) *fakeKubeAPIServer {
@@ -43,6 +45,9 @@ func (f *fakeKubeAPIServer) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Authorization") != "Bearer "+f.token {
 		w.WriteHeader(http.StatusUnauthorized)
 		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}`))
+		return
+	}
+	if r.Method == http.MethodPost && f.serveReview(w, r) {
 		return
 	}
 	if r.URL.Path != "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication" {

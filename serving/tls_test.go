@@ -226,3 +226,10 @@ func pemDecode(data []byte) ([]byte, bool) {
 	}
 	return block.Bytes, true
 }
+
+// certPEM returns the PEM of c's leaf certificate.
+func certPEM(c *tls.Certificate) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Certificate[0]})
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

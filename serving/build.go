@@ -107,11 +107,15 @@ func (o *Options) authenticator(ctx context.Context, host Host, log *slog.Logger
 			return nil, err
 		}
 		rh := o.RequestHeader
-		chain = append(chain, authn.RequestHeader{
+		a := authn.RequestHeader{
 			ClientCA: ca.get, AllowedNames: rh.AllowedNames,
 			UsernameHeaders: rh.UsernameHeaders, UIDHeaders: rh.UIDHeaders, GroupHeaders: rh.GroupHeaders,
 			ExtraHeaderPrefixes: rh.ExtraHeaderPrefixes,
-		})
+		}
+		if err := a.Validate(); err != nil {
+			return nil, err
+		}
+		chain = append(chain, a)
 	case cm != nil:
 		chain = append(chain, &configMapRequestHeader{cm: cm})
 	}
@@ -203,15 +207,20 @@ func (a *configMapRequestHeader) Authenticate(r *http.Request) (*rest.User, bool
 	}
 	b := a.built.Load()
 	if b == nil || b.from != cfg {
-		b = &builtRequestHeader{from: cfg, auth: authn.RequestHeader{
-			ClientCA:            func() *x509.CertPool { return cfg.ClientCA },
-			AllowedNames:        cfg.AllowedNames,
-			UsernameHeaders:     cfg.UsernameHeaders,
-			UIDHeaders:          cfg.UIDHeaders,
-			GroupHeaders:        cfg.GroupHeaders,
-			ExtraHeaderPrefixes: cfg.ExtraHeaderPrefixes,
-		}}
+		b = &builtRequestHeader{from: cfg, auth: requestHeaderAuthenticator(cfg)}
 		a.built.Store(b)
 	}
 	return b.auth.Authenticate(r)
+}
+
+// requestHeaderAuthenticator is the front-proxy authenticator of cfg.
+func requestHeaderAuthenticator(cfg *RequestHeaderConfig) authn.RequestHeader {
+	return authn.RequestHeader{
+		ClientCA:            func() *x509.CertPool { return cfg.ClientCA },
+		AllowedNames:        cfg.AllowedNames,
+		UsernameHeaders:     cfg.UsernameHeaders,
+		UIDHeaders:          cfg.UIDHeaders,
+		GroupHeaders:        cfg.GroupHeaders,
+		ExtraHeaderPrefixes: cfg.ExtraHeaderPrefixes,
+	}
 }

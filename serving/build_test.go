@@ -156,8 +156,7 @@ func TestBuild_FlagsWinOverTheConfigMap(t *testing.T) {
 	must := mustCert(t)
 	fileCA, mapCA := must(kubeconfig.SelfSignedCertificate("file CA", time.Hour)), must(kubeconfig.SelfSignedCertificate("ConfigMap CA", time.Hour))
 	kube := newFakeKubeAPIServer(t, kubeAuthenticationData(certPEM(mapCA), certPEM(mapCA)))
-	dir := t.TempDir()
-	caFile := dir + "/ca.crt"
+	caFile := t.TempDir() + "/ca.crt"
 	writeFile(t, caFile, certPEM(fileCA))
 
 	o := NewOptions()
@@ -206,6 +205,9 @@ func TestBuild_RefusesAServerNobodyCouldUse(t *testing.T) {
 	}{
 		{name: "no authenticator and no anonymous access", set: func(*Options) {}, host: Host{Authorizer: rest.AlwaysAllow{}}, wantErr: "no authentication configured"},
 		{name: "no authorizer at all", set: func(o *Options) { o.AnonymousAuth, o.AlwaysAllowPaths, o.AlwaysAllowGroups = true, nil, nil }, wantErr: "no authorization configured"},
+		{name: "an empty requestheader header name", set: func(o *Options) {
+			o.RequestHeader.ClientCAFile, o.RequestHeader.GroupHeaders = writeCA(t), []string{" "}
+		}, wantErr: "empty group header"},
 		{name: "a missing token file", set: func(o *Options) { o.TokenAuthFile = "/no/such/tokens.csv" }, wantErr: "-token-auth-file"},
 		{name: "an unreadable authentication kubeconfig", set: func(o *Options) { o.AuthenticationKubeconfig = "/no/such/kubeconfig" }, wantErr: "-authentication-kubeconfig"},
 		{name: "an unreadable authorization kubeconfig", set: func(o *Options) { o.AnonymousAuth, o.AuthorizationKubeconfig = true, "/no/such/kubeconfig" }, wantErr: "-authorization-kubeconfig"},
@@ -227,4 +229,12 @@ func TestBuild_RefusesAServerNobodyCouldUse(t *testing.T) {
 	if err != nil || cfg.Authenticator != nil || !cfg.AllowAnonymous {
 		t.Errorf("Build of anonymous-only options = %+v, %v; want no authenticator and anonymous access", cfg, err)
 	}
+}
+
+// writeCA writes a CA certificate to a file and returns its path.
+func writeCA(t *testing.T) string {
+	t.Helper()
+	path := t.TempDir() + "/ca.crt"
+	writeFile(t, path, newCertFiles(t, "ca").cert)
+	return path
 }

@@ -112,6 +112,11 @@ func parseAuthenticationConfig(data map[string]string) (*AuthenticationConfig, e
 			return nil, fmt.Errorf("%s is not a JSON array of strings: %w", key, err)
 		}
 	}
+	// Empty header names (an empty extra prefix would make every header extra) are
+	// refused, as kube refuses them.
+	if err := requestHeaderAuthenticator(rh).Validate(); err != nil {
+		return nil, err
+	}
 	cfg.RequestHeader = rh
 	return cfg, nil
 }

@@ -155,6 +155,7 @@ func TestFetchAuthenticationConfig_Failures(t *testing.T) {
 	}{
 		{name: "a wrong token is the kube-apiserver's 401", data: map[string]string{}, token: "wrong", wantErr: "401 Unauthorized Unauthorized"},
 		{name: "a CA that is not PEM", data: map[string]string{"client-ca-file": "junk"}, wantErr: "client-ca-file: no PEM certificate"},
+		{name: "an empty extra header prefix", data: map[string]string{"requestheader-client-ca-file": ca, "requestheader-extra-headers-prefix": `[""]`}, wantErr: "empty extra header prefix"},
 		{name: "a header list that is not JSON", data: map[string]string{"requestheader-client-ca-file": ca, "requestheader-group-headers": "X-Remote-Group"}, wantErr: "requestheader-group-headers is not a JSON array"},
 		{
 			name: "no requestheader CA: no front-proxy configuration, whatever the other keys say",

@@ -122,12 +122,7 @@ func TestBuild_DelegatesToTheKubeAPIServer(t *testing.T) {
 		{name: "a bearer token TokenReview refuses", r: tlsRequest(nil, http.Header{"Authorization": {"Bearer nope"}})},
 		{name: "nothing", r: tlsRequest(nil, nil)},
 	} {
-		user, ok, _ := cfg.Authenticator.Authenticate(tt.r)
-		got := ""
-		if ok && user != nil {
-			got = user.Name
-		}
-		if got != tt.wantUser {
+		if got := userName(cfg, tt.r); got != tt.wantUser {
 			t.Errorf("%s: user %q, want %q", tt.name, got, tt.wantUser)
 		}
 	}
@@ -181,12 +176,7 @@ func TestBuild_FlagsWinOverTheConfigMap(t *testing.T) {
 		{name: "a client certificate of the ConfigMap's CA", r: tlsRequest(must(kubeconfig.ClientCertificate(*mapCA, "ian", nil, time.Hour)), nil)},
 		{name: "the flags' header from the flags' proxy CA", r: tlsRequest(must(kubeconfig.ClientCertificate(*fileCA, "proxy", nil, time.Hour)), http.Header{"X-Proxy-User": {"jo"}}), wantUser: "jo"},
 	} {
-		user, ok, _ := cfg.Authenticator.Authenticate(tt.r)
-		got := ""
-		if ok && user != nil {
-			got = user.Name
-		}
-		if got != tt.wantUser {
+		if got := userName(cfg, tt.r); got != tt.wantUser {
 			t.Errorf("%s: user %q, want %q", tt.name, got, tt.wantUser)
 		}
 	}
@@ -237,4 +227,12 @@ func writeCA(t *testing.T) string {
 	path := t.TempDir() + "/ca.crt"
 	writeFile(t, path, newCertFiles(t, "ca").cert)
 	return path
+}
+
+// userName is the name of the user cfg authenticates r as, "" for none.
+func userName(cfg *Config, r *http.Request) string {
+	if user, ok, _ := cfg.Authenticator.Authenticate(r); ok && user != nil {
+		return user.Name
+	}
+	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/examples/widgets/server"
+	"github.com/apikit-dev/apikit/rest/kubeconfig"
+	"github.com/apikit-dev/apikit/serving"
 )
 
 func TestServer_AnswersPlainHTTPAndTLSOnOnePort(t *testing.T) {
@@ -117,5 +120,40 @@ func TestServer_KubectlUsesTheKubeconfig(t *testing.T) {
 	}
 	if out, err := kubectl(t, noToken, "get", "widgets"); err == nil || !strings.Contains(out, "Unauthorized") && !strings.Contains(out, "provide credentials") {
 		t.Errorf("kubectl with a wrong token = %q, %v; want an Unauthorized failure", out, err)
+	}
+}
+
+func TestServer_ServesTheCertificateOfTLSCertFile(t *testing.T) {
+	cert, caPEM, err := kubeconfig.SelfSignedCertificate("from files", time.Hour, "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	for path, data := range map[string][]byte{certFile: caPEM, keyFile: pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})} {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := startWithServing(t, func(o *serving.Options) { o.TLSCertFile, o.TLSPrivateKeyFile = certFile, keyFile })
+	if srv.CertificateAuthority() != nil {
+		t.Errorf("CertificateAuthority() = %q, want nil when the certificate comes from files", srv.CertificateAuthority())
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, DisableKeepAlives: true}}
+	req, _ := http.NewRequest("GET", srv.TLSURL()+widgetsPath, nil)
+	req.Header.Set("Authorization", "Bearer "+srv.Token())
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("GET trusting only the file's certificate: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.TLS.PeerCertificates[0].Subject.CommonName != "from files" {
+		t.Errorf("GET = %d from %q, want 200 from the file's certificate", resp.StatusCode, resp.TLS.PeerCertificates[0].Subject.CommonName)
 	}
 }

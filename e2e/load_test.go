@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/apikit-dev/apikit/rest/kubeconfig"
 )
 
 // The load of the issue that drove the example server past 6 GB: 3,000 objects of
@@ -36,9 +38,9 @@ const (
 // loadServer is the example server running as a process of its own, so that its
 // memory is its own.
 type loadServer struct {
-	cmd   *exec.Cmd
-	url   string
-	token string
+	cmd    *exec.Cmd
+	url    string
+	client *http.Client
 }
 
 // startLoadServer builds the example server into a temporary directory and starts it
@@ -51,8 +53,9 @@ func startLoadServer(t *testing.T, readInFlight, writeInFlight int) *loadServer 
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the example server: %v\n%s", err, out)
 	}
-	ls := &loadServer{token: "load-test-token"}
-	ls.cmd = exec.Command(bin, "-addr", "127.0.0.1:0", "-storage", "memory", "-kubeconfig", "", "-token", ls.token,
+	ls := &loadServer{}
+	kubeconfigPath := filepath.Join(dir, "kubeconfig")
+	ls.cmd = exec.Command(bin, "-addr", "127.0.0.1:0", "-storage", "memory", "-kubeconfig", kubeconfigPath,
 		"-max-requests-inflight", strconv.Itoa(readInFlight), "-max-mutating-requests-inflight", strconv.Itoa(writeInFlight))
 	stderr, err := ls.cmd.StderrPipe()
 	if err != nil {
@@ -88,10 +91,17 @@ func startLoadServer(t *testing.T, readInFlight, writeInFlight int) *loadServer 
 		_, _ = io.Copy(io.Discard, stderr)
 	}()
 	select {
-	case ls.url = <-urls:
+	case <-urls:
 	case <-time.After(60 * time.Second):
 		t.Fatal("the example server did not start")
 	}
+	// Its kubeconfig has the https URL, the CA and the token: bearer tokens are refused
+	// over plain HTTP.
+	kc, err := kubeconfig.Load(kubeconfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls.url, ls.client = kc.Server, kc.HTTP
 	return ls
 }
 
@@ -101,11 +111,10 @@ func (ls *loadServer) do(ctx context.Context, method, path, contentType, body st
 	if err != nil {
 		return 0, "", err
 	}
-	req.Header.Set("Authorization", "Bearer "+ls.token)
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := ls.client.Do(req)
 	if err != nil {
 		return 0, "", err
 	}

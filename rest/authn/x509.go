@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/apikit-dev/apikit/rest"
 )
@@ -78,17 +79,24 @@ func verifyClientCertificate(r *http.Request, clientCA func() *x509.CertPool) (*
 	if roots == nil {
 		return nil, false, nil
 	}
-	opts := x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
 	peers := r.TLS.PeerCertificates
+	now := time.Now()
+	key := chainKey(peers)
+	if verified.has(key, roots, now) {
+		return peers[0], true, nil
+	}
+	opts := x509.VerifyOptions{Roots: roots, CurrentTime: now, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
 	if len(peers) > 1 {
 		opts.Intermediates = x509.NewCertPool()
 		for _, c := range peers[1:] {
 			opts.Intermediates.AddCert(c)
 		}
 	}
-	if _, err := peers[0].Verify(opts); err != nil {
+	chains, err := peers[0].Verify(opts)
+	if err != nil {
 		return nil, false, fmt.Errorf("verifying certificate %s failed: %w", certificateIdentifier(peers[0]), err)
 	}
+	verified.add(key, roots, chains)
 	return peers[0], true, nil
 }
 

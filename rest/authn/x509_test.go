@@ -75,6 +75,12 @@ func TestX509_ReadsTheCAPoolPerRequest(t *testing.T) {
 	if got := authenticateOverTLS(t, a, cert, nil); !got.ok || got.user.Name != "alice" {
 		t.Fatalf("after the CA changed: ok=%v err=%v, want alice", got.ok, got.err)
 	}
+	// A chain remembered as verified against the new pool is verified again once
+	// the pool changes back.
+	current = oldCA.pool()
+	if got := authenticateOverTLS(t, a, cert, nil); got.ok || got.err == nil {
+		t.Fatalf("after the CA changed back: ok=%v err=%v, want an error", got.ok, got.err)
+	}
 }
 
 // credentialID is kube's credential id of a client certificate.

@@ -60,7 +60,7 @@ func (a RequestHeader) Validate() error {
 
 // Authenticate implements rest.Authenticator.
 func (a RequestHeader) Authenticate(r *http.Request) (*rest.User, bool, error) {
-	cert, ok, err := verifyClientCertificate(r, a.ClientCA)
+	cert, _, ok, err := verifyClientCertificate(r, a.ClientCA)
 	if !ok || err != nil {
 		return nil, false, err
 	}

@@ -1,10 +1,8 @@
 package authn
 
 import (
-	"crypto/sha256"
 	"crypto/x509"
 	"encoding/asn1"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -47,7 +45,7 @@ var uidOID = asn1.ObjectIdentifier{0, 9, 2342, 19200300, 100, 1, 1}
 
 // Authenticate implements rest.Authenticator.
 func (a X509) Authenticate(r *http.Request) (*rest.User, bool, error) {
-	cert, ok, err := verifyClientCertificate(r, a.ClientCA)
+	cert, credentialID, ok, err := verifyClientCertificate(r, a.ClientCA)
 	if !ok || err != nil {
 		return nil, false, err
 	}
@@ -58,32 +56,31 @@ func (a X509) Authenticate(r *http.Request) (*rest.User, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	fingerprint := sha256.Sum256(cert.Raw)
 	return withAuthenticatedGroup(&rest.User{
 		Name:   cert.Subject.CommonName,
 		UID:    uid,
 		Groups: slices.Clone(cert.Subject.Organization),
-		Extra:  map[string][]string{CredentialIDKey: {"X509SHA256=" + hex.EncodeToString(fingerprint[:])}},
+		Extra:  map[string][]string{CredentialIDKey: {credentialID}},
 	}), true, nil
 }
 
 // verifyClientCertificate verifies the leaf certificate of r's TLS connection against
 // the pool clientCA returns, for client authentication, now, with the other presented
-// certificates as intermediates. ok=false without a certificate or without a pool.
-func verifyClientCertificate(r *http.Request, clientCA func() *x509.CertPool) (*x509.Certificate, bool, error) {
+// certificates as intermediates, and returns it with its credential id. ok=false
+// without a certificate or without a pool.
+func verifyClientCertificate(r *http.Request, clientCA func() *x509.CertPool) (cert *x509.Certificate, credentialID string, ok bool, err error) {
 	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 || clientCA == nil {
-		return nil, false, nil
+		return nil, "", false, nil
 	}
 	// A nil Roots would mean the system's roots: no pool is no opinion instead.
 	roots := clientCA()
 	if roots == nil {
-		return nil, false, nil
+		return nil, "", false, nil
 	}
 	peers := r.TLS.PeerCertificates
 	now := time.Now()
-	key := chainKey(peers)
-	if verified.has(key, roots, now) {
-		return peers[0], true, nil
+	if id, ok := verified.lookup(peers, roots, now); ok {
+		return peers[0], id, true, nil
 	}
 	opts := x509.VerifyOptions{Roots: roots, CurrentTime: now, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
 	if len(peers) > 1 {
@@ -94,10 +91,9 @@ func verifyClientCertificate(r *http.Request, clientCA func() *x509.CertPool) (*
 	}
 	chains, err := peers[0].Verify(opts)
 	if err != nil {
-		return nil, false, fmt.Errorf("verifying certificate %s failed: %w", certificateIdentifier(peers[0]), err)
+		return nil, "", false, fmt.Errorf("verifying certificate %s failed: %w", certificateIdentifier(peers[0]), err)
 	}
-	verified.add(key, roots, chains)
-	return peers[0], true, nil
+	return peers[0], verified.add(peers, roots, chains), true, nil
 }
 
 // certificateIdentifier names a certificate in errors as kube does: serial number and

@@ -249,6 +249,8 @@ func knownMarshaler(t, errType reflect.Type) encodeFunc {
 	switch t {
 	case timeType:
 		return encodeTime
+	case microTimeType:
+		return encodeMicroTime
 	case rawMessageType:
 		return func(e *encodeState, b []byte, p unsafe.Pointer) ([]byte, error) {
 			raw := *(*[]byte)(p)
@@ -293,6 +295,18 @@ func encodeTime(e *encodeState, b []byte, p unsafe.Pointer) ([]byte, error) {
 	}
 	b = append(b, '"')
 	b = t.UTC().AppendFormat(b, "2006-01-02T15:04:05Z07:00")
+	return append(b, '"'), nil
+}
+
+// encodeMicroTime is scheme.MicroTime's MarshalJSON without the allocation and the
+// compaction (audit events carry two, managedFields entries and events one).
+func encodeMicroTime(e *encodeState, b []byte, p unsafe.Pointer) ([]byte, error) {
+	t := (*scheme.MicroTime)(p)
+	if t.IsZero() {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '"')
+	b = t.UTC().AppendFormat(b, scheme.RFC3339Micro)
 	return append(b, '"'), nil
 }
 

@@ -308,9 +308,15 @@ func encodeCases() map[string]any {
 		"scheme time zero":    scheme.Time{},
 		"scheme time":         scheme.NewTime(time.Date(2021, 2, 3, 4, 5, 6, 7, time.FixedZone("a", -7200))),
 		"scheme time pointer": &scheme.Time{},
-		"object meta full":    fullObjectMeta(),
-		"object meta empty":   scheme.ObjectMeta{},
-		"list meta":           scheme.ListMeta{ResourceVersion: "1", Continue: "c", RemainingItemCount: int64Ptr(0)},
+		"micro time zero":     scheme.MicroTime{},
+		"micro time":          scheme.NewMicroTime(time.Date(2021, 2, 3, 4, 5, 6, 7000, time.FixedZone("a", -7200))),
+		"micro time in struct": struct {
+			T scheme.MicroTime  `json:"t"`
+			P *scheme.MicroTime `json:"p,omitempty"`
+		}{T: scheme.NewMicroTime(time.Unix(1700000000, 123456789))},
+		"object meta full":  fullObjectMeta(),
+		"object meta empty": scheme.ObjectMeta{},
+		"list meta":         scheme.ListMeta{ResourceVersion: "1", Continue: "c", RemainingItemCount: int64Ptr(0)},
 		"status": &scheme.Status{TypeMeta: scheme.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: scheme.StatusFailure,
 			Message: "widgets \"x\" not found", Reason: scheme.StatusReasonNotFound, Code: 404,
 			Details: &scheme.StatusDetails{Name: "x", Kind: "widgets", Causes: []scheme.StatusCause{{Type: scheme.CauseTypeFieldValueInvalid, Message: "m", Field: "spec.a"}}, RetryAfterSeconds: 1}},

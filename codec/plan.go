@@ -25,6 +25,7 @@ var (
 	unstructuredType     = reflect.TypeFor[scheme.Unstructured]()
 	unstructuredListType = reflect.TypeFor[scheme.UnstructuredList]()
 	timeType             = reflect.TypeFor[scheme.Time]()
+	microTimeType        = reflect.TypeFor[scheme.MicroTime]()
 	mapStringAnyType     = reflect.TypeFor[map[string]any]()
 	mapStringStringType  = reflect.TypeFor[map[string]string]()
 	stringType           = reflect.TypeFor[string]()

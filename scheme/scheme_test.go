@@ -2,6 +2,7 @@ package scheme
 
 import (
 	"errors"
+	"regexp"
 	"slices"
 	"testing"
 )
@@ -233,5 +234,13 @@ func TestExtractAndSetList(t *testing.T) {
 	}
 	if err := SetList(ul, []Object{&testKind{}}); err == nil {
 		t.Error("SetList of typed items into an UnstructuredList succeeded")
+	}
+}
+
+func TestNewUID_IsARandomVersion4UUID(t *testing.T) {
+	re := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	a, b := NewUID(), NewUID()
+	if !re.MatchString(string(a)) || a == b {
+		t.Errorf("NewUID = %q, %q; want two different version 4 UUIDs", a, b)
 	}
 }

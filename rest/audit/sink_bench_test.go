@@ -20,7 +20,7 @@ func BenchmarkWriterSink_ProcessEvent(b *testing.B) {
 		User: audit.UserInfo{Username: "bench", Groups: []string{"benchers", "system:authenticated"},
 			Extra: map[string][]string{"authentication.kubernetes.io/credential-id": {"X509SHA256=0123456789abcdef"}}},
 		SourceIPs: []string{"127.0.0.1"}, UserAgent: "Go-http-client/1.1",
-		ObjectRef: &audit.ObjectReference{Resource: "widgets", Namespace: "default", Name: "w1", APIGroup: "toys.example.com", APIVersion: "v1"},
+		ObjectRef:                &audit.ObjectReference{Resource: "widgets", Namespace: "default", Name: "w1", APIGroup: "toys.example.com", APIVersion: "v1"},
 		ResponseStatus:           &scheme.Status{Code: 200},
 		RequestReceivedTimestamp: now, StageTimestamp: now,
 	}

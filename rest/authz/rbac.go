@@ -37,6 +37,9 @@ type policy struct {
 	clusterRoles        map[string]*builtin.ClusterRole // by name, aggregated rules resolved
 	roleBindings        map[string][]*builtin.RoleBinding
 	clusterRoleBindings []*builtin.ClusterRoleBinding
+	// allowedBy is the reason of a request a binding's subject is allowed, by subject:
+	// worded once when the rules are set rather than on every allowed request.
+	allowedBy map[*builtin.Subject]string
 }
 
 // NewRBAC returns an RBAC authorizer with the rules of objs, *builtin.Role,
@@ -95,6 +98,21 @@ func newPolicy(objs []scheme.Object) (*policy, error) {
 		slices.SortFunc(bs, func(a, b *builtin.RoleBinding) int { return cmp.Compare(a.Name, b.Name) })
 	}
 	p.aggregate()
+	p.allowedBy = map[*builtin.Subject]string{}
+	for _, b := range p.clusterRoleBindings {
+		for i := range b.Subjects {
+			s := &b.Subjects[i]
+			p.allowedBy[s] = fmt.Sprintf("RBAC: allowed by ClusterRoleBinding %q of %s %q to %s", b.Name, b.RoleRef.Kind, b.RoleRef.Name, describeSubject(s, ""))
+		}
+	}
+	for _, bs := range p.roleBindings {
+		for _, b := range bs {
+			for i := range b.Subjects {
+				s := &b.Subjects[i]
+				p.allowedBy[s] = fmt.Sprintf("RBAC: allowed by RoleBinding %q of %s %q to %s", b.Name+"/"+b.Namespace, b.RoleRef.Kind, b.RoleRef.Name, describeSubject(s, b.Namespace))
+			}
+		}
+	}
 	return p, nil
 }
 
@@ -206,7 +224,7 @@ func (r *RBAC) Authorize(_ context.Context, a rest.Attributes) (bool, string, er
 			continue
 		}
 		if rulesAllow(a, rules) {
-			return true, fmt.Sprintf("RBAC: allowed by ClusterRoleBinding %q of %s %q to %s", b.Name, b.RoleRef.Kind, b.RoleRef.Name, describeSubject(subject, "")), nil
+			return true, p.allowedBy[subject], nil
 		}
 	}
 	if a.Namespace != "" {
@@ -221,7 +239,7 @@ func (r *RBAC) Authorize(_ context.Context, a rest.Attributes) (bool, string, er
 				continue
 			}
 			if rulesAllow(a, rules) {
-				return true, fmt.Sprintf("RBAC: allowed by RoleBinding %q of %s %q to %s", b.Name+"/"+b.Namespace, b.RoleRef.Kind, b.RoleRef.Name, describeSubject(subject, b.Namespace)), nil
+				return true, p.allowedBy[subject], nil
 			}
 		}
 	}
@@ -284,7 +302,8 @@ func appliesTo(user *rest.User, subjects []builtin.Subject, namespace string) (*
 			}
 		case builtin.ServiceAccountKind:
 			ns := cmp.Or(s.Namespace, namespace)
-			if ns != "" && user.Name == "system:serviceaccount:"+ns+":"+s.Name {
+			sa, ok := strings.CutPrefix(user.Name, "system:serviceaccount:")
+			if ok && ns != "" && sa == ns+":"+s.Name {
 				return s, true
 			}
 		}

@@ -10,7 +10,12 @@ import (
 // authentication/v1), so client-go's typed clientset, which speaks protobuf, reads and
 // writes them.
 func registerProtobuf(s *scheme.Scheme) error {
-	for gvk, fields := range protobufFields() {
+	return registerProtobufFields(s, protobufFields())
+}
+
+// registerProtobufFields registers the field numbers of each kind of m.
+func registerProtobufFields(s *scheme.Scheme, m map[scheme.GroupVersionKind]fields) error {
+	for gvk, fields := range m {
 		if err := protobuf.RegisterFields(s, gvk, fields...); err != nil {
 			return err
 		}

@@ -8,7 +8,9 @@ import (
 
 // AddToScheme registers the built-in kinds, their protobuf field numbers and their
 // resources as kube-apiserver serves them: names, scope, short names and the columns of
-// kubectl get. Call it once per scheme; hosts that do not call it serve none of them.
+// kubectl get, with the RBAC kinds (AddRBACToScheme) and the access reviews
+// (AddAuthorizationToScheme). Call it once per scheme; hosts that do not call it serve
+// none of them.
 func AddToScheme(s *scheme.Scheme) error {
 	s.AddKnownTypes(CoreV1, &Namespace{}, &NamespaceList{}, &ConfigMap{}, &ConfigMapList{},
 		&Secret{}, &SecretList{}, &ServiceAccount{}, &ServiceAccountList{}, &Event{}, &EventList{})
@@ -25,7 +27,10 @@ func AddToScheme(s *scheme.Scheme) error {
 	if err := registerProtobuf(s); err != nil {
 		return fmt.Errorf("builtin: %w", err)
 	}
-	return nil
+	if err := AddRBACToScheme(s); err != nil {
+		return err
+	}
+	return AddAuthorizationToScheme(s)
 }
 
 // Resource names of the built-in kinds.

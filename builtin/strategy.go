@@ -16,10 +16,11 @@ import (
 // Strategies returns kube-apiserver's write rules of the built-in kinds, for
 // rest.Options.Strategies (or resttest.WithStrategies): a Secret's stringData merged
 // into data and its type defaulted to Opaque and immutable; ConfigMap and Secret keys
-// checked as kube's IsConfigMapKey does; immutable ConfigMaps and Secrets; and
-// SelfSubjectReview answered with the requesting user and never stored.
+// checked as kube's IsConfigMapKey does; immutable ConfigMaps and Secrets;
+// SelfSubjectReview answered with the requesting user and never stored; and
+// RBACStrategies and AuthorizationStrategies.
 func Strategies() map[scheme.GroupResource]rest.Strategy {
-	return map[scheme.GroupResource]rest.Strategy{
+	m := map[scheme.GroupResource]rest.Strategy{
 		ConfigMaps: rest.StrategyFor[*ConfigMap]{
 			Validate: func(_ context.Context, c *ConfigMap) validation.ErrorList { return validateConfigMap(c) },
 			ValidateUpdate: func(_ context.Context, c, old *ConfigMap) validation.ErrorList {
@@ -34,6 +35,9 @@ func Strategies() map[scheme.GroupResource]rest.Strategy {
 		},
 		SelfSubjectReviews: selfSubjectReviewStrategy{},
 	}
+	maps.Copy(m, RBACStrategies())
+	maps.Copy(m, AuthorizationStrategies())
+	return m
 }
 
 // prepareSecret does what kube's conversion and defaulting of a v1 Secret do: stringData

@@ -58,7 +58,7 @@ func BenchmarkREST_Get(b *testing.B) {
 				}
 				req.Header.Set("Authorization", "Bearer "+es.Token)
 				req.Header.Set("Accept", "application/json")
-				hc := &http.Client{}
+				hc := es.Client
 				b.ReportAllocs()
 				b.ResetTimer()
 				for range b.N {
@@ -102,7 +102,7 @@ func BenchmarkREST_List(b *testing.B) {
 				}
 				req.Header.Set("Authorization", "Bearer "+es.Token)
 				req.Header.Set("Accept", "application/json")
-				hc := &http.Client{}
+				hc := es.Client
 				b.ReportAllocs()
 				b.ResetTimer()
 				for range b.N {

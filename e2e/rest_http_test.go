@@ -207,7 +207,7 @@ func TestRawHTTP_Errors(t *testing.T) {
 	}
 
 	t.Run("requests without the token are 401", func(t *testing.T) {
-		resp, err := http.Get(es.URL + coll)
+		resp, err := es.Client.Get(es.URL + coll)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -387,7 +387,7 @@ func TestRawHTTP_WatchStream(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			req, _ := http.NewRequest("GET", es.URL+tt.path, nil)
 			req.Header.Set("Authorization", "Bearer "+es.Token)
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := es.Client.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}

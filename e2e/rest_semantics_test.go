@@ -163,7 +163,7 @@ func TestBolt_SurvivesRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 		srv.Start()
-		es := &exampleServer{srv: srv, URL: srv.URL(), Token: srv.Token(), KubeconfigPath: filepath.Join(dir, "kubeconfig"), requests: &requestLog{}}
+		es := newExampleServer(t, srv, filepath.Join(dir, "kubeconfig"))
 		return srv, dynamic.NewForConfigOrDie(es.restConfig(t)).Resource(gvrWidgets).Namespace("durable")
 	}
 	ctx := ctxFor(t)

@@ -3,6 +3,8 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
 	"log/slog"
@@ -40,9 +42,12 @@ var storageBackends = []string{server.StorageMemory, server.StorageBolt}
 // exampleServer is one in-process example widget server (examples/widgets/server) on a
 // loopback port, with its kubeconfig written to a file.
 type exampleServer struct {
-	srv            *server.Server
-	URL            string
-	Token          string
+	srv *server.Server
+	// URL is the server's https base URL: the server takes bearer tokens only over TLS.
+	URL   string
+	Token string
+	// Client trusts the server's certificate; raw requests with the token go through it.
+	Client         *http.Client
 	KubeconfigPath string
 	// requests records "METHOD URI" (URI: path and query) of every request the clients of
 	// restConfig sent.
@@ -109,13 +114,7 @@ func startExampleServerWith(tb testing.TB, storageName string, configure func(*s
 	if err != nil {
 		tb.Fatalf("starting the example server (%s): %v", storageName, err)
 	}
-	es := &exampleServer{
-		srv:            srv,
-		URL:            srv.URL(),
-		Token:          srv.Token(),
-		KubeconfigPath: cfg.KubeconfigPath,
-		requests:       &requestLog{},
-	}
+	es := newExampleServer(tb, srv, cfg.KubeconfigPath)
 	srv.Start()
 	tb.Cleanup(func() {
 		if err := srv.Close(); err != nil {
@@ -123,6 +122,26 @@ func startExampleServerWith(tb testing.TB, storageName string, configure func(*s
 		}
 	})
 	return es
+}
+
+// newExampleServer describes srv, whose kubeconfig is at kubeconfigPath, to the tests.
+func newExampleServer(tb testing.TB, srv *server.Server, kubeconfigPath string) *exampleServer {
+	tb.Helper()
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(srv.CertificateAuthority()) {
+		tb.Fatalf("the example server's certificate authority is not PEM: %q", srv.CertificateAuthority())
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.TLSClientConfig = &tls.Config{RootCAs: pool}
+	tb.Cleanup(transport.CloseIdleConnections)
+	return &exampleServer{
+		srv:            srv,
+		URL:            srv.TLSURL(),
+		Token:          srv.Token(),
+		Client:         &http.Client{Transport: transport},
+		KubeconfigPath: kubeconfigPath,
+		requests:       &requestLog{},
+	}
 }
 
 // restConfig returns a client-go configuration for the server, built from its kubeconfig
@@ -154,7 +173,7 @@ func (es *exampleServer) do(tb testing.TB, method, path string, header http.Head
 		req.Header[k] = vs
 	}
 	req.Header.Set("Authorization", "Bearer "+es.Token)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := es.Client.Do(req)
 	if err != nil {
 		tb.Fatalf("%s %s: %v", method, path, err)
 	}

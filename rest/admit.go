@@ -87,7 +87,7 @@ func (rq *request) validateCreate(obj scheme.Object) error {
 	if f := rq.hooks.validate; f != nil {
 		hookErrs = f(rq.ctx, obj)
 	}
-	meta := validation.ValidateObjectMeta(obj, rq.res.Namespaced, validation.NameIsDNSSubdomain, validation.NewPath("metadata"))
+	meta := validation.ValidateObjectMeta(obj, rq.res.Namespaced, rq.res.NameValidation, validation.NewPath("metadata"))
 	var errs validation.ErrorList
 	if u, ks := rq.h.schemaFor(obj); ks != nil {
 		errs = appendUnique(rq.schemaErrors(meta, u, ks, nil), hookErrs)

@@ -139,24 +139,31 @@ type Attributes struct {
 }
 
 // Authorizer decides whether a request may proceed. Deny answers 403 Forbidden with
-// kube's message, reason appended; an error answers 500... unless allowed is true.
+// kube's message, reason appended; an error with allowed false answers 500
+// InternalError, as kube-apiserver answers an authorizer that could not decide.
 type Authorizer interface {
 	Authorize(ctx context.Context, a Attributes) (allowed bool, reason string, err error)
 }
 
 func (h *Handler) authorize(ctx context.Context, info *RequestInfo, user *User) *scheme.Status {
-	a := attributesOf(info, user)
+	return h.authorizeAttributes(ctx, attributesOf(info, user))
+}
+
+// authorizeAttributes asks the Authorizer about a: nil when allowed, else kube's 403.
+func (h *Handler) authorizeAttributes(ctx context.Context, a Attributes) *scheme.Status {
 	allowed, reason, err := h.opts.Authorizer.Authorize(ctx, a)
 	if allowed {
 		return nil
 	}
 	if err != nil {
+		// As kube-apiserver: an authorizer that could not decide is a 500, not a 403.
+		// Its error (which may name the delegate's URL) goes to the log only.
 		h.log.Warn("rest: authorization failed", "path", a.Path, "err", err)
-		if reason == "" {
-			reason = err.Error()
-		}
+		return NewInternalError(errors.New("authorization failed"))
 	}
-	msg := forbiddenMessage(a)
+	// kube-apiserver escapes the HTML-significant characters of the attributes (not of
+	// the authorizer's reason), so that a name cannot smuggle markup into a client's page.
+	msg := htmlSanitizer.Replace(forbiddenMessage(a))
 	if reason != "" {
 		msg += ": " + reason
 	}
@@ -182,6 +189,9 @@ func attributesOf(info *RequestInfo, user *User) Attributes {
 	}
 }
 
+// htmlSanitizer escapes what kube-apiserver escapes in a denial's message.
+var htmlSanitizer = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
 // forbiddenMessage words a denial like kube-apiserver.
 func forbiddenMessage(a Attributes) string {
 	name := ""
@@ -199,4 +209,25 @@ func forbiddenMessage(a Attributes) string {
 		return fmt.Sprintf("User %q cannot %s resource %q in API group %q in the namespace %q", name, a.Verb, res, a.APIGroup, a.Namespace)
 	}
 	return fmt.Sprintf("User %q cannot %s resource %q in API group %q at the cluster scope", name, a.Verb, res, a.APIGroup)
+}
+
+// authorizerKey is the context key of the Authorizer of the Handler serving a request.
+type authorizerKey struct{}
+
+// withAuthorizer returns a context carrying a, for Authorize.
+func withAuthorizer(ctx context.Context, a Authorizer) context.Context {
+	return context.WithValue(ctx, authorizerKey{}, a)
+}
+
+// Authorize asks the Authorizer of the Handler serving ctx's request about a, so that a
+// CreateResponder answers access reviews (SelfSubjectAccessReview, which kubectl auth
+// can-i creates; SubjectAccessReview; LocalSubjectAccessReview) with the decision the
+// Handler itself would make, as kube-apiserver's review resources do. Outside a request
+// the Handler serves it fails closed: (false, "", error).
+func Authorize(ctx context.Context, a Attributes) (allowed bool, reason string, err error) {
+	az, ok := ctx.Value(authorizerKey{}).(Authorizer)
+	if !ok || az == nil {
+		return false, "", errors.New("rest: no Authorizer in the context: Authorize answers only within a request a Handler serves")
+	}
+	return az.Authorize(ctx, a)
 }

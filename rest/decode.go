@@ -37,20 +37,25 @@ func (rq *request) writeOptions(kind string) (dryRun bool, fieldValidation strin
 	return dryRun, fieldValidation, nil
 }
 
-// readBody reads the request body within the size limit.
+// readBody reads the request body within the size limit and the request's deadline.
 func (rq *request) readBody() ([]byte, error) {
 	limit := rq.h.maxBody
 	if rq.r.ContentLength > limit {
 		return nil, NewRequestEntityTooLarge(limit)
 	}
+	rq.setReadDeadline()
 	data, err := io.ReadAll(http.MaxBytesReader(rq.w, rq.r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return nil, NewRequestEntityTooLarge(limit)
 		}
+		if timedOut(rq.ctx, err) {
+			return nil, NewTimeout()
+		}
 		return nil, NewBadRequest(fmt.Sprintf("failed to read the request body: %v", err))
 	}
+	rq.h.auditRequestBody(rq.r, data)
 	return data, nil
 }
 
@@ -148,10 +153,14 @@ func (rq *request) decodeExternal(ser codec.Serializer, data []byte, fieldValida
 	if err != nil {
 		return nil, NewBadRequest(err.Error())
 	}
+	if err := rq.checkDecodedSize(data, obj, true); err != nil {
+		return nil, err
+	}
 	conversion.Default(rq.h.scheme, obj)
 	if u, ks := rq.h.schemaFor(obj); ks != nil {
 		ks.schema.Default(u.Object)
 	}
+	rq.auditRequestObject(obj)
 	in, err := rq.h.toInternal(obj, rq.gvk)
 	if err != nil {
 		return nil, NewBadRequest(err.Error())

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/codec/standard"
+	"github.com/apikit-dev/apikit/rest/audit"
+	"github.com/apikit-dev/apikit/rest/metrics"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/validation/structural"
@@ -56,6 +59,32 @@ type Options struct {
 	// MaxRequestBodyBytes limits request bodies (413 RequestEntityTooLarge beyond it);
 	// 0 means DefaultMaxRequestBodyBytes.
 	MaxRequestBodyBytes int64
+	// MaxRequestsInFlight limits the read-only requests (get, list, non-resource GETs)
+	// served at once, MaxMutatingRequestsInFlight the others, as kube-apiserver's
+	// --max-requests-inflight and --max-mutating-requests-inflight: a request beyond
+	// the limit is answered at once with kube's 429 (Retry-After: 1). Watches are
+	// exempt, as in kube; members of system:masters are not (kube exempts them), since
+	// a server whose one identity is an admin would otherwise have no limit at all. 0
+	// means DefaultMaxRequestsInFlight (400) and DefaultMaxMutatingRequestsInFlight
+	// (200); a negative value means no limit.
+	MaxRequestsInFlight         int
+	MaxMutatingRequestsInFlight int
+	// RequestTimeout is the deadline of every request but watches, and the largest
+	// ?timeout= honoured, like kube-apiserver's --request-timeout; past it the request
+	// context ends (and with it storage calls) and the answer is kube's 504 Timeout.
+	// 0 means DefaultRequestTimeout (60s); a negative value means no deadline.
+	RequestTimeout time.Duration
+	// MaxObjectBytes limits the JSON size of a stored object, as etcd's request limit
+	// bounds kube-apiserver's: an object over it is stored without its managedFields if
+	// that makes it fit, and refused otherwise with kube's answer (500, "etcdserver:
+	// request is too large"), a large body before its managedFields are tracked. 0
+	// means DefaultMaxObjectBytes (1.5 MiB); a negative value means no limit.
+	MaxObjectBytes int64
+	// WatchWriteTimeout is how long the write of one watch event may block before the
+	// watch is ended: a client that stops reading is disconnected then, or at its
+	// timeoutSeconds if that comes first. 0 means DefaultWatchWriteTimeout (10s); a
+	// negative value leaves only timeoutSeconds.
+	WatchWriteTimeout time.Duration
 	// Logger receives errors that are not the client's fault (500s, recovered panics);
 	// nil discards them.
 	Logger *slog.Logger
@@ -91,6 +120,19 @@ type Options struct {
 	// it to freeze and advance time, so that those fields are deterministic (package
 	// rest/resttest's Server.Clock). nil means the real time, at no extra cost.
 	Clock func() time.Time
+	// Metrics, when set, receives kube-apiserver's request, watch, storage and object
+	// count metrics (same names and labels), served in the Prometheus text format at
+	// GET /metrics to users the Authorizer allows (non-resource "get" on /metrics).
+	// Handlers may share one Registry; a host may add its own metrics to it.
+	Metrics *metrics.Registry
+	// AccessLog, when set, receives one line per request when it ends (a watch when it
+	// closes) with kube-apiserver's httplog fields: verb, URI, latency, userAgent,
+	// contentType, audit-ID, srcIP, user, resp.
+	AccessLog *slog.Logger
+	// Audit, when set with a Policy and a Sink, records audit.k8s.io/v1 events of the
+	// requests the policy selects (package rest/audit). With Audit or AccessLog set,
+	// every response carries an Audit-Id header: the client's Audit-ID, or a new one.
+	Audit *audit.Config
 }
 
 // Handler serves the Kubernetes-style REST API of a scheme over a storage.Interface. It
@@ -102,6 +144,7 @@ type Handler struct {
 	codecs  *codec.Codecs
 	log     *slog.Logger
 	maxBody int64
+	limits  limits
 	// hooks are the resolved Strategies by resource.
 	hooks map[scheme.GroupResource]*strategyHooks
 	// schemas are the compiled schemas of schema-only kinds registered with
@@ -109,6 +152,8 @@ type Handler struct {
 	schemas map[scheme.GroupVersionKind]*kindSchema
 	// deprecations are the Warning of each deprecated version, by resource and version.
 	deprecations map[scheme.GroupResource]map[string]string
+	// obs records metrics, access and audit logs (observe.go); nil when all are off.
+	obs *observer
 }
 
 // New returns the Handler of opts. It fails when Scheme or Storage is missing, when the
@@ -146,6 +191,7 @@ func New(opts Options) (*Handler, error) {
 		codecs:  codecs,
 		log:     opts.Logger,
 		maxBody: opts.MaxRequestBodyBytes,
+		limits:  newLimits(opts),
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -179,6 +225,7 @@ func New(opts Options) (*Handler, error) {
 	}
 	h.schemas = schemas
 	h.deprecations = deprecationWarnings(opts.Scheme)
+	h.obs = newObserver(h, opts)
 	return h, nil
 }
 
@@ -197,12 +244,18 @@ func newCodecs(opts Options) *codec.Codecs {
 }
 
 // ServeHTTP serves one request, the one entry of every request: recover (a panic is a
-// 500 Status), parse (requestinfo.go), authenticate and authorize (auth.go), route
+// 500 Status), observe (observe.go: metrics, access log, audit), parse
+// (requestinfo.go), the request deadline (limits.go), authenticate, impersonate
+// (impersonate.go), the in-flight limits (limits.go), authorize (auth.go), route
 // (route.go).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	obs, w, r := h.observe(w, r)
+	defer obs.end()
 	rw := &responseWriter{ResponseWriter: w}
 	defer func() {
 		if p := recover(); p != nil {
+			obs.recovered(p)
 			if p == http.ErrAbortHandler {
 				panic(p)
 			}
@@ -215,15 +268,44 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	info := ParseRequestInfo(r)
 	ctx := WithRequestInfo(r.Context(), info)
+	longRunning := isLongRunning(info)
+	if !longRunning {
+		var cancel context.CancelFunc
+		var st *scheme.Status
+		if ctx, cancel, st = h.limits.requestDeadline(ctx, r, start); st != nil {
+			h.writeStatus(rw, r, st)
+			return
+		}
+		if cancel != nil {
+			defer cancel()
+		}
+	}
 
 	public := !info.IsResourceRequest && isPublicInfo(info.Path)
+	ctx = withAuthorizer(ctx, h.opts.Authorizer)
 	user, st := h.authenticate(r, public)
+	obs.authenticated(info, user)
+	if st == nil {
+		var as *User
+		if as, st = h.impersonate(ctx, r, user); as != user && st == nil { // impersonate.go
+			obs.impersonated(as)
+		}
+		user = as
+	}
 	if st != nil {
 		h.writeStatus(rw, r, st)
 		return
 	}
 	ctx = WithUser(ctx, user)
 	r = r.WithContext(ctx)
+
+	if limit := h.limits.inFlightFor(info); limit != nil && !longRunning {
+		if !limit.acquire() {
+			tooManyRequests(rw)
+			return
+		}
+		defer limit.release()
+	}
 
 	if !public {
 		if st := h.authorize(ctx, info, user); st != nil {
@@ -233,7 +315,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	if !info.IsResourceRequest {
-		h.serveNonResource(rw, r)
+		if !h.serveMetrics(rw, r) {
+			h.serveNonResource(rw, r)
+		}
 		return
 	}
 	h.serveResource(rw, r, info)
@@ -260,6 +344,12 @@ func (w *responseWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
+}
+
+// FlushError flushes and tells whether that failed (a watch client that stopped
+// reading, past the write deadline), for http.ResponseController.
+func (w *responseWriter) FlushError() error {
+	return http.NewResponseController(w.ResponseWriter).Flush()
 }
 
 func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

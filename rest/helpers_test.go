@@ -53,6 +53,19 @@ type testServer struct {
 
 func newServer(t testing.TB, mod func(*rest.Options)) *testServer {
 	t.Helper()
+	h, opts, store := newTestHandler(t, mod)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	var prefixes []string
+	for _, r := range opts.Scheme.Resources() {
+		prefixes = append(prefixes, storage.Prefix(r.GroupResource(), ""))
+	}
+	return &testServer{t: t, url: srv.URL, store: store, keyPrefixes: prefixes}
+}
+
+// newTestHandler is the Handler of newServer, over a memory store, and its options.
+func newTestHandler(t testing.TB, mod func(*rest.Options)) (*rest.Handler, rest.Options, *memory.Store) {
+	t.Helper()
 	s := testapi.NewScheme()
 	store := memory.New(memory.Options{})
 	t.Cleanup(store.Close)
@@ -70,13 +83,7 @@ func newServer(t testing.TB, mod func(*rest.Options)) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	var prefixes []string
-	for _, r := range opts.Scheme.Resources() {
-		prefixes = append(prefixes, storage.Prefix(r.GroupResource(), ""))
-	}
-	return &testServer{t: t, url: srv.URL, store: store, keyPrefixes: prefixes}
+	return h, opts, store
 }
 
 type response struct {

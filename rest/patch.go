@@ -148,6 +148,9 @@ func (rq *request) decodePatch(data []byte) (*patchRequest, error) {
 		if err != nil {
 			return nil, patchStatus(err)
 		}
+		if err := rq.checkDecodedSize(data, &scheme.Unstructured{Object: cfg}, false); err != nil {
+			return nil, err
+		}
 		p.apply, p.config, p.duplicates = true, cfg, patch.StrictApplyConfigError(data)
 	case codec.MediaTypeApplyPatchCBOR:
 		dec := rq.applyConfigDecoder(essence)
@@ -162,6 +165,9 @@ func (rq *request) decodePatch(data []byte) (*patchRequest, error) {
 				msg = err.Error()
 			}
 			return nil, NewBadRequest("error decoding CBOR: " + msg)
+		}
+		if err := rq.checkDecodedSize(data, &scheme.Unstructured{Object: cfg}, false); err != nil {
+			return nil, err
 		}
 		p.apply, p.config = true, cfg
 		if len(issues) > 0 {

@@ -68,8 +68,12 @@ func (rq *request) respond(code int, obj scheme.Kinded) {
 	rq.h.writeEncoded(rq.w, rq.r, code, out, obj)
 }
 
-// fail sends the Status of err.
+// fail sends the Status of err, or kube's 504 Timeout once the request's deadline has
+// passed: whatever failed then failed for want of time.
 func (rq *request) fail(err error) {
+	if timedOut(rq.ctx, err) {
+		err = NewTimeout()
+	}
 	addWarnings(rq.w, rq.warnings)
 	rq.h.writeStatus(rq.w, rq.r, rq.h.toStatus(err, rq.gr, rq.info.Name))
 }
@@ -182,6 +186,7 @@ func (h *Handler) writeStatus(w http.ResponseWriter, r *http.Request, st *scheme
 // writeEncoded encodes obj in the negotiated format and sends it with code, compressed
 // when large and the client accepts gzip.
 func (h *Handler) writeEncoded(w http.ResponseWriter, r *http.Request, code int, out output, obj scheme.Kinded) {
+	h.auditResponse(r, obj)
 	var buf bytes.Buffer
 	if err := out.Serializer.Encode(&buf, obj); err != nil {
 		if _, isStatus := obj.(*scheme.Status); isStatus {

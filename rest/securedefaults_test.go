@@ -1,6 +1,8 @@
 package rest_test
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -61,5 +63,29 @@ func TestHandler_BearerTokenOverPlainHTTPIs401ByDefault(t *testing.T) {
 	}
 	if r := a.do("GET", widgetsPath, "", ""); r.code != 200 {
 		t.Errorf("no credentials with anonymous allowed: %d %s, want 200", r.code, r.body)
+	}
+}
+
+// failingAuthorizer cannot decide: its delegate is down.
+type failingAuthorizer struct{}
+
+func (failingAuthorizer) Authorize(context.Context, rest.Attributes) (bool, string, error) {
+	return false, "", errors.New("Post https://10.0.0.1/apis/authorization.k8s.io/v1/subjectaccessreviews: connection refused")
+}
+
+func TestAuthorize_AnAuthorizerErrorIs500WithoutItsText(t *testing.T) {
+	s := newServer(t, func(o *rest.Options) { o.Authorizer = failingAuthorizer{} })
+	r := s.do("GET", widgetsPath, "", "")
+	if r.code != 500 || r.json(t)["reason"] != "InternalError" || strings.Contains(string(r.body), "10.0.0.1") {
+		t.Errorf("authorizer error: %d %s, want 500 InternalError without the delegate's address", r.code, r.body)
+	}
+}
+
+func TestAuthorize_DenialEscapesMarkupInTheAttributesAsKube(t *testing.T) {
+	s := newServer(t, func(o *rest.Options) { o.Authorizer = denyWrites{} })
+	r := s.do("POST", "/apis/toys.example.com/v1/namespaces/a%3Cb%3E/widgets", "application/json", widgetJSON("x", "blue"))
+	want := `widgets.toys.example.com is forbidden: User "system:anonymous" cannot create resource "widgets" in API group "toys.example.com" in the namespace "a&lt;b&gt;": writes are off`
+	if r.code != 403 || r.json(t)["message"] != want {
+		t.Errorf("denied create: %d %s\nwant 403 %s", r.code, r.body, want)
 	}
 }

@@ -63,7 +63,8 @@ func (rq *request) validateWatchOptions() (sendInitial *bool, err error) {
 }
 
 // watch streams changes in the negotiated stream framing (see writeFrame), flushed per
-// event, until timeoutSeconds, the client leaving, or the storage ending the watch. It
+// event, until timeoutSeconds, the client leaving or not reading (each write has a
+// deadline, see watchDeadlines), or the storage ending the watch. It
 // runs in three steps: validate the options, negotiate the stream's format, stream.
 func (rq *request) watch() {
 	opts, err := rq.validateWatch()
@@ -181,20 +182,18 @@ func (rq *request) stream(out output, wr watchRequest) {
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Cache-Control", "no-cache, private")
 	addWarnings(rq.w, rq.warnings)
+	deadlines := rq.watchDeadlines(time.Now().Add(wr.timeout))
+	defer deadlines.clear()
+	deadlines.before()
 	rq.w.WriteHeader(http.StatusOK)
-	flusher, _ := rq.w.(http.Flusher)
-	flush := func() {
-		if flusher != nil {
-			flusher.Flush()
-		}
-	}
+	flush := deadlines.flush
 	if err != nil {
 		rq.writeEvent(out, watch.Event{Type: watch.Error, Object: rq.h.toStatus(err, rq.gr, "")})
-		flush()
+		_ = flush()
 		return
 	}
 	defer wi.Stop()
-	flush()
+	_ = flush()
 
 	timer := time.NewTimer(wr.timeout)
 	defer timer.Stop()
@@ -209,11 +208,15 @@ func (rq *request) stream(out output, wr watchRequest) {
 			if !ok {
 				return
 			}
-			if err := rq.writeEventCached(out, ev, encKey); err != nil {
+			deadlines.before()
+			err := rq.writeEventCached(out, ev, encKey)
+			if err == nil {
+				err = flush()
+			}
+			if err != nil {
 				rq.h.log.Warn("rest: watch stream ended", "path", rq.r.URL.Path, "err", err)
 				return
 			}
-			flush()
 			if ev.Type == watch.Error {
 				return
 			}
@@ -234,6 +237,7 @@ func (rq *request) writeEventCached(out output, ev watch.Event, key any) error {
 		}
 		ev.Type = watch.Error
 	}
+	rq.countWatchEvent(len(data))
 	return rq.writeFrame(out, ev.Type, data)
 }
 

@@ -128,7 +128,9 @@ func (rq *request) createObject(in scheme.Object, dryRun bool) (scheme.Object, e
 				created, err = stored, nil
 			}
 		} else if err = resetResourceVersionForCreate(stored); err == nil {
-			created, err = rq.h.store.Create(rq.ctx, key, stored)
+			if err = rq.checkStoredSize(stored); err == nil {
+				created, err = rq.h.store.Create(rq.ctx, key, stored)
+			}
 		}
 		if err == nil {
 			return rq.h.toVersion(created, rq.gv)
@@ -360,6 +362,11 @@ func (rq *request) updateObject(name string, dryRun, allowCreate bool, next func
 			// is stored, so watchers see one DELETED event.
 			finalized = out.(scheme.Object)
 			return nil, errEmptiedFinalizers
+		}
+		if !dryRun {
+			if err := rq.checkStoredSize(out); err != nil {
+				return nil, err
+			}
 		}
 		return out, nil
 	}

@@ -75,6 +75,12 @@ type Resource struct {
 	// through one is read through the other. The two kinds convert across their groups
 	// with the functions conversion.RegisterAcrossGroups registered for them.
 	SharesStorageWith GroupResource
+	// NameValidation checks the name of a new object (and, with prefix true, a
+	// generateName), returning one message per problem; nil means a DNS subdomain
+	// (validation.NameIsDNSSubdomain), the rule of most kinds. kube-apiserver lets RBAC
+	// objects take any path segment ("system:controller:foo"): such kinds set
+	// validation.NameIsPathSegment.
+	NameValidation func(name string, prefix bool) []string
 }
 
 // GroupResource returns the resource's group and plural name.

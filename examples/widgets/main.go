@@ -12,8 +12,33 @@
 //	-storage NAME      bolt (durable, the default) or memory
 //	-kubeconfig FILE   where to write a kubeconfig for the server (default ./widgets.kubeconfig)
 //	-token TOKEN       bearer token clients must send (default: random, written to the kubeconfig)
+//	-max-requests-inflight N, -max-mutating-requests-inflight N
+//	                   read-only and mutating requests served at once (default 400 and
+//	                   200 as kube-apiserver; negative: no limit); beyond them, 429
 //	-crds DIR          CustomResourceDefinition manifests to serve (a directory of .yaml,
 //	                   .yml and .json files, such as kubebuilder's config/crd/bases, or one file)
+//
+// and kube-apiserver's flags for serving as an aggregated API server (package serving):
+//
+//	-tls-cert-file FILE, -tls-private-key-file FILE
+//	                   serving certificate and key, reloaded when they change (default: a
+//	                   self-signed certificate made at start)
+//	-client-ca-file FILE
+//	                   CAs of client certificates (CN: user, O: groups)
+//	-requestheader-client-ca-file FILE, -requestheader-allowed-names NAMES,
+//	-requestheader-username-headers, -requestheader-uid-headers,
+//	-requestheader-group-headers, -requestheader-extra-headers-prefix HEADERS
+//	                   the front proxy (kube-aggregator) that names the user in headers
+//	-authentication-kubeconfig FILE
+//	                   delegate bearer tokens to TokenReview and read the client and
+//	                   front-proxy CAs from kube-system/extension-apiserver-authentication
+//	-authorization-kubeconfig FILE
+//	                   delegate authorization to SubjectAccessReview
+//	-token-auth-file FILE
+//	                   static tokens in kube's CSV format
+//	-authorization-always-allow-paths PATHS
+//	                   paths allowed without authorization (default /healthz,/readyz,/livez)
+//	-anonymous-auth    let requests without credentials in as system:anonymous
 //
 // The server always serves the customresourcedefinitions resource of
 // apiextensions.k8s.io/v1, so `kubectl apply -f` of a CRD adds a resource while it runs;
@@ -22,10 +47,13 @@
 // it refuses CRDs with x-kubernetes-validations rules: a program that serves them builds
 // the server with server.Config{Rules: cel.New()}, as the e2e tests do.
 //
-// Requests without the token get 401 Unauthorized. The port answers plain HTTP and, for
-// clients that start a TLS handshake, HTTPS with a self-signed certificate made at start;
-// the kubeconfig points at https and embeds that certificate, because kubectl and
-// client-go send a kubeconfig's token only over TLS. The server stops cleanly on SIGINT
+// Requests without credentials get 401 Unauthorized. The token's user is in
+// system:masters and may do everything; other users are authorized by the RBAC objects
+// the server stores (it serves rbac.authorization.k8s.io/v1) and, with
+// -authorization-kubeconfig, by the kube-apiserver. The port answers plain HTTP (health
+// checks; bearer tokens are refused there) and, for clients that start a TLS handshake,
+// HTTPS with the -tls-cert-file certificate or a self-signed one made at start; the
+// kubeconfig points at https and embeds the self-signed certificate. The server stops cleanly on SIGINT
 // or SIGTERM. The assembly lives in package server, so tests can run it in-process.
 package main
 
@@ -42,6 +70,7 @@ import (
 
 	"github.com/apikit-dev/apikit/apiextensions"
 	"github.com/apikit-dev/apikit/examples/widgets/server"
+	"github.com/apikit-dev/apikit/serving"
 )
 
 func main() {
@@ -73,7 +102,11 @@ func parseFlags(args []string, output io.Writer) (server.Config, error) {
 	fs.StringVar(&cfg.Storage, "storage", server.StorageBolt, "storage backend: bolt or memory")
 	fs.StringVar(&cfg.KubeconfigPath, "kubeconfig", "./widgets.kubeconfig", "`file` to write a kubeconfig for this server to (empty: none)")
 	fs.StringVar(&cfg.Token, "token", "", "bearer `token` clients must send (default: random)")
+	fs.IntVar(&cfg.MaxRequestsInFlight, "max-requests-inflight", 0, "read-only requests served at once, beyond which kube's 429 (0: 400, negative: no limit)")
+	fs.IntVar(&cfg.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", 0, "writes served at once, beyond which kube's 429 (0: 200, negative: no limit)")
 	crdDir := fs.String("crds", "", "`directory` (or file) of CustomResourceDefinition manifests to serve; CRDs with CEL rules are refused")
+	cfg.Serving = serving.NewOptions()
+	cfg.Serving.AddFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return server.Config{}, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/apikit-dev/apikit/examples/widgets/server"
+	"github.com/apikit-dev/apikit/serving"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -75,13 +76,44 @@ func TestParseFlags(t *testing.T) {
 			case tt.wantErr == errAny && err == nil, tt.wantErr != nil && tt.wantErr != errAny && !errors.Is(err, tt.wantErr):
 				t.Fatalf("parseFlags(%q) error = %v, want %v", tt.args, err, tt.wantErr)
 			}
-			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(server.Config{}, "Logger")); diff != "" {
+			// Serving has a test of its own below.
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(server.Config{}, "Logger", "Serving")); diff != "" {
 				t.Errorf("parseFlags(%q) config (-want +got):\n%s", tt.args, diff)
 			}
 			if !strings.Contains(out.String(), tt.wantOutput) {
 				t.Errorf("output %q does not contain %q", out.String(), tt.wantOutput)
 			}
 		})
+	}
+}
+
+func TestParseFlags_KubeServingFlagsReachServingOptions(t *testing.T) {
+	args := []string{
+		"-tls-cert-file=/s/tls.crt", "-tls-private-key-file=/s/tls.key", "-client-ca-file=/s/ca.crt",
+		"-requestheader-client-ca-file=/s/proxy-ca.crt", "-requestheader-allowed-names=front-proxy-client",
+		"-requestheader-username-headers=X-Remote-User", "-requestheader-uid-headers=X-Remote-Uid",
+		"-requestheader-group-headers=X-Remote-Group", "-requestheader-extra-headers-prefix=X-Remote-Extra-",
+		"-authentication-kubeconfig=/k/authn", "-authorization-kubeconfig=/k/authz", "-token-auth-file=/k/tokens.csv",
+		"-authorization-always-allow-paths=/healthz", "-anonymous-auth=false",
+	}
+	cfg, err := parseFlags(args, io.Discard)
+	if err != nil {
+		t.Fatalf("parseFlags: %v", err)
+	}
+	want := serving.NewOptions()
+	want.TLSCertFile, want.TLSPrivateKeyFile, want.ClientCAFile = "/s/tls.crt", "/s/tls.key", "/s/ca.crt"
+	want.RequestHeader = serving.RequestHeaderOptions{
+		ClientCAFile: "/s/proxy-ca.crt", AllowedNames: []string{"front-proxy-client"},
+		UsernameHeaders: []string{"X-Remote-User"}, UIDHeaders: []string{"X-Remote-Uid"},
+		GroupHeaders: []string{"X-Remote-Group"}, ExtraHeaderPrefixes: []string{"X-Remote-Extra-"},
+	}
+	want.AuthenticationKubeconfig, want.AuthorizationKubeconfig, want.TokenAuthFile = "/k/authn", "/k/authz", "/k/tokens.csv"
+	want.AlwaysAllowPaths = []string{"/healthz"}
+	if diff := cmp.Diff(want, cfg.Serving); diff != "" {
+		t.Errorf("serving options (-want +got):\n%s", diff)
+	}
+	if defaults, _ := parseFlags(nil, io.Discard); !cmp.Equal(serving.NewOptions(), defaults.Serving) {
+		t.Errorf("without flags, serving options = %+v, want serving.NewOptions()", defaults.Serving)
 	}
 }
 

@@ -28,7 +28,8 @@ func TestManifests_READMEWidgetIsCreatedAsShown(t *testing.T) {
 	t.Cleanup(func() { _ = srv.Close() })
 
 	serve := func(method, path, contentType string, body []byte) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(method, path, bytes.NewReader(body))
+		// https: the server takes bearer tokens only over TLS, as kubectl sends them.
+		req := httptest.NewRequest(method, srv.TLSURL()+path, bytes.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+srv.Token())
 		if contentType != "" {
 			req.Header.Set("Content-Type", contentType)

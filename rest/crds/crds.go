@@ -613,7 +613,10 @@ func (h *Handler) writeStatus(ctx context.Context, crd *apiextensions.CustomReso
 	_, err := h.store.GuaranteedUpdate(ctx, key, storage.UpdateOptions{Preconditions: &storage.Preconditions{UID: &crd.UID}}, func(cur scheme.Object) (scheme.Object, error) {
 		next := cur.(*apiextensions.CustomResourceDefinition)
 		next.ResourceVersion = ""
-		if next.DeletionTimestamp != nil {
+		if next.DeletionTimestamp != nil || next.Generation != crd.Generation {
+			// Deleted, or its spec changed after this reconciliation read it: the
+			// status must not claim a generation the served handler was not built from;
+			// the next reconciliation writes it.
 			return next, nil
 		}
 		if failure == "" {

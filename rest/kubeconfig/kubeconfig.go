@@ -1,6 +1,8 @@
 // Package kubeconfig writes what a local apikit server hands its clients: a kubeconfig
 // that kubectl and client-go accept, and the self-signed certificate it trusts. The
-// in-process test server (rest/resttest) and the example server both use it.
+// in-process test server (rest/resttest) and the example server both use it. Load reads
+// the other way: an aggregated API server reaches its kube-apiserver through the
+// kubeconfig it was given (package serving).
 package kubeconfig
 
 import (
@@ -53,24 +55,14 @@ func yamlString(s string) string {
 
 // SelfSignedCertificate returns a server certificate for hosts (IP addresses or DNS
 // names) signed by its own key, valid from an hour ago for validFor, and its PEM
-// encoding for a kubeconfig's certificate-authority-data.
+// encoding for a kubeconfig's certificate-authority-data. It is a CA for client
+// certificates too (its extended key usages allow them), so ClientCertificate can sign
+// certificates for a server's -client-ca-file with it.
 func SelfSignedCertificate(commonName string, validFor time.Duration, hosts ...string) (tls.Certificate, []byte, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, nil, fmt.Errorf("generating key: %w", err)
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
-	if err != nil {
-		return tls.Certificate{}, nil, fmt.Errorf("generating serial: %w", err)
-	}
-	now := time.Now()
 	tmpl := &x509.Certificate{
-		SerialNumber:          serial,
 		Subject:               pkix.Name{CommonName: commonName, Organization: []string{"apikit"}},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(validFor),
 		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 	}
@@ -81,7 +73,42 @@ func SelfSignedCertificate(commonName string, validFor time.Duration, hosts ...s
 			tmpl.DNSNames = append(tmpl.DNSNames, h)
 		}
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	return newCertificate(tmpl, validFor, nil)
+}
+
+// ClientCertificate returns a client certificate for user commonName in groups (its
+// organizations, as kube's x509 authenticator reads them) signed by ca (such as one of
+// SelfSignedCertificate), valid from an hour ago for validFor, and its PEM encoding.
+func ClientCertificate(ca tls.Certificate, commonName string, groups []string, validFor time.Duration) (tls.Certificate, []byte, error) {
+	tmpl := &x509.Certificate{
+		Subject:     pkix.Name{CommonName: commonName, Organization: groups},
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	return newCertificate(tmpl, validFor, &ca)
+}
+
+// newCertificate completes tmpl (serial, validity, a new P-256 key) and signs it with
+// parent, or with its own key when parent is nil.
+func newCertificate(tmpl *x509.Certificate, validFor time.Duration, parent *tls.Certificate) (tls.Certificate, []byte, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, nil, fmt.Errorf("generating key: %w", err)
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	if err != nil {
+		return tls.Certificate{}, nil, fmt.Errorf("generating serial: %w", err)
+	}
+	now := time.Now()
+	tmpl.SerialNumber, tmpl.NotBefore, tmpl.NotAfter = serial, now.Add(-time.Hour), now.Add(validFor)
+	signer, signerKey := tmpl, any(key)
+	if parent != nil {
+		if signer, err = leafOf(parent); err != nil {
+			return tls.Certificate{}, nil, fmt.Errorf("reading the signing certificate: %w", err)
+		}
+		signerKey = parent.PrivateKey
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, signer, &key.PublicKey, signerKey)
 	if err != nil {
 		return tls.Certificate{}, nil, fmt.Errorf("creating certificate: %w", err)
 	}
@@ -91,4 +118,15 @@ func SelfSignedCertificate(commonName string, validFor time.Duration, hosts ...s
 	}
 	cert := tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}
 	return cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
+}
+
+// leafOf returns c's parsed leaf certificate.
+func leafOf(c *tls.Certificate) (*x509.Certificate, error) {
+	if c.Leaf != nil {
+		return c.Leaf, nil
+	}
+	if len(c.Certificate) == 0 {
+		return nil, fmt.Errorf("no certificate")
+	}
+	return x509.ParseCertificate(c.Certificate[0])
 }

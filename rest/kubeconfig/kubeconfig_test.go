@@ -3,6 +3,7 @@ package kubeconfig
 import (
 	"crypto/x509"
 	"encoding/pem"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,5 +43,40 @@ func TestSelfSignedCertificate_CoversItsHosts(t *testing.T) {
 	}
 	if _, err := cert.Leaf.Verify(x509.VerifyOptions{Roots: pool, DNSName: "example.com"}); err == nil {
 		t.Error("certificate verifies for a host it was not made for")
+	}
+}
+
+func TestClientCertificate_VerifiesAgainstItsCAForClientAuth(t *testing.T) {
+	ca, caPEM, err := SelfSignedCertificate("ca", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _, err := SelfSignedCertificate("other", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, certPEM, err := ClientCertificate(ca, "alice", []string{"system:masters", "devs"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	opts := x509.VerifyOptions{Roots: pool, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+	if _, err := cert.Leaf.Verify(opts); err != nil {
+		t.Errorf("the client certificate does not verify against its CA: %v", err)
+	}
+	groups := slices.Sorted(slices.Values(cert.Leaf.Subject.Organization)) // a SET in DER: order is not kept
+	if got := cert.Leaf.Subject; got.CommonName != "alice" || strings.Join(groups, ",") != "devs,system:masters" {
+		t.Errorf("subject %v, want CN alice and O system:masters,devs", got)
+	}
+	if block, _ := pem.Decode(certPEM); block == nil || string(block.Bytes) != string(cert.Certificate[0]) {
+		t.Error("the PEM is not the certificate")
+	}
+	foreign, _, err := ClientCertificate(other, "alice", nil, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := foreign.Leaf.Verify(opts); err == nil {
+		t.Error("a certificate of another CA verifies")
 	}
 }

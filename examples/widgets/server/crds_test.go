@@ -68,7 +68,7 @@ func TestNew_ServesConfigCRDsBesideTheGoKindsWithEitherStorage(t *testing.T) {
 				{name: "widgets are still served", method: "POST", path: widgetsPath, token: "tok", body: widgetJSON("w1", "red"), want: http.StatusCreated},
 			}
 			for _, tt := range tests {
-				code, body := do(t, tt.method, srv.URL()+tt.path, tt.token, tt.body)
+				code, body := do(t, srv, tt.method, tt.path, tt.token, tt.body)
 				if code != tt.want {
 					t.Errorf("%s: %s %s = %d %s, want %d", tt.name, tt.method, tt.path, code, body, tt.want)
 					continue
@@ -101,7 +101,7 @@ func TestNew_BoltRestartKeepsCRDsAndTheirObjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.Start()
-	if code, body := do(t, "POST", srv.URL()+gizmosPath, "tok", gizmoJSON("kept")); code != http.StatusCreated {
+	if code, body := do(t, srv, "POST", gizmosPath, "tok", gizmoJSON("kept")); code != http.StatusCreated {
 		t.Fatalf("create = %d %s", code, body)
 	}
 	if err := srv.Close(); err != nil {
@@ -109,7 +109,7 @@ func TestNew_BoltRestartKeepsCRDsAndTheirObjects(t *testing.T) {
 	}
 
 	again := start(t, cfg) // no Config.CRDs: the stored CRD is served again
-	code, body := do(t, "GET", again.URL()+gizmosPath+"/kept", "tok", "")
+	code, body := do(t, again, "GET", gizmosPath+"/kept", "tok", "")
 	if code != http.StatusOK || field(t, body, "spec.parts") == nil {
 		t.Errorf("after restart GET gizmo = %d %s, want 200 with its parts", code, body)
 	}
@@ -139,12 +139,12 @@ func TestServer_CRDCreatedThroughTheAPIIsServed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, out := do(t, "POST", srv.URL()+crdsPath, "tok", string(body)); code != http.StatusCreated {
+	if code, out := do(t, srv, "POST", crdsPath, "tok", string(body)); code != http.StatusCreated {
 		t.Fatalf("create CRD = %d %s", code, out)
 	}
 	code, out := 0, []byte(nil)
 	for range 200 { // the resource is installed by a watch: bounded polling
-		if code, out = do(t, "POST", srv.URL()+gizmosPath, "tok", gizmoJSON("g1")); code != http.StatusNotFound {
+		if code, out = do(t, srv, "POST", gizmosPath, "tok", gizmoJSON("g1")); code != http.StatusNotFound {
 			break
 		}
 		sleepBriefly()
@@ -152,12 +152,12 @@ func TestServer_CRDCreatedThroughTheAPIIsServed(t *testing.T) {
 	if code != http.StatusCreated {
 		t.Fatalf("create gizmo after creating its CRD = %d %s, want 201", code, out)
 	}
-	if code, out := do(t, "DELETE", srv.URL()+crdsPath+"/gizmos.lab.example.com", "tok", ""); code != http.StatusOK {
+	if code, out := do(t, srv, "DELETE", crdsPath+"/gizmos.lab.example.com", "tok", ""); code != http.StatusOK {
 		t.Fatalf("delete CRD = %d %s", code, out)
 	}
 	for _, path := range []string{crdsPath + "/gizmos.lab.example.com", gizmosPath} {
 		for range 200 {
-			if code, out = do(t, "GET", srv.URL()+path, "tok", ""); code == http.StatusNotFound {
+			if code, out = do(t, srv, "GET", path, "tok", ""); code == http.StatusNotFound {
 				break
 			}
 			sleepBriefly()

@@ -1,13 +1,16 @@
 // Package server assembles the example widget API server: the toys.example.com scheme of
 // package api, strategies that validate Widgets and Warehouses, a storage backend (the
-// durable storage/bolt by default, or storage/memory), a bearer-token authenticator and
-// the handler of package rest/crds: the rest handler with discovery for the Go kinds,
-// the customresourcedefinitions resource, and the resources of the CRDs in storage
+// durable storage/bolt by default, or storage/memory), authentication and authorization
+// from kube-apiserver's flags (package serving: the server's bearer token, client
+// certificates, the front proxy, a token file, delegation to a kube-apiserver; RBAC over
+// the rbac.authorization.k8s.io/v1 objects it serves and stores) and the handler of
+// package rest/crds: the rest handler with discovery for the Go kinds, the
+// customresourcedefinitions resource, and the resources of the CRDs in storage
 // (Config.CRDs are applied at start; CEL rules need Config.Rules, see
-// github.com/apikit-dev/apikit/cel). One port answers plain HTTP and HTTPS (chosen per
-// connection by its first byte): kubectl and client-go's clientcmd send a kubeconfig's
-// token only to https servers, so the kubeconfig New writes points at TLSURL and embeds
-// the certificate made at start, while curl and tests may use the plain URL.
+// github.com/apikit-dev/apikit/cel). One port answers HTTPS and plain HTTP (chosen per
+// connection by its first byte): bearer tokens and client certificates count only over
+// TLS, so the kubeconfig New writes points at TLSURL and embeds the certificate made at
+// start, while plain HTTP serves health checks and anonymous probes.
 //
 // The command in the parent directory (go run ./examples/widgets) is a thin wrapper
 // around New; tests and the e2e module start the same server in-process:

@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"log"
 	"log/slog"
@@ -9,7 +11,8 @@ import (
 	"github.com/apikit-dev/apikit/examples/widgets/server"
 )
 
-// The example server runs in-process; requests carry its bearer token.
+// The example server runs in-process; requests carry its bearer token, over TLS with the
+// certificate the server made at start.
 func Example() {
 	srv, err := server.New(server.Config{
 		Addr:    "127.0.0.1:0", // a free port
@@ -22,12 +25,15 @@ func Example() {
 	srv.Start()
 	defer srv.Close()
 
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(srv.CertificateAuthority())
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	for _, token := range []string{"", srv.Token()} {
-		req, _ := http.NewRequest("GET", srv.URL()+"/apis/toys.example.com/v1/namespaces/default/widgets", nil)
+		req, _ := http.NewRequest("GET", srv.TLSURL()+"/apis/toys.example.com/v1/namespaces/default/widgets", nil)
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := client.Do(req)
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -3,10 +3,10 @@ package server
 import (
 	"context"
 	"crypto/rand"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -17,10 +17,14 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/apiextensions"
+	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/examples/widgets/api"
 	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/rest/authz"
 	"github.com/apikit-dev/apikit/rest/crds"
 	"github.com/apikit-dev/apikit/rest/kubeconfig"
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/serving"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/storage/bolt"
 	"github.com/apikit-dev/apikit/storage/memory"
@@ -61,8 +65,8 @@ type Config struct {
 	// KubeconfigPath, when set, is where New writes (mode 0600) a kubeconfig for the
 	// server carrying Token.
 	KubeconfigPath string
-	// Token is the bearer token every request must carry (401 Unauthorized without it);
-	// "" generates a random one (see Server.Token).
+	// Token is a bearer token of user "admin" in system:masters, accepted over TLS
+	// beside the credentials of Serving; "" generates a random one (see Server.Token).
 	Token string
 	// Logger receives the server's messages; nil means slog.Default().
 	Logger *slog.Logger
@@ -71,12 +75,23 @@ type Config struct {
 	// Go kinds and whatever CRDs clients create later (the -crds flag loads them with
 	// apiextensions.Load).
 	CRDs []*apiextensions.CustomResourceDefinition
+	// Serving holds kube-apiserver's serving, authentication and authorization options
+	// (package serving: -tls-cert-file, -client-ca-file, -requestheader-*,
+	// -authentication-kubeconfig, -authorization-kubeconfig, ...); nil means
+	// serving.NewOptions(): a self-signed certificate made at start, the token, and RBAC
+	// over the stored roles and bindings.
+	Serving *serving.Options
 	// Rules compiles CEL validation rules (x-kubernetes-validations). The example's
 	// command leaves it nil, so that the main module does not depend on cel-go: New then
 	// refuses Config.CRDs with rules (see ErrCELNotEnabled), and the API refuses such
 	// CRDs as kube-apiserver refuses invalid ones. A program built with
 	// github.com/apikit-dev/apikit/cel sets it to cel.New().
 	Rules structural.RuleCompiler
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight are rest.Options' in-flight
+	// limits (kube's --max-requests-inflight, --max-mutating-requests-inflight): 0 means
+	// kube's defaults, 400 and 200, a negative value no limit.
+	MaxRequestsInFlight         int
+	MaxMutatingRequestsInFlight int
 }
 
 // ErrCELNotEnabled is the error of New for a CRD with CEL validation rules when
@@ -93,6 +108,10 @@ type Server struct {
 	handler    http.Handler
 	crds       *crds.Handler
 	ln         net.Listener
+	// rawListener is ln before TLS sniffing, closed by New when it fails.
+	rawListener net.Listener
+	// rbacDone is closed when the RBAC authorizer stops following storage.
+	rbacDone   chan struct{}
 	httpSrv    *http.Server
 	url        string
 	tlsURL     string
@@ -117,12 +136,14 @@ type Server struct {
 	closing  bool
 }
 
-// New builds the server of cfg: the scheme of package api with Strategies, the storage
-// backend, the token authenticator, the handler of package rest/crds (the Go kinds, the
-// customresourcedefinitions resource and every stored CRD's resource, with discovery),
-// cfg.CRDs applied and established, and the listener on cfg.Addr; it writes the
-// kubeconfig when cfg.KubeconfigPath is set. The server does not answer requests before
-// Start or Serve.
+// New builds the server of cfg: the listener on cfg.Addr, the scheme of package api with
+// Strategies and the rbac.authorization.k8s.io/v1 kinds, the storage backend, the
+// authentication and authorization of cfg.Serving (the token's user, client
+// certificates, the front proxy, delegation; RBAC over the stored roles and bindings),
+// the handler of package rest/crds (the Go kinds, the customresourcedefinitions
+// resource and every stored CRD's resource, with discovery), and cfg.CRDs applied and
+// established; it writes the kubeconfig when cfg.KubeconfigPath is set. The server does
+// not answer requests before Start or Serve.
 func New(cfg Config) (_ *Server, err error) {
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr
@@ -140,58 +161,67 @@ func New(cfg Config) (_ *Server, err error) {
 			}
 		}
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, serveDone: make(chan struct{})}
+	base, cancel := context.WithCancel(context.Background())
+	s := &Server{cfg: cfg, log: cfg.Logger, serveDone: make(chan struct{}), cancel: cancel}
 	defer func() {
 		if err != nil {
-			err = errors.Join(err, s.closeCRDs(), s.closeStorage())
+			cancel()
+			err = errors.Join(err, s.stopRBAC(), s.closeCRDs(), s.closeStorage(), s.closeListener())
 		}
 	}()
 
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("widgets server: %w", err)
+	}
+	s.rawListener = ln
+	hostPort := clientAddress(ln.Addr().(*net.TCPAddr))
+	s.url, s.tlsURL = "http://"+hostPort, "https://"+hostPort
+
 	sch := api.NewScheme()
-	switch cfg.Storage {
-	case "", StorageBolt:
-		if cfg.DataDir == "" {
-			return nil, errors.New("widgets server: bolt storage needs a data directory")
-		}
-		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-			return nil, fmt.Errorf("widgets server: creating data directory: %w", err)
-		}
-		path := filepath.Join(cfg.DataDir, DBFile)
-		st, err := bolt.New(path, bolt.Options{
-			Codec:  newStorageCodec(sch),
-			Logger: cfg.Logger,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("widgets server: opening storage: %w", err)
-		}
-		s.store, s.closeStore = st, st.Close
-		s.log.Info("storage opened", "backend", StorageBolt, "path", path)
-	case StorageMemory:
-		st := memory.New(memory.Options{})
-		s.store, s.closeStore = st, func() error { st.Close(); return nil }
-		s.log.Info("storage opened", "backend", StorageMemory)
-	default:
-		return nil, fmt.Errorf("widgets server: unknown storage %q (want %q or %q)", cfg.Storage, StorageBolt, StorageMemory)
+	if err := builtin.AddRBACToScheme(sch); err != nil {
+		return nil, fmt.Errorf("widgets server: %w", err)
+	}
+	if err := s.openStorage(sch); err != nil {
+		return nil, err
 	}
 
+	servingOpts, err := s.servingOptions(hostPort)
+	if err != nil {
+		return nil, err
+	}
+	rbac, err := authz.NewRBAC()
+	if err != nil {
+		return nil, fmt.Errorf("widgets server: %w", err)
+	}
+	sec, err := servingOpts.Build(base, serving.Host{
+		// The token's user is in system:masters, whom the always-allowed groups let do
+		// everything, as kube-apiserver does.
+		Authenticators: []rest.Authenticator{TokenAuthenticator{Token: cfg.Token}},
+		Authorizer:     rbac,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("widgets server: %w", err)
+	}
+	strategies := Strategies()
+	maps.Copy(strategies, builtin.RBACStrategies())
 	h, err := crds.New(crds.Options{
 		Scheme:  sch,
 		Storage: s.store,
-		REST: rest.Options{
-			Strategies:    Strategies(),
-			Authenticator: TokenAuthenticator{Token: cfg.Token},
-			// The token's user is in system:masters, whom kube-apiserver allows everything.
-			Authorizer: rest.AlwaysAllow{},
-			// The example also serves plain HTTP on the same port, for curl on loopback.
-			AllowBearerTokensOverHTTP: true,
-			Logger:                    cfg.Logger,
-			Rules:                     cfg.Rules,
-		},
+		REST: sec.ApplyTo(rest.Options{
+			Strategies: strategies,
+			Logger:     cfg.Logger,
+			Rules:      cfg.Rules,
+
+			MaxRequestsInFlight:         cfg.MaxRequestsInFlight,
+			MaxMutatingRequestsInFlight: cfg.MaxMutatingRequestsInFlight,
+		}),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("widgets server: building handler: %w", err)
 	}
 	s.handler, s.crds = h, h
+	s.followRBAC(base, rbac, sch)
 	if len(cfg.CRDs) > 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), ApplyTimeout)
 		err := h.Apply(ctx, cfg.CRDs...)
@@ -202,39 +232,112 @@ func New(cfg Config) (_ *Server, err error) {
 		s.log.Info("CRDs applied", "count", len(cfg.CRDs))
 	}
 
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("widgets server: %w", err)
-	}
-	hostPort := clientAddress(ln.Addr().(*net.TCPAddr))
-	host, _, _ := net.SplitHostPort(hostPort)
-	cert, caPEM, err := kubeconfig.SelfSignedCertificate("widgets example server", 365*24*time.Hour, uniq("127.0.0.1", "::1", "localhost", host)...)
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("widgets server: %w", err), ln.Close())
-	}
-	s.ln = dualListener{Listener: ln, config: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}
-	s.url, s.tlsURL, s.caPEM = "http://"+hostPort, "https://"+hostPort, caPEM
-	s.kubeconfig = Kubeconfig(s.tlsURL, cfg.Token, caPEM)
+	// net/http speaks HTTP/2 only on a *tls.Conn it accepted itself; the sniffed
+	// connections of dualListener answer HTTP/1.1, so ALPN must not offer h2.
+	tlsConfig := sec.TLS.Clone()
+	tlsConfig.NextProtos = []string{"http/1.1"}
+	s.ln = dualListener{Listener: ln, config: tlsConfig}
+	s.kubeconfig = Kubeconfig(s.tlsURL, cfg.Token, s.caPEM)
 	if cfg.KubeconfigPath != "" {
 		if err := os.WriteFile(cfg.KubeconfigPath, s.kubeconfig, 0o600); err != nil {
-			return nil, errors.Join(fmt.Errorf("widgets server: writing kubeconfig: %w", err), ln.Close())
+			return nil, fmt.Errorf("widgets server: writing kubeconfig: %w", err)
 		}
 		// WriteFile keeps the mode of an existing file: make sure the token is private.
 		if err := os.Chmod(cfg.KubeconfigPath, 0o600); err != nil {
-			return nil, errors.Join(fmt.Errorf("widgets server: writing kubeconfig: %w", err), ln.Close())
+			return nil, fmt.Errorf("widgets server: writing kubeconfig: %w", err)
 		}
 	}
 
-	base, cancel := context.WithCancel(context.Background())
-	s.cancel = cancel
-	s.httpSrv = &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 30 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return base },
-		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug),
-		ConnState:         s.trackConn,
-	}
+	s.httpSrv = sec.HTTPServer(withTLSState(h))
+	s.httpSrv.TLSConfig = nil // dualListener speaks TLS; Serve must not
+	s.httpSrv.BaseContext = func(net.Listener) context.Context { return base }
+	s.httpSrv.ConnContext = withConn
+	s.httpSrv.ErrorLog = slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)
+	s.httpSrv.ConnState = s.trackConn
 	return s, nil
+}
+
+// openStorage opens the backend cfg.Storage names for sch.
+func (s *Server) openStorage(sch *scheme.Scheme) error {
+	switch s.cfg.Storage {
+	case "", StorageBolt:
+		if s.cfg.DataDir == "" {
+			return errors.New("widgets server: bolt storage needs a data directory")
+		}
+		if err := os.MkdirAll(s.cfg.DataDir, 0o700); err != nil {
+			return fmt.Errorf("widgets server: creating data directory: %w", err)
+		}
+		path := filepath.Join(s.cfg.DataDir, DBFile)
+		st, err := bolt.New(path, bolt.Options{
+			Codec:  newStorageCodec(sch),
+			Logger: s.cfg.Logger,
+		})
+		if err != nil {
+			return fmt.Errorf("widgets server: opening storage: %w", err)
+		}
+		s.store, s.closeStore = st, st.Close
+		s.log.Info("storage opened", "backend", StorageBolt, "path", path)
+	case StorageMemory:
+		st := memory.New(memory.Options{})
+		s.store, s.closeStore = st, func() error { st.Close(); return nil }
+		s.log.Info("storage opened", "backend", StorageMemory)
+	default:
+		return fmt.Errorf("widgets server: unknown storage %q (want %q or %q)", s.cfg.Storage, StorageBolt, StorageMemory)
+	}
+	return nil
+}
+
+// servingOptions returns a copy of cfg.Serving (serving.NewOptions() when nil) whose
+// default certificate is self-signed for hostPort's host, 127.0.0.1, ::1 and localhost,
+// used unless -tls-cert-file is given; its PEM becomes CertificateAuthority.
+func (s *Server) servingOptions(hostPort string) (*serving.Options, error) {
+	opts := serving.NewOptions()
+	if s.cfg.Serving != nil {
+		*opts = *s.cfg.Serving
+	}
+	if opts.Logger == nil {
+		opts.Logger = s.cfg.Logger
+	}
+	if opts.TLSCertFile != "" {
+		return opts, nil
+	}
+	host, _, _ := net.SplitHostPort(hostPort)
+	cert, caPEM, err := kubeconfig.SelfSignedCertificate("widgets example server", 365*24*time.Hour, uniq("127.0.0.1", "::1", "localhost", host)...)
+	if err != nil {
+		return nil, fmt.Errorf("widgets server: %w", err)
+	}
+	opts.DefaultCertificate, s.caPEM = &cert, caPEM
+	return opts, nil
+}
+
+// followRBAC keeps rbac in step with the roles and bindings in storage until ctx ends;
+// stopRBAC waits for that.
+func (s *Server) followRBAC(ctx context.Context, rbac *authz.RBAC, sch *scheme.Scheme) {
+	done := make(chan struct{})
+	s.rbacDone = done
+	go func() {
+		defer close(done)
+		if err := rbac.WatchStorage(ctx, sch, s.store); err != nil && ctx.Err() == nil {
+			s.log.Error("RBAC stopped following storage; only system:masters and the token are authorized", "err", err)
+		}
+	}()
+}
+
+// stopRBAC waits until followRBAC's goroutine has ended (its context is cancelled
+// first), which must happen before the storage closes.
+func (s *Server) stopRBAC() error {
+	if s.rbacDone != nil {
+		<-s.rbacDone
+	}
+	return nil
+}
+
+// closeListener closes the listener when New fails after opening it.
+func (s *Server) closeListener() error {
+	if s.rawListener == nil {
+		return nil
+	}
+	return s.rawListener.Close()
 }
 
 // URL returns the server's plain HTTP base URL, "http://HOST:PORT" (127.0.0.1 when
@@ -248,7 +351,8 @@ func (s *Server) URL() string { return s.url }
 func (s *Server) TLSURL() string { return s.tlsURL }
 
 // CertificateAuthority returns the PEM certificate that signs (and is) the server's TLS
-// certificate, made at start for 127.0.0.1, ::1, localhost and the listen host.
+// certificate, made at start for 127.0.0.1, ::1, localhost and the listen host; nil
+// when Config.Serving names a -tls-cert-file (the kubeconfig then embeds no CA).
 func (s *Server) CertificateAuthority() []byte { return s.caPEM }
 
 // Token returns the bearer token requests must carry.
@@ -324,6 +428,7 @@ func (s *Server) Close() error {
 		} else {
 			_ = s.ln.Close() // Shutdown closes only listeners that Serve saw
 		}
+		_ = s.stopRBAC() // cancel above ended it
 		if err := s.closeCRDs(); err != nil {
 			errs = append(errs, err)
 		}

@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -51,13 +53,13 @@ func start(t *testing.T, cfg server.Config) *server.Server {
 	return srv
 }
 
-// do sends a request with the bearer token (none when token is "") and returns the
-// status code and body.
-func do(t *testing.T, method, url, token, body string) (int, []byte) {
+// do sends a request over TLS to srv (trusting its certificate) with the bearer token
+// (none when token is "") and returns the status code and body.
+func do(t *testing.T, srv *server.Server, method, path, token, body string) (int, []byte) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, srv.TLSURL()+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,17 +69,31 @@ func do(t *testing.T, method, url, token, body string) (int, []byte) {
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	resp, err := c.Do(req)
+	resp, err := trustingClient(t, srv, nil).Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
+		t.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatalf("%s %s: reading body: %v", method, url, err)
+		t.Fatalf("%s %s: reading body: %v", method, path, err)
 	}
 	return resp.StatusCode, data
+}
+
+// trustingClient returns a client without keep-alives that trusts srv's self-signed
+// certificate and presents cert when it is not nil.
+func trustingClient(t *testing.T, srv *server.Server, cert *tls.Certificate) *http.Client {
+	t.Helper()
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(srv.CertificateAuthority()) {
+		t.Fatalf("CertificateAuthority() = %q, want a PEM certificate", srv.CertificateAuthority())
+	}
+	cfg := &tls.Config{RootCAs: pool}
+	if cert != nil {
+		cfg.Certificates = []tls.Certificate{*cert}
+	}
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: cfg, DisableKeepAlives: true}}
 }
 
 func widgetJSON(name, color string) string {
@@ -113,7 +129,7 @@ func TestServer_ServesWidgetsToTokenHoldersWithEitherStorage(t *testing.T) {
 				{name: "a warehouse without location is 422", method: "POST", path: "/apis/toys.example.com/v1/warehouses", token: "tok", body: `{"apiVersion":"toys.example.com/v1","kind":"Warehouse","metadata":{"name":"h"},"spec":{}}`, want: http.StatusUnprocessableEntity, wantBodyParts: []string{"spec.location", "Required value"}},
 			}
 			for _, tt := range tests {
-				code, body := do(t, tt.method, srv.URL()+tt.path, tt.token, tt.body)
+				code, body := do(t, srv, tt.method, tt.path, tt.token, tt.body)
 				if code != tt.want {
 					t.Errorf("%s: %s %s = %d %s, want %d", tt.name, tt.method, tt.path, code, body, tt.want)
 				}
@@ -143,7 +159,7 @@ func TestServer_RestartOnSameDataKeepsWidgetsOnlyWithBolt(t *testing.T) {
 				t.Fatalf("New: %v", err)
 			}
 			first.Start()
-			code, body := do(t, "POST", first.URL()+widgetsPath, "tok", widgetJSON("durable", "blue"))
+			code, body := do(t, first, "POST", widgetsPath, "tok", widgetJSON("durable", "blue"))
 			if code != http.StatusCreated {
 				first.Close()
 				t.Fatalf("POST = %d %s, want 201", code, body)
@@ -154,7 +170,7 @@ func TestServer_RestartOnSameDataKeepsWidgetsOnlyWithBolt(t *testing.T) {
 			}
 
 			second := start(t, cfg)
-			code, body = do(t, "GET", second.URL()+widgetsPath+"/durable", "tok", "")
+			code, body = do(t, second, "GET", widgetsPath+"/durable", "tok", "")
 			switch {
 			case tt.wantKept && code != http.StatusOK:
 				t.Fatalf("GET after restart = %d %s, want 200", code, body)
@@ -180,9 +196,9 @@ func TestServer_CloseLeavesNothingRunning(t *testing.T) {
 		}
 		srv.Start()
 		ctx, cancel := context.WithCancel(context.Background())
-		req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL()+widgetsPath+"?watch=true", nil)
+		req, _ := http.NewRequestWithContext(ctx, "GET", srv.TLSURL()+widgetsPath+"?watch=true", nil)
 		req.Header.Set("Authorization", "Bearer "+srv.Token())
-		tr := &http.Transport{}
+		tr := trustingClient(t, srv, nil).Transport.(*http.Transport)
 		resp, err := (&http.Client{Transport: tr}).Do(req)
 		if err != nil {
 			t.Fatalf("%s: starting a watch: %v", backend, err)
@@ -325,7 +341,7 @@ func TestNew_WritesAPrivateKubeconfigWithTheToken(t *testing.T) {
 				len(cfg.Users) != 1 || cfg.Users[0].User.Token != srv.Token() || cfg.CurrentContext == "" {
 				t.Errorf("kubeconfig = %s, want server %s and token %s", data, srv.TLSURL(), srv.Token())
 			}
-			if code, body := do(t, "GET", srv.URL()+widgetsPath, cfg.Users[0].User.Token, ""); code != http.StatusOK {
+			if code, body := do(t, srv, "GET", widgetsPath, cfg.Users[0].User.Token, ""); code != http.StatusOK {
 				t.Errorf("GET with the kubeconfig's token = %d %s, want 200", code, body)
 			}
 		})

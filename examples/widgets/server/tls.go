@@ -2,15 +2,18 @@ package server
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"net"
+	"net/http"
 	"sync"
 )
 
 // Why TLS at all: kubectl and client-go's clientcmd send the credentials of a kubeconfig
 // (token, basic auth, client certificates, exec plugins) only to https servers; over
-// plain http they send none. So the server answers plain HTTP and TLS on the same port,
-// and the kubeconfig it writes points at https with a certificate made at start.
+// plain http they send none, and the server refuses bearer tokens there. So the server
+// answers plain HTTP (public health checks, curl) and TLS on the same port, and the
+// kubeconfig it writes points at https.
 
 // tlsRecordHandshake is the first byte of every TLS connection (a handshake record).
 const tlsRecordHandshake = 0x16
@@ -74,3 +77,37 @@ type peekedConn struct {
 
 // Read implements net.Conn.
 func (c *peekedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+// tlsState returns the TLS state of the connection, ok=false when it speaks plain HTTP.
+func (c *sniffedConn) tlsState() (tls.ConnectionState, bool) {
+	c.choose()
+	tc, ok := c.conn.(*tls.Conn)
+	if !ok {
+		return tls.ConnectionState{}, false
+	}
+	return tc.ConnectionState(), true
+}
+
+// connKey is the context key under which withConn stores a request's connection.
+type connKey struct{}
+
+// withConn is the http.Server's ConnContext: it keeps the connection for withTLSState.
+func withConn(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, c)
+}
+
+// withTLSState gives requests that came over TLS through dualListener their r.TLS:
+// net/http fills it only for a *tls.Conn, which a sniffed connection wraps. Without it
+// the handler would take TLS requests for plain HTTP, refusing their bearer tokens and
+// seeing no client certificate.
+func withTLSState(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c, ok := r.Context().Value(connKey{}).(*sniffedConn); ok && r.TLS == nil {
+			if state, ok := c.tlsState(); ok {
+				r = r.WithContext(r.Context()) // a shallow copy: a handler does not change its request
+				r.TLS = &state
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}

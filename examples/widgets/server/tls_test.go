@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/examples/widgets/server"
+	"github.com/apikit-dev/apikit/rest/kubeconfig"
+	"github.com/apikit-dev/apikit/serving"
 )
 
 func TestServer_AnswersPlainHTTPAndTLSOnOnePort(t *testing.T) {
@@ -30,10 +33,12 @@ func TestServer_AnswersPlainHTTPAndTLSOnOnePort(t *testing.T) {
 		name    string
 		client  *http.Client
 		url     string
+		path    string // widgetsPath with the token when empty, else without
 		want    int
 		wantErr bool
 	}{
-		{name: "plain HTTP", client: plain, url: srv.URL(), want: http.StatusOK},
+		{name: "plain HTTP refuses the bearer token, which only travels over TLS", client: plain, url: srv.URL(), want: http.StatusUnauthorized},
+		{name: "plain HTTP serves the public health check", client: plain, url: srv.URL(), path: "/healthz", want: http.StatusOK},
 		{name: "TLS trusting the server's certificate", client: trusting, url: srv.TLSURL(), want: http.StatusOK},
 		{name: "TLS to localhost", client: trusting, url: strings.Replace(srv.TLSURL(), "127.0.0.1", "localhost", 1), want: http.StatusOK},
 		{name: "TLS without trusting the certificate fails", client: untrusting, url: srv.TLSURL(), wantErr: true},
@@ -42,8 +47,14 @@ func TestServer_AnswersPlainHTTPAndTLSOnOnePort(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			req, _ := http.NewRequestWithContext(ctx, "GET", tt.url+widgetsPath, nil)
-			req.Header.Set("Authorization", "Bearer tok")
+			path := tt.path
+			if path == "" {
+				path = widgetsPath
+			}
+			req, _ := http.NewRequestWithContext(ctx, "GET", tt.url+path, nil)
+			if tt.path == "" {
+				req.Header.Set("Authorization", "Bearer tok")
+			}
 			resp, err := tt.client.Do(req)
 			if tt.wantErr {
 				if err == nil {
@@ -71,7 +82,7 @@ func TestServer_SilentConnectionDoesNotBlockOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer silent.Close()
-	if code, body := do(t, "GET", srv.URL()+widgetsPath, "tok", ""); code != http.StatusOK {
+	if code, body := do(t, srv, "GET", widgetsPath, "tok", ""); code != http.StatusOK {
 		t.Errorf("GET beside a silent connection = %d %s, want 200", code, body)
 	}
 }
@@ -90,7 +101,7 @@ func TestServer_KubectlUsesTheKubeconfig(t *testing.T) {
 		out, err := exec.CommandContext(ctx, "kubectl", args...).CombinedOutput()
 		return strings.TrimSpace(string(out)), err
 	}
-	if code, body := do(t, "POST", srv.URL()+widgetsPath, srv.Token(), widgetJSON("from-http", "green")); code != http.StatusCreated {
+	if code, body := do(t, srv, "POST", widgetsPath, srv.Token(), widgetJSON("from-http", "green")); code != http.StatusCreated {
 		t.Fatalf("POST widget = %d %s, want 201", code, body)
 	}
 	out, err := kubectl(t, path, "get", "widgets", "-o", "name")
@@ -109,5 +120,40 @@ func TestServer_KubectlUsesTheKubeconfig(t *testing.T) {
 	}
 	if out, err := kubectl(t, noToken, "get", "widgets"); err == nil || !strings.Contains(out, "Unauthorized") && !strings.Contains(out, "provide credentials") {
 		t.Errorf("kubectl with a wrong token = %q, %v; want an Unauthorized failure", out, err)
+	}
+}
+
+func TestServer_ServesTheCertificateOfTLSCertFile(t *testing.T) {
+	cert, caPEM, err := kubeconfig.SelfSignedCertificate("from files", time.Hour, "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	for path, data := range map[string][]byte{certFile: caPEM, keyFile: pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})} {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := startWithServing(t, func(o *serving.Options) { o.TLSCertFile, o.TLSPrivateKeyFile = certFile, keyFile })
+	if srv.CertificateAuthority() != nil {
+		t.Errorf("CertificateAuthority() = %q, want nil when the certificate comes from files", srv.CertificateAuthority())
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, DisableKeepAlives: true}}
+	req, _ := http.NewRequest("GET", srv.TLSURL()+widgetsPath, nil)
+	req.Header.Set("Authorization", "Bearer "+srv.Token())
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("GET trusting only the file's certificate: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.TLS.PeerCertificates[0].Subject.CommonName != "from files" {
+		t.Errorf("GET = %d from %q, want 200 from the file's certificate", resp.StatusCode, resp.TLS.PeerCertificates[0].Subject.CommonName)
 	}
 }

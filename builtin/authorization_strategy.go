@@ -1,0 +1,236 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/apikit-dev/apikit/codec/protobuf"
+	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/validation"
+)
+
+// Resource names of the access reviews.
+var (
+	SubjectAccessReviews      = scheme.GroupResource{Group: AuthorizationV1.Group, Resource: "subjectaccessreviews"}
+	SelfSubjectAccessReviews  = scheme.GroupResource{Group: AuthorizationV1.Group, Resource: "selfsubjectaccessreviews"}
+	LocalSubjectAccessReviews = scheme.GroupResource{Group: AuthorizationV1.Group, Resource: "localsubjectaccessreviews"}
+)
+
+// AddAuthorizationToScheme registers authorization.k8s.io/v1 SubjectAccessReview,
+// SelfSubjectAccessReview and LocalSubjectAccessReview with their protobuf field
+// numbers. Served with AuthorizationStrategies, they are answered by the Handler's own
+// Authorizer (rest.Authorize) and never stored, so kubectl auth can-i works.
+// AddToScheme calls it.
+func AddAuthorizationToScheme(s *scheme.Scheme) error {
+	s.AddKnownTypes(AuthorizationV1, &SubjectAccessReview{}, &SubjectAccessReviewList{},
+		&SelfSubjectAccessReview{}, &SelfSubjectAccessReviewList{},
+		&LocalSubjectAccessReview{}, &LocalSubjectAccessReviewList{})
+	for _, r := range []scheme.Resource{
+		{Group: AuthorizationV1.Group, Kind: "SubjectAccessReview", Plural: "subjectaccessreviews"},
+		{Group: AuthorizationV1.Group, Kind: "SelfSubjectAccessReview", Plural: "selfsubjectaccessreviews"},
+		{Group: AuthorizationV1.Group, Kind: "LocalSubjectAccessReview", Plural: "localsubjectaccessreviews", Namespaced: true},
+	} {
+		if err := s.AddResource(r); err != nil {
+			return fmt.Errorf("builtin: %w", err)
+		}
+	}
+	if err := registerProtobufFields(s, authorizationProtobufFields()); err != nil {
+		return fmt.Errorf("builtin: %w", err)
+	}
+	return nil
+}
+
+// AuthorizationStrategies answers the access reviews as kube-apiserver does: validated
+// (422 as kube words it), then decided by rest.Authorize for the requester
+// (SelfSubjectAccessReview) or for spec's user (SubjectAccessReview,
+// LocalSubjectAccessReview, the latter only about its own namespace). Strategies
+// includes them.
+func AuthorizationStrategies() map[scheme.GroupResource]rest.Strategy {
+	return map[scheme.GroupResource]rest.Strategy{
+		SubjectAccessReviews:      accessReviewStrategy{},
+		SelfSubjectAccessReviews:  accessReviewStrategy{},
+		LocalSubjectAccessReviews: accessReviewStrategy{},
+	}
+}
+
+// accessReviewStrategy answers the three access review kinds.
+type accessReviewStrategy struct{}
+
+// RespondToCreate implements rest.CreateResponder.
+func (accessReviewStrategy) RespondToCreate(ctx context.Context, user *rest.User, obj scheme.Object) (scheme.Object, error) {
+	var (
+		spec   SubjectAccessReviewSpec
+		status *SubjectAccessReviewStatus
+		errs   validation.ErrorList
+		kind   string
+	)
+	switch review := obj.(type) {
+	case *SelfSubjectAccessReview:
+		kind, status = "SelfSubjectAccessReview", &review.Status
+		spec = SubjectAccessReviewSpec{ResourceAttributes: review.Spec.ResourceAttributes, NonResourceAttributes: review.Spec.NonResourceAttributes,
+			User: user.Name, UID: user.UID, Groups: user.Groups, Extra: extraValues(user.Extra)}
+		errs = append(validateAttributes(review.Spec.ResourceAttributes, review.Spec.NonResourceAttributes), validateEmptyMeta(review.ObjectMeta, false)...)
+	case *SubjectAccessReview:
+		kind, status, spec = "SubjectAccessReview", &review.Status, review.Spec
+		errs = append(validateReviewSpec(review.Spec), validateEmptyMeta(review.ObjectMeta, false)...)
+	case *LocalSubjectAccessReview:
+		kind, status, spec = "LocalSubjectAccessReview", &review.Status, review.Spec
+		errs = append(validateReviewSpec(review.Spec), validateEmptyMeta(review.ObjectMeta, true)...)
+		if a := spec.ResourceAttributes; a != nil && a.Namespace != review.Namespace {
+			errs = append(errs, validation.Invalid(validation.NewPath("spec.resourceAttributes.namespace"), a.Namespace, "must match metadata.namespace"))
+		}
+		if spec.NonResourceAttributes != nil {
+			errs = append(errs, validation.Invalid(validation.NewPath("spec.nonResourceAttributes"), spec.NonResourceAttributes, "disallowed on this kind of request"))
+		}
+	default:
+		return nil, rest.NewBadRequest(fmt.Sprintf("not an access review: %T", obj))
+	}
+	if len(errs) > 0 {
+		return nil, errs.ToStatus(scheme.GroupKind{Group: AuthorizationV1.Group, Kind: kind}, "")
+	}
+	allowed, reason, err := rest.Authorize(ctx, reviewAttributes(spec))
+	*status = SubjectAccessReviewStatus{Allowed: allowed, Reason: reason}
+	if err != nil {
+		status.EvaluationError = err.Error()
+	}
+	return obj, nil
+}
+
+// reviewAttributes returns the request a SubjectAccessReview's spec asks about, as kube's
+// AuthorizationAttributesFrom does: an empty version is "*".
+func reviewAttributes(spec SubjectAccessReviewSpec) rest.Attributes {
+	user := &rest.User{Name: spec.User, UID: spec.UID, Groups: spec.Groups}
+	if spec.Extra != nil {
+		user.Extra = make(map[string][]string, len(spec.Extra))
+		for k, v := range spec.Extra {
+			user.Extra[k] = v
+		}
+	}
+	if r := spec.ResourceAttributes; r != nil {
+		version := r.Version
+		if version == "" {
+			version = "*"
+		}
+		return rest.Attributes{User: user, Verb: r.Verb, Namespace: r.Namespace, APIGroup: r.Group, APIVersion: version,
+			Resource: r.Resource, Subresource: r.Subresource, Name: r.Name, ResourceRequest: true}
+	}
+	var a rest.Attributes
+	if n := spec.NonResourceAttributes; n != nil {
+		a.Path, a.Verb = n.Path, n.Verb
+	}
+	a.User = user
+	return a
+}
+
+// extraValues is the Extra of a user as a review's spec holds it.
+func extraValues(extra map[string][]string) map[string]ExtraValue {
+	if extra == nil {
+		return nil
+	}
+	out := make(map[string]ExtraValue, len(extra))
+	for k, v := range extra {
+		out[k] = v
+	}
+	return out
+}
+
+// validateAttributes is kube's ValidateSelfSubjectAccessReviewSpec.
+func validateAttributes(r *ResourceAttributes, n *NonResourceAttributes) validation.ErrorList {
+	var errs validation.ErrorList
+	p := validation.NewPath("spec")
+	if r != nil && n != nil {
+		errs = append(errs, validation.Invalid(p.Child("nonResourceAttributes"), n, "cannot be specified in combination with resourceAttributes"))
+	}
+	if r == nil && n == nil {
+		errs = append(errs, validation.Invalid(p.Child("resourceAttributes"), n, "exactly one of nonResourceAttributes or resourceAttributes must be specified"))
+	}
+	return errs
+}
+
+// validateReviewSpec is kube's ValidateSubjectAccessReviewSpec.
+func validateReviewSpec(spec SubjectAccessReviewSpec) validation.ErrorList {
+	errs := validateAttributes(spec.ResourceAttributes, spec.NonResourceAttributes)
+	if spec.User == "" && len(spec.Groups) == 0 {
+		errs = append(errs, validation.Invalid(validation.NewPath("spec", "user"), spec.User, "at least one of user or group must be specified"))
+	}
+	return errs
+}
+
+// validateEmptyMeta is kube's rule that a review's metadata is empty (but for
+// managedFields, and the namespace of a LocalSubjectAccessReview).
+func validateEmptyMeta(meta scheme.ObjectMeta, local bool) validation.ErrorList {
+	m := meta
+	m.ManagedFields = nil
+	detail := "must be empty"
+	if local {
+		m.Namespace, detail = "", "must be empty except for namespace"
+	}
+	if reflect.DeepEqual(m, scheme.ObjectMeta{}) || emptyCollections(m) {
+		return nil
+	}
+	return validation.ErrorList{validation.Invalid(validation.NewPath("metadata"), meta, detail)}
+}
+
+// emptyCollections tells whether m holds nothing but empty maps and slices, which kube's
+// semantic equality treats as unset.
+func emptyCollections(m scheme.ObjectMeta) bool {
+	if len(m.Labels) == 0 && len(m.Annotations) == 0 {
+		m.Labels, m.Annotations = nil, nil
+	}
+	if len(m.Finalizers) == 0 && len(m.OwnerReferences) == 0 {
+		m.Finalizers, m.OwnerReferences = nil, nil
+	}
+	return reflect.DeepEqual(m, scheme.ObjectMeta{})
+}
+
+// authorizationProtobufFields are the field numbers of k8s.io/api authorization/v1
+// generated.proto.
+func authorizationProtobufFields() map[scheme.GroupVersionKind]fields {
+	selector := fields{
+		field("rawSelector", 1, protobuf.TypeString),
+		repeated("requirements", 2, protobuf.TypeMessage),
+		field("requirements.key", 1, protobuf.TypeString),
+		field("requirements.operator", 2, protobuf.TypeString),
+		repeated("requirements.values", 3, protobuf.TypeString),
+	}
+	attributes := append(fields{
+		optional("resourceAttributes", 1, protobuf.TypeMessage),
+		field("resourceAttributes.namespace", 1, protobuf.TypeString),
+		field("resourceAttributes.verb", 2, protobuf.TypeString),
+		field("resourceAttributes.group", 3, protobuf.TypeString),
+		field("resourceAttributes.version", 4, protobuf.TypeString),
+		field("resourceAttributes.resource", 5, protobuf.TypeString),
+		field("resourceAttributes.subresource", 6, protobuf.TypeString),
+		field("resourceAttributes.name", 7, protobuf.TypeString),
+		optional("resourceAttributes.fieldSelector", 8, protobuf.TypeMessage),
+		optional("resourceAttributes.labelSelector", 9, protobuf.TypeMessage),
+		optional("nonResourceAttributes", 2, protobuf.TypeMessage),
+		field("nonResourceAttributes.path", 1, protobuf.TypeString),
+		field("nonResourceAttributes.verb", 2, protobuf.TypeString),
+	}, append(under("resourceAttributes.fieldSelector", selector), under("resourceAttributes.labelSelector", selector)...)...)
+	review := func(spec fields) fields {
+		return append(fields{
+			field("metadata", 1, protobuf.TypeObjectMeta),
+			field("spec", 2, protobuf.TypeMessage),
+			field("status", 3, protobuf.TypeMessage),
+			field("status.allowed", 1, protobuf.TypeBool),
+			field("status.reason", 2, protobuf.TypeString),
+			field("status.evaluationError", 3, protobuf.TypeString),
+			field("status.denied", 4, protobuf.TypeBool),
+		}, under("spec", spec)...)
+	}
+	subjectSpec := append(slices.Clone(attributes),
+		field("user", 3, protobuf.TypeString),
+		repeated("groups", 4, protobuf.TypeString),
+		field("extra", 5, protobuf.TypeStringMap),
+		field("uid", 6, protobuf.TypeString),
+	)
+	return map[scheme.GroupVersionKind]fields{
+		AuthorizationV1.WithKind("SubjectAccessReview"):      review(subjectSpec),
+		AuthorizationV1.WithKind("LocalSubjectAccessReview"): review(subjectSpec),
+		AuthorizationV1.WithKind("SelfSubjectAccessReview"):  review(attributes),
+	}
+}

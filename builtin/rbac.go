@@ -1,0 +1,127 @@
+package builtin
+
+import "github.com/apikit-dev/apikit/scheme"
+
+// RBACV1 is the group of Kubernetes' role-based access control objects.
+var RBACV1 = scheme.GroupVersion{Group: "rbac.authorization.k8s.io", Version: "v1"}
+
+// The kinds of RBAC subjects and role references, spelled as in k8s.io/api/rbac/v1.
+const (
+	UserKind           = "User"
+	GroupKind          = "Group"
+	ServiceAccountKind = "ServiceAccount"
+	RoleKind           = "Role"
+	ClusterRoleKind    = "ClusterRole"
+)
+
+// PolicyRule allows verbs on resources or on non-resource URLs. "*" in verbs, apiGroups,
+// resources or nonResourceURLs matches everything; "*/scale" matches the scale
+// subresource of every resource; a nonResourceURL ending in "*" is a prefix.
+type PolicyRule struct {
+	Verbs           []string `json:"verbs"`
+	APIGroups       []string `json:"apiGroups,omitempty"`
+	Resources       []string `json:"resources,omitempty"`
+	ResourceNames   []string `json:"resourceNames,omitempty"`
+	NonResourceURLs []string `json:"nonResourceURLs,omitempty"`
+}
+
+// Subject is who a binding grants its role to: a User, a Group, or a ServiceAccount
+// (whose namespace defaults to the RoleBinding's).
+type Subject struct {
+	Kind      string `json:"kind"`
+	APIGroup  string `json:"apiGroup,omitempty"`
+	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// RoleRef names the Role or ClusterRole a binding grants; it cannot change.
+type RoleRef struct {
+	APIGroup string `json:"apiGroup"`
+	Kind     string `json:"kind"`
+	Name     string `json:"name"`
+}
+
+// Role is a namespaced set of rules.
+type Role struct {
+	scheme.TypeMeta   `json:",inline"`
+	scheme.ObjectMeta `json:"metadata,omitempty"`
+
+	Rules []PolicyRule `json:"rules"`
+}
+
+// RoleList is a list of Roles.
+type RoleList struct {
+	scheme.TypeMeta `json:",inline"`
+	scheme.ListMeta `json:"metadata,omitempty"`
+	Items           []Role `json:"items"`
+}
+
+// ClusterRole is a cluster-wide set of rules; with an AggregationRule its rules are
+// those of the ClusterRoles its selectors match.
+type ClusterRole struct {
+	scheme.TypeMeta   `json:",inline"`
+	scheme.ObjectMeta `json:"metadata,omitempty"`
+
+	Rules           []PolicyRule     `json:"rules"`
+	AggregationRule *AggregationRule `json:"aggregationRule,omitempty"`
+}
+
+// AggregationRule selects the ClusterRoles whose rules an aggregated ClusterRole has.
+type AggregationRule struct {
+	ClusterRoleSelectors []LabelSelector `json:"clusterRoleSelectors,omitempty"`
+}
+
+// LabelSelector is meta/v1 LabelSelector: every matchLabels pair and every
+// matchExpressions requirement must hold; an empty selector matches everything.
+type LabelSelector struct {
+	MatchLabels      map[string]string          `json:"matchLabels,omitempty"`
+	MatchExpressions []LabelSelectorRequirement `json:"matchExpressions,omitempty"`
+}
+
+// LabelSelectorRequirement is one matchExpressions term: key, operator (In, NotIn,
+// Exists, DoesNotExist) and values.
+type LabelSelectorRequirement struct {
+	Key      string   `json:"key"`
+	Operator string   `json:"operator"`
+	Values   []string `json:"values,omitempty"`
+}
+
+// ClusterRoleList is a list of ClusterRoles.
+type ClusterRoleList struct {
+	scheme.TypeMeta `json:",inline"`
+	scheme.ListMeta `json:"metadata,omitempty"`
+	Items           []ClusterRole `json:"items"`
+}
+
+// RoleBinding grants a Role, or a ClusterRole's rules within its own namespace, to
+// subjects.
+type RoleBinding struct {
+	scheme.TypeMeta   `json:",inline"`
+	scheme.ObjectMeta `json:"metadata,omitempty"`
+
+	Subjects []Subject `json:"subjects,omitempty"`
+	RoleRef  RoleRef   `json:"roleRef"`
+}
+
+// RoleBindingList is a list of RoleBindings.
+type RoleBindingList struct {
+	scheme.TypeMeta `json:",inline"`
+	scheme.ListMeta `json:"metadata,omitempty"`
+	Items           []RoleBinding `json:"items"`
+}
+
+// ClusterRoleBinding grants a ClusterRole to subjects in every namespace.
+type ClusterRoleBinding struct {
+	scheme.TypeMeta   `json:",inline"`
+	scheme.ObjectMeta `json:"metadata,omitempty"`
+
+	Subjects []Subject `json:"subjects,omitempty"`
+	RoleRef  RoleRef   `json:"roleRef"`
+}
+
+// ClusterRoleBindingList is a list of ClusterRoleBindings.
+type ClusterRoleBindingList struct {
+	scheme.TypeMeta `json:",inline"`
+	scheme.ListMeta `json:"metadata,omitempty"`
+	Items           []ClusterRoleBinding `json:"items"`
+}

@@ -1,0 +1,199 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apikit-dev/apikit/conversion"
+	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/validation"
+)
+
+// Resource names of the RBAC kinds.
+var (
+	Roles               = scheme.GroupResource{Group: RBACV1.Group, Resource: "roles"}
+	ClusterRoles        = scheme.GroupResource{Group: RBACV1.Group, Resource: "clusterroles"}
+	RoleBindings        = scheme.GroupResource{Group: RBACV1.Group, Resource: "rolebindings"}
+	ClusterRoleBindings = scheme.GroupResource{Group: RBACV1.Group, Resource: "clusterrolebindings"}
+)
+
+// rbacResources are the RBAC resources as kube-apiserver's discovery lists them.
+var rbacResources = []scheme.Resource{
+	{Group: RBACV1.Group, Kind: "Role", Plural: "roles", Namespaced: true, NameValidation: validation.NameIsPathSegment},
+	{Group: RBACV1.Group, Kind: "ClusterRole", Plural: "clusterroles", NameValidation: validation.NameIsPathSegment},
+	{Group: RBACV1.Group, Kind: "RoleBinding", Plural: "rolebindings", Namespaced: true, NameValidation: validation.NameIsPathSegment,
+		PrinterColumns: []scheme.PrinterColumn{{Name: "Role", Type: "string", JSONPath: ".roleRef.name"}}},
+	{Group: RBACV1.Group, Kind: "ClusterRoleBinding", Plural: "clusterrolebindings", NameValidation: validation.NameIsPathSegment,
+		PrinterColumns: []scheme.PrinterColumn{{Name: "Role", Type: "string", JSONPath: ".roleRef.name"}}},
+}
+
+// AddRBACToScheme registers the rbac.authorization.k8s.io/v1 kinds (Role, ClusterRole,
+// RoleBinding, ClusterRoleBinding and their lists), their resources, kube's defaults
+// (a roleRef's and a User or Group subject's apiGroup) and their protobuf field numbers,
+// so that kubectl and client-go create and read RBAC objects as on kube-apiserver.
+// AddToScheme calls it; a host that serves none of the other built-in kinds calls it
+// alone and passes RBACStrategies as rest.Options.Strategies. Package rest/authz's RBAC
+// authorizer follows the stored objects with RBAC.WatchStorage.
+func AddRBACToScheme(s *scheme.Scheme) error {
+	s.AddKnownTypes(RBACV1, &Role{}, &RoleList{}, &ClusterRole{}, &ClusterRoleList{},
+		&RoleBinding{}, &RoleBindingList{}, &ClusterRoleBinding{}, &ClusterRoleBindingList{})
+	for _, r := range rbacResources {
+		if err := s.AddResource(r); err != nil {
+			return fmt.Errorf("builtin: %w", err)
+		}
+	}
+	conversion.RegisterDefaults(s, defaultRoleRef)
+	conversion.RegisterDefaults(s, defaultSubject)
+	if err := registerProtobufFields(s, rbacProtobufFields()); err != nil {
+		return fmt.Errorf("builtin: %w", err)
+	}
+	return nil
+}
+
+// RBACStrategies returns kube's validation of the RBAC kinds, for
+// rest.Options.Strategies: rules name verbs and either resources (with api groups) or
+// non-resource URLs, never both, and the latter only in ClusterRoles; bindings refer to a
+// Role or ClusterRole of rbac.authorization.k8s.io and never change that reference;
+// subjects are Users, Groups or ServiceAccounts. Strategies includes them.
+func RBACStrategies() map[scheme.GroupResource]rest.Strategy {
+	return map[scheme.GroupResource]rest.Strategy{
+		Roles: rest.StrategyFor[*Role]{
+			Validate:       func(_ context.Context, r *Role) validation.ErrorList { return validateRules(r.Rules, true) },
+			ValidateUpdate: func(_ context.Context, r, _ *Role) validation.ErrorList { return validateRules(r.Rules, true) },
+		},
+		ClusterRoles: rest.StrategyFor[*ClusterRole]{
+			Validate:       func(_ context.Context, r *ClusterRole) validation.ErrorList { return validateRules(r.Rules, false) },
+			ValidateUpdate: func(_ context.Context, r, _ *ClusterRole) validation.ErrorList { return validateRules(r.Rules, false) },
+		},
+		RoleBindings: rest.StrategyFor[*RoleBinding]{
+			Validate: func(_ context.Context, b *RoleBinding) validation.ErrorList {
+				return validateBinding(b.RoleRef, b.Subjects, true)
+			},
+			ValidateUpdate: func(_ context.Context, b, old *RoleBinding) validation.ErrorList {
+				return append(validateBinding(b.RoleRef, b.Subjects, true), validateRoleRefUnchanged(b.RoleRef, old.RoleRef)...)
+			},
+		},
+		ClusterRoleBindings: rest.StrategyFor[*ClusterRoleBinding]{
+			Validate: func(_ context.Context, b *ClusterRoleBinding) validation.ErrorList {
+				return validateBinding(b.RoleRef, b.Subjects, false)
+			},
+			ValidateUpdate: func(_ context.Context, b, old *ClusterRoleBinding) validation.ErrorList {
+				return append(validateBinding(b.RoleRef, b.Subjects, false), validateRoleRefUnchanged(b.RoleRef, old.RoleRef)...)
+			},
+		},
+	}
+}
+
+// defaultRoleRef is kube's SetDefaults_RoleBinding and SetDefaults_ClusterRoleBinding:
+// a role reference is of the RBAC group.
+func defaultRoleRef(ref *RoleRef) {
+	if ref.APIGroup == "" {
+		ref.APIGroup = RBACV1.Group
+	}
+}
+
+// defaultSubject is kube's SetDefaults_Subject: Users and Groups are of the RBAC group.
+func defaultSubject(s *Subject) {
+	if s.APIGroup == "" && (s.Kind == UserKind || s.Kind == GroupKind) {
+		s.APIGroup = RBACV1.Group
+	}
+}
+
+// validateRules is kube's validatePolicyRule over rules, word for word.
+func validateRules(rules []PolicyRule, namespaced bool) validation.ErrorList {
+	var errs validation.ErrorList
+	for i, rule := range rules {
+		p := validation.NewPath("rules").Index(i)
+		if len(rule.Verbs) == 0 {
+			errs = append(errs, validation.Required(p.Child("verbs"), "verbs must contain at least one value"))
+		}
+		if len(rule.NonResourceURLs) > 0 {
+			if namespaced {
+				errs = append(errs, validation.Invalid(p.Child("nonResourceURLs"), rule.NonResourceURLs, "namespaced rules cannot apply to non-resource URLs"))
+			}
+			if len(rule.APIGroups) > 0 || len(rule.Resources) > 0 || len(rule.ResourceNames) > 0 {
+				errs = append(errs, validation.Invalid(p.Child("nonResourceURLs"), rule.NonResourceURLs, "rules cannot apply to both regular resources and non-resource URLs"))
+			}
+			continue
+		}
+		if len(rule.APIGroups) == 0 {
+			errs = append(errs, validation.Required(p.Child("apiGroups"), "resource rules must supply at least one api group"))
+		}
+		if len(rule.Resources) == 0 {
+			errs = append(errs, validation.Required(p.Child("resources"), "resource rules must supply at least one resource"))
+		}
+		if len(rule.ResourceNames) > 0 && len(rule.Resources) > 1 {
+			errs = append(errs, validation.Required(p.Child("resourceNames"), "resource names cannot apply to multiple resources"))
+		}
+	}
+	return errs
+}
+
+// validateBinding is kube's ValidateRoleBinding and ValidateClusterRoleBinding without
+// the metadata checks, which the REST handler makes.
+func validateBinding(ref RoleRef, subjects []Subject, namespaced bool) validation.ErrorList {
+	var errs validation.ErrorList
+	if ref.APIGroup != RBACV1.Group {
+		errs = append(errs, validation.NotSupported(validation.NewPath("roleRef", "apiGroup"), ref.APIGroup, []string{RBACV1.Group}))
+	}
+	kinds := []string{ClusterRoleKind}
+	if namespaced {
+		kinds = []string{RoleKind, ClusterRoleKind}
+	}
+	if ref.Kind != ClusterRoleKind && (!namespaced || ref.Kind != RoleKind) {
+		errs = append(errs, validation.NotSupported(validation.NewPath("roleRef", "kind"), ref.Kind, kinds))
+	}
+	if ref.Name == "" {
+		errs = append(errs, validation.Required(validation.NewPath("roleRef", "name"), ""))
+	} else {
+		for _, msg := range validation.NameIsPathSegment(ref.Name, false) {
+			errs = append(errs, validation.Invalid(validation.NewPath("roleRef", "name"), ref.Name, msg))
+		}
+	}
+	for i, s := range subjects {
+		errs = append(errs, validateSubject(s, namespaced, validation.NewPath("subjects").Index(i))...)
+	}
+	return errs
+}
+
+// validateSubject is kube's validateRoleBindingSubject.
+func validateSubject(s Subject, namespaced bool, p *validation.Path) validation.ErrorList {
+	var errs validation.ErrorList
+	if s.Name == "" {
+		errs = append(errs, validation.Required(p.Child("name"), ""))
+	}
+	switch s.Kind {
+	case ServiceAccountKind:
+		if s.Name != "" {
+			for _, msg := range validation.NameIsDNSSubdomain(s.Name, false) {
+				errs = append(errs, validation.Invalid(p.Child("name"), s.Name, msg))
+			}
+		}
+		if s.APIGroup != "" {
+			errs = append(errs, validation.NotSupported(p.Child("apiGroup"), s.APIGroup, []string{""}))
+		}
+		if !namespaced && s.Namespace == "" {
+			errs = append(errs, validation.Required(p.Child("namespace"), ""))
+		}
+	case UserKind, GroupKind:
+		if s.Name == "" {
+			errs = append(errs, validation.Invalid(p.Child("name"), s.Name, map[string]string{UserKind: "user", GroupKind: "group"}[s.Kind]+" name cannot be empty"))
+		}
+		if s.APIGroup != RBACV1.Group {
+			errs = append(errs, validation.NotSupported(p.Child("apiGroup"), s.APIGroup, []string{RBACV1.Group}))
+		}
+	default:
+		errs = append(errs, validation.NotSupported(p.Child("kind"), s.Kind, []string{ServiceAccountKind, UserKind, GroupKind}))
+	}
+	return errs
+}
+
+// validateRoleRefUnchanged is kube's rule that a binding's roleRef never changes: a
+// binding to another role is a new binding.
+func validateRoleRefUnchanged(ref, old RoleRef) validation.ErrorList {
+	if ref == old {
+		return nil
+	}
+	return validation.ErrorList{validation.Invalid(validation.NewPath("roleRef"), ref, "cannot change roleRef")}
+}

@@ -1,0 +1,159 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/apikit-dev/apikit/builtin"
+	apikitrest "github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/rest/authz"
+	"github.com/apikit-dev/apikit/rest/resttest"
+	"github.com/apikit-dev/apikit/scheme"
+)
+
+// tokenIsName authenticates "Bearer NAME" as the user NAME; "admin" is in system:masters.
+type tokenIsName struct{}
+
+func (tokenIsName) Authenticate(r *http.Request) (*apikitrest.User, bool, error) {
+	name, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || name == "" {
+		return nil, false, nil
+	}
+	u := &apikitrest.User{Name: name, Groups: []string{"system:authenticated"}}
+	if name == "admin" {
+		u.Groups = append(u.Groups, "system:masters")
+	}
+	return u, true, nil
+}
+
+// newRBACServer serves the built-in kinds over TLS, authorized by kube's default policy
+// and the RBAC objects stored through the API. Its kubeconfig's token is "admin".
+func newRBACServer(t *testing.T) *resttest.Server {
+	t.Helper()
+	s := scheme.New()
+	if err := builtin.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	defaults, err := authz.NewRBAC(authz.DefaultPolicy()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := &authz.RBAC{}
+	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithControllers(), resttest.WithTLS(),
+		resttest.WithToken("admin"), resttest.WithAuthenticator(tokenIsName{}), resttest.WithAuthorizer(authz.Union(defaults, stored)))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- stored.WatchStorage(ctx, s, srv.Storage) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return srv
+}
+
+// canI runs kubectl auth can-i as user and returns its answer.
+func canI(t *testing.T, es *exampleServer, user string, args ...string) string {
+	t.Helper()
+	res := es.kubectl(t, "", append([]string{"--token=" + user, "auth", "can-i"}, args...)...)
+	answer := strings.TrimSpace(res.Stdout)
+	if (answer == "yes") != (res.ExitCode == 0) || answer != "yes" && answer != "no" {
+		t.Fatalf("kubectl auth can-i %v as %s: exit %d\nstdout: %s\nstderr: %s", args, user, res.ExitCode, res.Stdout, res.Stderr)
+	}
+	return answer
+}
+
+func TestRBAC_KubectlAuthCanIFollowsBindingsCreatedWithKubectl(t *testing.T) {
+	requireKubectl(t)
+	srv := newRBACServer(t)
+	es := &exampleServer{KubeconfigPath: srv.KubeconfigPath}
+	for _, c := range []struct {
+		user string
+		args []string
+		want string
+	}{
+		{"admin", []string{"delete", "secrets", "-n", "default"}, "yes"},
+		{"bob", []string{"list", "configmaps", "-n", "default"}, "no"},
+		{"bob", []string{"create", "selfsubjectaccessreviews.authorization.k8s.io"}, "yes"},
+	} {
+		if got := canI(t, es, c.user, c.args...); got != c.want {
+			t.Errorf("can-i %v as %s = %s, want %s", c.args, c.user, got, c.want)
+		}
+	}
+	if res := es.kubectl(t, "", "--token=bob", "get", "configmaps", "-n", "default"); res.ExitCode == 0 ||
+		!strings.Contains(res.Stderr, `configmaps is forbidden: User "bob" cannot list resource "configmaps" in API group "" in the namespace "default"`) {
+		t.Errorf("kubectl get configmaps as bob: exit %d, stderr %s; want kube's 403", res.ExitCode, res.Stderr)
+	}
+	es.mustKubectl(t, "create", "clusterrole", "cm-reader", "--verb=get,list", "--resource=configmaps")
+	es.mustKubectl(t, "create", "rolebinding", "bob-reads", "-n", "default", "--clusterrole=cm-reader", "--user=bob")
+	out := es.mustKubectl(t, "get", "rolebinding", "bob-reads", "-n", "default", "-o", "jsonpath={.roleRef.kind}/{.roleRef.name} {.subjects[0].name}")
+	if out.Stdout != "ClusterRole/cm-reader bob" {
+		t.Errorf("kubectl get rolebinding: %q", out.Stdout)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for canI(t, es, "bob", "list", "configmaps", "-n", "default") != "yes" {
+		if time.Now().After(deadline) {
+			t.Fatal("bob still may not list configmaps after the binding was created")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"list", "configmaps", "-n", "kube-system"}, "no"},
+		{[]string{"delete", "configmaps", "-n", "default"}, "no"},
+	} {
+		if got := canI(t, es, "bob", c.args...); got != c.want {
+			t.Errorf("can-i %v as bob = %s, want %s", c.args, got, c.want)
+		}
+	}
+	// Impersonation needs its own permission, which admin has and bob has not.
+	if got := canI(t, es, "admin", "list", "configmaps", "-n", "default", "--as=bob"); got != "yes" {
+		t.Errorf("can-i as admin impersonating bob = %s, want yes", got)
+	}
+	if got := canI(t, es, "admin", "list", "configmaps", "-n", "default", "--as=alice"); got != "no" {
+		t.Errorf("can-i as admin impersonating alice = %s, want no", got)
+	}
+	res := es.kubectl(t, "", "--token=bob", "auth", "can-i", "list", "configmaps", "--as=alice")
+	if res.ExitCode == 0 || !strings.Contains(res.Stderr, `users "alice" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope`) {
+		t.Errorf("bob impersonating alice: exit %d, stderr %s; want kube's 403", res.ExitCode, res.Stderr)
+	}
+}
+
+func TestRBAC_ClientGoSelfSubjectAccessReviews(t *testing.T) {
+	srv := newRBACServer(t)
+	for _, c := range []struct {
+		user    string
+		attrs   authorizationv1.SelfSubjectAccessReviewSpec
+		allowed bool
+	}{
+		{"admin", authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "delete", Resource: "secrets", Namespace: "default"}}, true},
+		{"bob", authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "delete", Resource: "secrets", Namespace: "default"}}, false},
+		{"bob", authorizationv1.SelfSubjectAccessReviewSpec{NonResourceAttributes: &authorizationv1.NonResourceAttributes{Verb: "get", Path: "/version"}}, true},
+	} {
+		cfg := &rest.Config{Host: srv.URL, BearerToken: c.user, TLSClientConfig: rest.TLSClientConfig{CAData: srv.CertificateAuthority}}
+		for _, contentType := range []string{"application/json", "application/vnd.kubernetes.protobuf"} {
+			cfg.ContentType = contentType
+			cs, err := kubernetes.NewForConfig(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(context.Background(),
+				&authorizationv1.SelfSubjectAccessReview{Spec: c.attrs}, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatalf("%s as %s: %v", contentType, c.user, err)
+			}
+			if got.Status.Allowed != c.allowed || got.Status.Denied {
+				t.Errorf("%s as %s: %+v, want allowed %v", contentType, c.user, got.Status, c.allowed)
+			}
+		}
+	}
+}

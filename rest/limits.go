@@ -1,0 +1,293 @@
+package rest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/apikit-dev/apikit/codec"
+	"github.com/apikit-dev/apikit/scheme"
+)
+
+// The limits kube-apiserver applies to every request, with its defaults. Options fields
+// of the same names override them; see Options for what zero and negative values mean.
+const (
+	// DefaultMaxRequestsInFlight is kube-apiserver's --max-requests-inflight: how many
+	// read-only requests (get, list and non-resource GETs) run at once.
+	DefaultMaxRequestsInFlight = 400
+	// DefaultMaxMutatingRequestsInFlight is kube-apiserver's
+	// --max-mutating-requests-inflight: how many writes run at once.
+	DefaultMaxMutatingRequestsInFlight = 200
+	// DefaultRequestTimeout is kube-apiserver's --request-timeout: the deadline of a
+	// request that is not long-running, and the largest ?timeout= it honours.
+	DefaultRequestTimeout = 60 * time.Second
+	// DefaultMaxObjectBytes is the largest object kube-apiserver can store: etcd's
+	// --max-request-bytes default, 1.5 MiB.
+	DefaultMaxObjectBytes = 3 << 19
+	// DefaultWatchWriteTimeout is how long the write of one watch event may block on
+	// a client that does not read before the watch is ended.
+	DefaultWatchWriteTimeout = 10 * time.Second
+)
+
+// limits are the resolved request limits of a Handler.
+type limits struct {
+	readOnly, mutating *inFlight // nil: unlimited
+	// requestTimeout is the deadline of non-long-running requests; 0: none.
+	requestTimeout time.Duration
+	// maxObjectBytes bounds the JSON size of a stored object; 0: unlimited.
+	maxObjectBytes int64
+	// watchWriteTimeout bounds the write of one watch event.
+	watchWriteTimeout time.Duration
+}
+
+// newLimits resolves the limits of opts: zero means kube's default, negative none.
+func newLimits(opts Options) limits {
+	return limits{
+		readOnly:          newInFlight(orDefault(opts.MaxRequestsInFlight, DefaultMaxRequestsInFlight)),
+		mutating:          newInFlight(orDefault(opts.MaxMutatingRequestsInFlight, DefaultMaxMutatingRequestsInFlight)),
+		requestTimeout:    max(orDefault(opts.RequestTimeout, DefaultRequestTimeout), 0),
+		maxObjectBytes:    max(orDefault(opts.MaxObjectBytes, DefaultMaxObjectBytes), 0),
+		watchWriteTimeout: orDefault(opts.WatchWriteTimeout, DefaultWatchWriteTimeout),
+	}
+}
+
+func orDefault[T int | int64 | time.Duration](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// isLongRunning tells the requests kube-apiserver's BasicLongRunningRequestCheck
+// exempts from the in-flight limits and the request deadline: watches, and the pprof
+// handlers a host may mount beside the API.
+func isLongRunning(info *RequestInfo) bool {
+	if info.Verb == "watch" {
+		return true
+	}
+	return !info.IsResourceRequest && len(info.Path) > len("/debug/pprof/") && info.Path[:len("/debug/pprof/")] == "/debug/pprof/"
+}
+
+// inFlight counts the requests of one kind that are being served, refusing one beyond
+// its limit: a compare-and-swap on one counter, no lock and no channel.
+type inFlight struct {
+	n     atomic.Int64
+	limit int64
+}
+
+func newInFlight(limit int) *inFlight {
+	if limit < 0 {
+		return nil
+	}
+	return &inFlight{limit: int64(limit)}
+}
+
+// acquire takes a place, or tells that none is free.
+func (f *inFlight) acquire() bool {
+	for {
+		n := f.n.Load()
+		if n >= f.limit {
+			return false
+		}
+		if f.n.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+func (f *inFlight) release() { f.n.Add(-1) }
+
+// inFlightFor returns the counter of a request: mutating or read-only as
+// kube-apiserver's max-in-flight filter tells them apart (get, list and watch read;
+// every other verb, non-resource POSTs included, writes), nil for a long-running
+// request or an unlimited kind.
+func (l *limits) inFlightFor(info *RequestInfo) *inFlight {
+	switch info.Verb {
+	case "get", "list":
+		return l.readOnly
+	case "watch":
+		return nil
+	}
+	return l.mutating
+}
+
+// tooManyRequests answers a request refused by an in-flight limit exactly as
+// kube-apiserver's max-in-flight (and priority-and-fairness) filter does: 429 with
+// Retry-After: 1 and a plain-text body, not a Status. client-go retries such a 429
+// after Retry-After, and kubectl shows kube's text.
+func tooManyRequests(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", "1")
+	http.Error(w, "Too many requests, please try again later.", http.StatusTooManyRequests)
+}
+
+// invalidTimeoutMessage is kube's message for a ?timeout= that is not a duration.
+const invalidTimeoutMessage = "invalid timeout specified in the request URL"
+
+// requestDeadline returns the context of a request that is not long-running with
+// kube-apiserver's deadline: ?timeout= when it is positive and shorter than the
+// request timeout, the request timeout otherwise, counted from start. A ?timeout= that
+// is no Go duration is kube's 400.
+func (l *limits) requestDeadline(ctx context.Context, r *http.Request, start time.Time) (context.Context, context.CancelFunc, *scheme.Status) {
+	timeout := l.requestTimeout
+	if r.URL.RawQuery != "" {
+		if v := r.URL.Query().Get("timeout"); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return ctx, nil, NewBadRequest(fmt.Sprintf("%s - %v", invalidTimeoutMessage, err))
+			}
+			if d > 0 && (d < timeout || timeout == 0) {
+				timeout = d
+			}
+		}
+	}
+	if timeout == 0 {
+		return ctx, nil, nil
+	}
+	ctx, cancel := context.WithDeadline(ctx, start.Add(timeout))
+	return ctx, cancel, nil
+}
+
+// NewTimeout is the 504 Status of a request that did not finish before its deadline,
+// with kube-apiserver's message (its timeout filter's NewTimeoutError).
+func NewTimeout() *scheme.Status {
+	return newStatus(http.StatusGatewayTimeout, scheme.StatusReasonTimeout,
+		"Timeout: request did not complete within the allotted timeout", &scheme.StatusDetails{})
+}
+
+// timedOut tells whether err is the end of the request's deadline: the context's own
+// error, or a read or write that hit the connection deadline set from it.
+func timedOut(ctx context.Context, err error) bool {
+	return errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded)
+}
+
+// errObjectTooLarge is what kube-apiserver answers when etcd refuses an object over its
+// request limit: the etcd client's error, which is no Status, so a 500 with reason
+// Unknown and etcd's text as the message.
+func errObjectTooLarge() *scheme.Status {
+	return newStatus(http.StatusInternalServerError, scheme.StatusReasonUnknown, "etcdserver: request is too large", nil)
+}
+
+// byteCounter is an io.Writer that only counts, to measure an encoding without
+// keeping it.
+type byteCounter int64
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	*c += byteCounter(len(p))
+	return len(p), nil
+}
+
+// jsonSize is the length of obj's JSON encoding, without its managedFields when
+// withoutManaged is set (they are put back).
+func (h *Handler) jsonSize(obj scheme.Object, withoutManaged bool) (int64, error) {
+	if withoutManaged {
+		if managed := obj.GetManagedFields(); managed != nil {
+			obj.SetManagedFields(nil)
+			defer obj.SetManagedFields(managed)
+		}
+	}
+	ser, _ := h.codecs.ForMediaType(codec.MediaTypeJSON)
+	var n byteCounter
+	if err := ser.Encode(&n, obj); err != nil {
+		return 0, err
+	}
+	return int64(n), nil
+}
+
+// checkDecodedSize refuses, before anything costly is done with it (managedFields
+// tracking costs seconds for an object of a hundred thousand list entries), a decoded
+// object whose JSON would be over Options.MaxObjectBytes (without the managedFields
+// the body carries, if withoutManaged: the server replaces them).
+// Only objects whose body is over a quarter of the limit are measured: no smaller
+// body, JSON, YAML, CBOR or protobuf, decodes to anything near it, and the exact
+// check on what is stored (checkStoredSize) catches the rest.
+func (rq *request) checkDecodedSize(body []byte, obj scheme.Object, withoutManaged bool) error {
+	limit := rq.h.limits.maxObjectBytes
+	if limit == 0 || int64(len(body)) <= limit/4 {
+		return nil
+	}
+	n, err := rq.h.jsonSize(obj, withoutManaged)
+	if err != nil || n <= limit {
+		return nil
+	}
+	return errObjectTooLarge()
+}
+
+// checkStoredSize is the object size limit on what is about to be written, where
+// kube-apiserver meets etcd's: an object over Options.MaxObjectBytes is written
+// without its managedFields (kube's retry for creates, updates and patches other than
+// apply), and refused with kube's 500 if it is still too large.
+func (rq *request) checkStoredSize(obj scheme.Object) error {
+	limit := rq.h.limits.maxObjectBytes
+	if limit == 0 {
+		return nil
+	}
+	n, err := rq.h.jsonSize(obj, false)
+	if err != nil || n <= limit {
+		return err
+	}
+	if rq.applied || obj.GetManagedFields() == nil {
+		return errObjectTooLarge()
+	}
+	if n, err = rq.h.jsonSize(obj, true); err != nil || n > limit {
+		return errObjectTooLarge()
+	}
+	obj.SetManagedFields(nil)
+	return nil
+}
+
+// watchDeadlines sets the write deadline of each event of a watch, so that a client
+// that stops reading cannot hold the stream (and its goroutine and buffers) open: the
+// earlier of the watch's end (timeoutSeconds) and Options.WatchWriteTimeout from the
+// write's start. kube-apiserver's watch cache ends a watcher whose buffer stays full;
+// here the connection itself tells.
+type watchDeadlines struct {
+	rc      *http.ResponseController
+	end     time.Time
+	perSend time.Duration
+	set     bool
+}
+
+func (rq *request) watchDeadlines(end time.Time) *watchDeadlines {
+	return &watchDeadlines{rc: http.NewResponseController(rq.w), end: end, perSend: rq.h.limits.watchWriteTimeout}
+}
+
+// before arms the deadline of the next write.
+func (d *watchDeadlines) before() {
+	deadline := d.end
+	if d.perSend > 0 {
+		if t := time.Now().Add(d.perSend); t.Before(deadline) {
+			deadline = t
+		}
+	}
+	d.set = d.rc.SetWriteDeadline(deadline) == nil
+}
+
+// flush sends what was written; an error means the client is gone or did not read
+// before the deadline.
+func (d *watchDeadlines) flush() error {
+	if err := d.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	return nil
+}
+
+// clear removes the deadline once the stream is over, so that the end of the response
+// is written to a client that did read.
+func (d *watchDeadlines) clear() {
+	if d.set {
+		_ = d.rc.SetWriteDeadline(time.Time{})
+	}
+}
+
+// setReadDeadline bounds the read of a request body by the request's deadline, so
+// that a client that sends its body slowly is answered 504 at the deadline instead of
+// holding the request forever.
+func (rq *request) setReadDeadline() {
+	if deadline, ok := rq.ctx.Deadline(); ok {
+		_ = http.NewResponseController(rq.w).SetReadDeadline(deadline)
+	}
+}

@@ -7,8 +7,10 @@ import (
 	"net"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/examples/widgets/server"
 	"github.com/go-logr/logr"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apiserver/pkg/authentication/user"
@@ -39,13 +41,15 @@ type environment struct {
 	kube       *kubeAPIServerStandIn
 	aggregator *kubeAggregator
 	echo       *httptest.Server
+	widgets    *server.Server
 	pkiDir     string
 	// tokens maps each test user to the bearer token the aggregator (and the stand-in's
 	// TokenReview) knows.
 	tokens map[string]string
 	// frontProxyCA signs the aggregator's proxy client certificate; clusterCA signs the
-	// cluster's client certificates (the ConfigMap's client-ca-file).
-	frontProxyCA, clusterCA *certificateAuthority
+	// cluster's client certificates (the ConfigMap's client-ca-file); servingCA signs the
+	// widgets server's serving certificate.
+	frontProxyCA, clusterCA, servingCA *certificateAuthority
 }
 
 func TestMain(m *testing.M) {
@@ -87,6 +91,9 @@ func startEnvironment() (_ *environment, err error) {
 	if e.clusterCA, err = newCertificateAuthority("kubernetes-ca"); err != nil {
 		return nil, err
 	}
+	if e.servingCA, err = newCertificateAuthority("widgets-serving-ca"); err != nil {
+		return nil, err
+	}
 	proxyCert, err := e.frontProxyCA.ClientCert(frontProxyClientName)
 	if err != nil {
 		return nil, err
@@ -106,8 +113,16 @@ func startEnvironment() (_ *environment, err error) {
 		AllowedNames:       []string{frontProxyClientName},
 	}, users)
 	e.echo = startEchoBackend(e.frontProxyCA.Pool())
+	if e.widgets, err = startWidgetsServer(e); err != nil {
+		return nil, err
+	}
+	widgetsAddr, err := net.ResolveTCPAddr("tcp", strings.TrimPrefix(e.widgets.TLSURL(), "https://"))
+	if err != nil {
+		return nil, err
+	}
 	backends := []aggregatedBackend{
 		{Group: echoGroup, Version: echoVersion, Addr: e.echo.Listener.Addr().(*net.TCPAddr)},
+		{Group: toysGroup, Version: toysVersion, Addr: widgetsAddr},
 	}
 
 	if e.etcd, err = startEtcd(); err != nil {
@@ -141,6 +156,9 @@ func (e *environment) Stop() error {
 	}
 	if e.etcd != nil {
 		errs = append(errs, e.etcd.Stop())
+	}
+	if e.widgets != nil {
+		errs = append(errs, e.widgets.Close())
 	}
 	if e.echo != nil {
 		e.echo.Close()

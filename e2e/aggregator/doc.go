@@ -8,5 +8,6 @@
 // outside of `go test`. The aggregator and etcd are a heavy build (minutes, cold): run the
 // package alone, `go test -count=1 ./aggregator/` in the e2e module.
 //
-// Set AGGREGATOR_LOG=1 to see the logs of the aggregator (klog) and etcd.
+// Set AGGREGATOR_LOG=1 to see the logs of the aggregator (klog), etcd and the widgets
+// server.
 package aggregator

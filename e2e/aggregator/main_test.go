@@ -35,14 +35,17 @@ const (
 var env *environment
 
 // environment is the kube-aggregator over its etcd, the kube-apiserver stand-in, and the
-// aggregated servers behind the aggregator, with the credentials to reach them.
+// two aggregated servers behind the aggregator, with the credentials to reach them.
 type environment struct {
 	etcd       *embeddedEtcd
 	kube       *kubeAPIServerStandIn
 	aggregator *kubeAggregator
-	echo       *httptest.Server
-	widgets    *server.Server
-	pkiDir     string
+	// echo serves echo.example.com/v1: it reports what the aggregator's proxy presents.
+	echo *httptest.Server
+	// widgets is the example server, serving toys.example.com/v1.
+	widgets *server.Server
+	// pkiDir holds the certificate, key and kubeconfig files the servers read.
+	pkiDir string
 	// tokens maps each test user to the bearer token the aggregator (and the stand-in's
 	// TokenReview) knows.
 	tokens map[string]string

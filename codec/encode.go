@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -233,6 +234,18 @@ var safeASCII = func() (t [utf8.RuneSelf]bool) {
 	}
 	return t
 }()
+
+// AppendString appends s as a JSON string, the bytes encoding/json writes (HTML
+// characters escaped), for hand-written encoders of hot types (audit events).
+func AppendString(b []byte, s string) []byte { return appendString(b, s) }
+
+// AppendTime appends t in UTC as a JSON string, the bytes of scheme.Time's MarshalJSON
+// or, with micro, of scheme.MicroTime's; a zero t is not special-cased.
+func AppendTime(b []byte, t time.Time, micro bool) []byte {
+	b = append(b, '"')
+	b = appendRFC3339(b, t, micro)
+	return append(b, '"')
+}
 
 // appendString appends s as a JSON string the way encoding/json writes it with HTML
 // escaping on.

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-
-	"github.com/apikit-dev/apikit/codec"
 )
 
 // Sink receives audit events. ProcessEvent is called from the goroutines serving
@@ -30,10 +28,7 @@ func NewWriterSink(w io.Writer) *WriterSink { return &WriterSink{w: w} }
 func (s *WriterSink) ProcessEvent(ev *Event) error {
 	buf := lineBuffers.Get().(*[]byte)
 	defer lineBuffers.Put(buf)
-	// codec's encoder is the server's own fast JSON (the same bytes as encoding/json
-	// for these types, without its per-call reflection): two events a request at the
-	// Metadata level must cost little next to serving the request.
-	line, err := codec.AppendJSON((*buf)[:0], ev)
+	line, err := ev.AppendJSON((*buf)[:0])
 	if err != nil {
 		return fmt.Errorf("audit: encoding event %s: %w", ev.AuditID, err)
 	}

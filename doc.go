@@ -40,7 +40,16 @@
 //     patch and server-side apply with managedFields.
 //   - [github.com/apikit-dev/apikit/rest]: the http.Handler: routing, every verb and
 //     subresource, watch, Status errors, authentication, authorization and admission
-//     hooks. Beside it, [github.com/apikit-dev/apikit/rest/discovery] serves discovery,
+//     hooks, limits, metrics and audit, secure by default (no anonymous access and no
+//     allow-all unless the host asks). [github.com/apikit-dev/apikit/rest/authn] has
+//     kube-apiserver's authenticators (client certificates, front-proxy headers, token
+//     file, TokenReview), [github.com/apikit-dev/apikit/rest/authz] its authorizers
+//     (RBAC, SubjectAccessReview, privileged groups),
+//     [github.com/apikit-dev/apikit/rest/audit] audit.k8s.io events and policies and
+//     [github.com/apikit-dev/apikit/rest/metrics] the Prometheus registry behind
+//     /metrics; [github.com/apikit-dev/apikit/serving] assembles them from
+//     kube-apiserver's flags for an aggregated API server. Beside it,
+//     [github.com/apikit-dev/apikit/rest/discovery] serves discovery,
 //     /version and OpenAPI, [github.com/apikit-dev/apikit/rest/table] builds Table and
 //     PartialObjectMetadata output, [github.com/apikit-dev/apikit/rest/kubeconfig]
 //     writes kubeconfigs and self-signed certificates, and

@@ -2,8 +2,11 @@
 // Kubernetes-style API server that kubectl and client-go talk to unchanged.
 //
 // New(Options) builds a *Handler. Every request takes one path, readable top to bottom
-// in this package: recover (a panic is a 500 Status) -> ParseRequestInfo -> authenticate
-// (Options.Authenticator, 401) -> authorize (Options.Authorizer, 403) -> route
+// in this package: recover (a panic is a 500 Status) -> observe (metrics, access log,
+// audit) -> ParseRequestInfo -> the request deadline (?timeout=, 504) -> authenticate
+// (Options.Authenticator, 401; anonymous only with Options.AllowAnonymous) ->
+// impersonate (Impersonate-* headers, 403) -> the in-flight limits (429) -> authorize
+// (Options.Authorizer, 403; health, readiness, liveness and /version are public) -> route
 // (health checks, Options.Discovery, resources) -> read the body (limit: 413; type: 415)
 // -> decode (fieldValidation Ignore/Warn/Strict) -> the URL's kind and version (400) ->
 // defaults -> internal version (if the kind has one) -> server-set fields and Strategy
@@ -11,8 +14,9 @@
 // version -> storage (skipped with dryRun=All) -> the URL's version -> the negotiated
 // encoding.
 //
-// The files follow that path: handler.go (Options, New, ServeHTTP), requestinfo.go,
-// auth.go, route.go (health checks, discovery, resources, verbs), decode.go,
+// The files follow that path: handler.go (Options, New, ServeHTTP), observe.go (with
+// observe_metrics.go and observe_audit.go), requestinfo.go, limits.go, auth.go,
+// impersonate.go, route.go (health checks, discovery, resources, verbs), decode.go,
 // strategy.go and admit.go (hooks, admission, validation), read.go (get, list,
 // selectors), write.go (create, update), patch.go, scale.go, delete.go, watch.go, and
 // response.go and errors.go (negotiated responses and Status errors).

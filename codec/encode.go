@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -247,12 +248,40 @@ func AppendTime(b []byte, t time.Time, micro bool) []byte {
 	return append(b, '"')
 }
 
+// Constants of the word-at-a-time test of safeWord.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// safeWord tells whether all eight bytes of w are safeASCII, eight at a time (object
+// names, label values and the like are mostly letters): no byte has its high bit set
+// (non-ASCII), is below 0x20, or is one of '"', '\\', '<', '>' and '&'. Each test is
+// the classic "has a zero byte" trick on w or on w XOR a repeated byte.
+func safeWord(w uint64) bool {
+	q, bs, lt, gt, amp := w^('"'*ones), w^('\\'*ones), w^('<'*ones), w^('>'*ones), w^('&'*ones)
+	bad := w | // a high bit: not ASCII
+		(w-0x20*ones)&^w | // a byte below 0x20
+		(q-ones)&^q | (bs-ones)&^bs | (lt-ones)&^lt | (gt-ones)&^gt | (amp-ones)&^amp
+	return bad&highs == 0
+}
+
+// load64 reads the eight bytes of s at i, which the caller has checked are there, as a
+// little-endian word, in one load.
+func load64(s string, i int) uint64 {
+	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+}
+
 // appendString appends s as a JSON string the way encoding/json writes it with HTML
 // escaping on.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) && safeWord(load64(s, i)) {
+			i += 8
+			continue
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if safeASCII[c] {

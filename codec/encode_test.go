@@ -133,3 +133,30 @@ func TestAppendJSON_DecodeRoundTripPreservesTrees(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendString_IsEncodingJSONsForEveryByte compares strings of random bytes, mostly
+// safe letters with every other byte value sprinkled in at every offset of the
+// eight-byte fast path, with encoding/json.
+func TestAppendString_IsEncodingJSONsForEveryByte(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for n := range 20000 {
+		buf := make([]byte, rng.IntN(40))
+		for i := range buf {
+			buf[i] = 'a' + byte(rng.IntN(26))
+			if rng.IntN(8) == 0 {
+				buf[i] = byte(rng.IntN(256))
+			}
+		}
+		if n%7 == 0 && len(buf) > 3 {
+			copy(buf[rng.IntN(len(buf)-3):], "\u2028")
+		}
+		s := string(buf)
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendString(nil, s); string(got) != string(want) {
+			t.Fatalf("%q:\nours:   %s\ntheirs: %s", s, got, want)
+		}
+	}
+}

@@ -80,6 +80,16 @@ func BenchmarkHandler_ProductionChain(b *testing.B) {
 			o.Audit = &audit.Config{Policy: &audit.Policy{Rules: []audit.PolicyRule{{Level: audit.LevelMetadata}}}, Sink: audit.NewWriterSink(io.Discard)}
 			o.Metrics = metrics.NewRegistry()
 		}},
+		// The policy most clusters run: no RequestReceived events, one event a request.
+		{"production-omit-requestreceived", func(o *rest.Options) {
+			o.Authenticator = authn.X509{ClientCA: func() *x509.CertPool { return pool }}
+			o.Authorizer = authz.Union(defaults, rbac)
+			o.Audit = &audit.Config{Policy: &audit.Policy{
+				OmitStages: []audit.Stage{audit.StageRequestReceived},
+				Rules:      []audit.PolicyRule{{Level: audit.LevelMetadata}},
+			}, Sink: audit.NewWriterSink(io.Discard)}
+			o.Metrics = metrics.NewRegistry()
+		}},
 	}
 	type served struct {
 		url    string

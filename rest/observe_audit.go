@@ -302,13 +302,25 @@ func dropManagedFields(obj map[string]any) {
 // X-Forwarded-For chain, X-Real-Ip unless already in it, then the peer's address unless
 // it is the last one.
 func sourceIPs(r *http.Request) []string {
+	forwarded, real := r.Header.Get("X-Forwarded-For"), r.Header.Get("X-Real-Ip")
+	if forwarded == "" && real == "" {
+		// The common case, a client connected directly: its address alone.
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			host = r.RemoteAddr
+		}
+		if ip, err := netip.ParseAddr(host); err == nil {
+			return []string{ip.Unmap().String()}
+		}
+		return []string{}
+	}
 	var ips []netip.Addr
-	for _, part := range strings.Split(r.Header.Get("X-Forwarded-For"), ",") {
+	for _, part := range strings.Split(forwarded, ",") {
 		if ip, err := netip.ParseAddr(strings.TrimSpace(part)); err == nil {
 			ips = append(ips, ip.Unmap())
 		}
 	}
-	if ip, err := netip.ParseAddr(r.Header.Get("X-Real-Ip")); err == nil && !slices.Contains(ips, ip.Unmap()) {
+	if ip, err := netip.ParseAddr(real); err == nil && !slices.Contains(ips, ip.Unmap()) {
 		ips = append(ips, ip.Unmap())
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)

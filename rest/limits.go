@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"sync/atomic"
@@ -35,7 +36,7 @@ const (
 
 // limits are the resolved request limits of a Handler.
 type limits struct {
-	readOnly, mutating *inFlight // nil: unlimited
+	readOnly, mutating *inFlight // never nil; an unlimited one only counts
 	// requestTimeout is the deadline of non-long-running requests; 0: none.
 	requestTimeout time.Duration
 	// maxObjectBytes bounds the JSON size of a stored object; 0: unlimited.
@@ -79,9 +80,11 @@ type inFlight struct {
 	limit int64
 }
 
+// newInFlight returns the counter of a limit; a negative limit counts (for
+// apiserver_current_inflight_requests) without ever refusing.
 func newInFlight(limit int) *inFlight {
 	if limit < 0 {
-		return nil
+		return &inFlight{limit: math.MaxInt64}
 	}
 	return &inFlight{limit: int64(limit)}
 }

@@ -62,9 +62,6 @@ type observation struct {
 	// code is the response code, 0 until the header goes out.
 	code  int
 	bytes int64
-	// inflight is the in-flight gauge (readOnly or mutating) the request counts in;
-	// nil for a watch, which kube-apiserver does not count there.
-	inflight *gaugeHandle
 	// longRunning is a watch that started streaming (apiserver_longrunning_requests).
 	longRunning *gaugeHandle
 	panicked    any
@@ -105,17 +102,12 @@ func (h *Handler) observe(w http.ResponseWriter, r *http.Request) (*observation,
 }
 
 // authenticated records who sent the request (nil: authentication failed) once its
-// RequestInfo is known: the request counts as in flight and the audit log receives its
-// RequestReceived event.
+// RequestInfo is known: the audit log receives its RequestReceived event.
 func (o *observation) authenticated(info *RequestInfo, user *User) {
 	if o == nil {
 		return
 	}
 	o.info, o.user = info, user
-	if m := o.obs.metrics; m != nil && !isLongRunning(info) {
-		o.inflight = m.inflightOf(info)
-		o.inflight.g.Inc()
-	}
 	if a := o.obs.audit; a != nil {
 		o.audit = a.begin(o, user)
 	}
@@ -150,9 +142,6 @@ func (o *observation) end() {
 		o.code = http.StatusInternalServerError
 	}
 	elapsed := time.Since(o.start)
-	if o.inflight != nil {
-		o.inflight.g.Dec()
-	}
 	if o.longRunning != nil {
 		o.longRunning.g.Dec()
 	}

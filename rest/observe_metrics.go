@@ -34,17 +34,20 @@ type requestMetrics struct {
 	storeLatency metrics.HistogramVec
 	storeTotal   metrics.CounterVec
 	storeErrors  metrics.CounterVec
-	// readOnly and mutating are the two series of apiserver_current_inflight_requests.
-	readOnly, mutating gaugeHandle
 }
 
 // gaugeHandle is a gauge series an observation adjusts when the request starts and ends.
 type gaugeHandle struct{ g metrics.Gauge }
 
 func newRequestMetrics(reg *metrics.Registry, h *Handler) *requestMetrics {
-	inflight := reg.Gauge("apiserver_current_inflight_requests",
+	// The in-flight limits count the requests being served anyway (limits.go): the
+	// gauge reads their counters when scraped.
+	reg.GaugeFunc("apiserver_current_inflight_requests",
 		"Number of requests this apiserver is serving, per request kind (readOnly, mutating); long-running requests are not counted.",
-		"request_kind")
+		[]string{"request_kind"}, func(emit func(float64, ...string)) {
+			emit(float64(h.limits.readOnly.n.Load()), "readOnly")
+			emit(float64(h.limits.mutating.n.Load()), "mutating")
+		})
 	m := &requestMetrics{
 		h: h,
 		total: reg.Counter("apiserver_request_total",
@@ -70,8 +73,6 @@ func newRequestMetrics(reg *metrics.Registry, h *Handler) *requestMetrics {
 			"Etcd request counts for each operation and object type.", "operation", "group", "resource"),
 		storeErrors: reg.Counter("etcd_request_errors_total",
 			"Etcd failed request counts for each operation and object type.", "operation", "group", "resource"),
-		readOnly: gaugeHandle{inflight.With("readOnly")},
-		mutating: gaugeHandle{inflight.With("mutating")},
 	}
 	store := h.store
 	reg.GaugeFunc("apiserver_storage_objects",
@@ -107,17 +108,6 @@ func countObjects(s *scheme.Scheme, store storage.Interface, report func(scheme.
 		}
 		report(gr, float64(n))
 	}
-}
-
-// inflightOf returns the in-flight gauge of a request's kind: readOnly for get, list and
-// watch (and non-resource GET and HEAD), mutating otherwise, as kube's max-in-flight
-// filter counts them.
-func (m *requestMetrics) inflightOf(info *RequestInfo) *gaugeHandle {
-	switch info.Verb {
-	case "get", "list", "watch", "head":
-		return &m.readOnly
-	}
-	return &m.mutating
 }
 
 // resourceLabels are the group, version, resource and subresource labels of a request:

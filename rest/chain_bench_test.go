@@ -117,14 +117,7 @@ func BenchmarkHandler_ProductionChain(b *testing.B) {
 		}
 	}
 	created := 0
-	for _, op := range []struct {
-		name, method, path string
-		want               int
-	}{
-		{"get", "GET", widgetsPath + "/w1", http.StatusOK},
-		{"list10", "GET", widgetsPath, http.StatusOK},
-		{"create", "POST", widgetsPath, http.StatusCreated},
-	} {
+	for _, op := range benchOps {
 		for i, c := range chains {
 			b.Run(op.name+"/chain="+c.name, func(b *testing.B) {
 				s := servers[i]

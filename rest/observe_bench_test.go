@@ -16,6 +16,17 @@ import (
 	"github.com/apikit-dev/apikit/storage/memory"
 )
 
+// benchOps are the requests the handler benchmarks time: a get, a list of the ten
+// widgets they create first, and a create.
+var benchOps = []struct {
+	name, method, path string
+	want               int
+}{
+	{"get", "GET", widgetsPath + "/w1", http.StatusOK},
+	{"list10", "GET", widgetsPath, http.StatusOK},
+	{"create", "POST", widgetsPath, http.StatusCreated},
+}
+
 // BenchmarkHandler_Metrics serves GET, LIST and POST in-process (no network, so that
 // the handler's own cost shows) by a bare Handler and by one with metrics, an audit log
 // at Metadata to io.Discard and an access log to io.Discard, side by side.
@@ -48,14 +59,7 @@ func BenchmarkHandler_Metrics(b *testing.B) {
 		}
 	}
 	created := 0 // names of created objects are unique across runs
-	for _, op := range []struct {
-		name, method, path string
-		want               int
-	}{
-		{"get", "GET", widgetsPath + "/w1", http.StatusOK},
-		{"list10", "GET", widgetsPath, http.StatusOK},
-		{"create", "POST", widgetsPath, http.StatusCreated},
-	} {
+	for _, op := range benchOps {
 		for i, cfg := range configs {
 			b.Run(op.name+"/"+cfg.name, func(b *testing.B) {
 				b.ReportAllocs()

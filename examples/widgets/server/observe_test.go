@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -110,8 +109,8 @@ func TestServer_AuditLogPathAppendsToAnExistingFile(t *testing.T) {
 
 func TestNew_AuditLogPathWithoutPolicyRecordsNothingAsKube(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "audit.log")
-	var out syncBuffer
-	srv := start(t, server.Config{Storage: server.StorageMemory, AuditLogPath: logPath, Logger: slog.New(slog.NewTextHandler(&out, nil))})
+	logger, serverLog := fileLogger(t)
+	srv := start(t, server.Config{Storage: server.StorageMemory, AuditLogPath: logPath, Logger: logger})
 	do(t, srv, "GET", widgetsPath, srv.Token(), "")
 	if err := srv.Close(); err != nil {
 		t.Fatal(err)
@@ -119,8 +118,8 @@ func TestNew_AuditLogPathWithoutPolicyRecordsNothingAsKube(t *testing.T) {
 	if data, err := os.ReadFile(logPath); len(data) > 0 {
 		t.Errorf("audit log without a policy: %v %q, want nothing", err, data)
 	}
-	if !strings.Contains(out.String(), "no audit policy file provided") {
-		t.Errorf("log %q does not say that nothing is recorded", out.String())
+	if text := readLog(t, serverLog); !strings.Contains(text, "no audit policy file provided") {
+		t.Errorf("log %q does not say that nothing is recorded", text)
 	}
 }
 
@@ -160,14 +159,14 @@ func TestServer_MetricsAnswerTheAdminToken(t *testing.T) {
 
 func TestServer_AccessLogWritesOneLinePerRequestToTheLogger(t *testing.T) {
 	for _, on := range []bool{true, false} {
-		var out syncBuffer
-		srv := start(t, server.Config{Storage: server.StorageMemory, AccessLog: on, Logger: slog.New(slog.NewJSONHandler(&out, nil))})
+		logger, serverLog := fileLogger(t)
+		srv := start(t, server.Config{Storage: server.StorageMemory, AccessLog: on, Logger: logger})
 		do(t, srv, "GET", widgetsPath+"?limit=7", srv.Token(), "")
 		if err := srv.Close(); err != nil { // the line is written when the request ends
 			t.Fatal(err)
 		}
 		var lines []map[string]any
-		for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		for _, l := range strings.Split(strings.TrimSpace(readLog(t, serverLog)), "\n") {
 			var line map[string]any
 			if err := json.Unmarshal([]byte(l), &line); err == nil && line["msg"] == "HTTP" {
 				lines = append(lines, line)
@@ -182,20 +181,25 @@ func TestServer_AccessLogWritesOneLinePerRequestToTheLogger(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer the server's goroutines may write while a test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+// fileLogger returns a logger writing JSON lines to a new file, and the file's path: the
+// test reads it after Close, without sharing memory with the server's goroutines.
+func fileLogger(t *testing.T) (*slog.Logger, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "server.log")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return slog.New(slog.NewJSONHandler(f, nil)), path
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+// readLog returns the text of the log file at path.
+func readLog(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

@@ -169,15 +169,20 @@ func TestObserve_AuditLinesAreKubeEvents(t *testing.T) {
 		t.Fatalf("%d events, want 4", len(events))
 	}
 	user := authnv1.UserInfo{Username: "system:anonymous", Groups: []string{"system:unauthenticated"}}
+	// kube-apiserver's WithAuthorization annotates the events after authorization with
+	// the decision and the authorizer's reason, empty for AlwaysAllow.
+	allowed := map[string]string{"authorization.k8s.io/decision": "allow", "authorization.k8s.io/reason": ""}
 	for i, want := range []auditv1.Event{
 		{Level: auditv1.LevelRequestResponse, AuditID: "create-1", Stage: auditv1.StageRequestReceived, RequestURI: observeWidgets, Verb: "create", User: user, UserAgent: "e2e",
 			ObjectRef: &auditv1.ObjectReference{Resource: "widgets", Namespace: "default", APIGroup: "toys.example.com", APIVersion: "v1"}},
 		{Level: auditv1.LevelRequestResponse, AuditID: "create-1", Stage: auditv1.StageResponseComplete, RequestURI: observeWidgets, Verb: "create", User: user, UserAgent: "e2e",
-			ObjectRef: &auditv1.ObjectReference{Resource: "widgets", Namespace: "default", Name: "a", APIGroup: "toys.example.com", APIVersion: "v1"}},
+			ObjectRef:   &auditv1.ObjectReference{Resource: "widgets", Namespace: "default", Name: "a", APIGroup: "toys.example.com", APIVersion: "v1"},
+			Annotations: allowed},
 		{Level: auditv1.LevelMetadata, AuditID: "get-1", Stage: auditv1.StageRequestReceived, RequestURI: observeWidgets + "/nope", Verb: "get", User: user, UserAgent: "e2e",
 			ObjectRef: &auditv1.ObjectReference{Resource: "widgets", Namespace: "default", Name: "nope", APIGroup: "toys.example.com", APIVersion: "v1"}},
 		{Level: auditv1.LevelMetadata, AuditID: "get-1", Stage: auditv1.StageResponseComplete, RequestURI: observeWidgets + "/nope", Verb: "get", User: user, UserAgent: "e2e",
-			ObjectRef: &auditv1.ObjectReference{Resource: "widgets", Namespace: "default", Name: "nope", APIGroup: "toys.example.com", APIVersion: "v1"}},
+			ObjectRef:   &auditv1.ObjectReference{Resource: "widgets", Namespace: "default", Name: "nope", APIGroup: "toys.example.com", APIVersion: "v1"},
+			Annotations: allowed},
 	} {
 		got := events[i]
 		if got.Kind != "Event" || got.APIVersion != "audit.k8s.io/v1" {

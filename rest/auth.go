@@ -145,13 +145,51 @@ type Authorizer interface {
 	Authorize(ctx context.Context, a Attributes) (allowed bool, reason string, err error)
 }
 
+// The audit annotations of the authorization decision, keys and values as
+// kube-apiserver's WithAuthorization filter records them.
+const (
+	auditDecisionKey    = "authorization.k8s.io/decision"
+	auditReasonKey      = "authorization.k8s.io/reason"
+	auditDecisionAllow  = "allow"
+	auditDecisionForbid = "forbid"
+	auditReasonError    = "internal error"
+)
+
+// authorize asks the Authorizer whether the request may proceed (nil when allowed, else
+// kube's 403 or 500) and records the decision in its audit event as kube-apiserver's
+// WithAuthorization filter does: authorization.k8s.io/decision "allow" or "forbid" with
+// authorization.k8s.io/reason, the Authorizer's reason (recorded even when empty, as
+// kube records it), or only the reason "internal error" when the Authorizer failed
+// without allowing. The events sent from then on carry them; RequestReceived, sent
+// before authorization, does not. Impersonation's checks go through
+// authorizeAttributes and are not recorded: kube's impersonation filter asks its
+// authorizer directly, so the decision annotated is the request's own, as the
+// impersonated user.
 func (h *Handler) authorize(ctx context.Context, info *RequestInfo, user *User) *scheme.Status {
-	return h.authorizeAttributes(ctx, attributesOf(info, user))
+	a := attributesOf(info, user)
+	allowed, reason, err := h.opts.Authorizer.Authorize(ctx, a)
+	if rec := h.auditRecordIn(ctx); rec != nil {
+		switch {
+		case allowed:
+			rec.annotate(auditDecisionKey, auditDecisionAllow, auditReasonKey, reason)
+		case err != nil:
+			rec.annotate(auditReasonKey, auditReasonError)
+		default:
+			rec.annotate(auditDecisionKey, auditDecisionForbid, auditReasonKey, reason)
+		}
+	}
+	return h.decisionStatus(a, allowed, reason, err)
 }
 
 // authorizeAttributes asks the Authorizer about a: nil when allowed, else kube's 403.
 func (h *Handler) authorizeAttributes(ctx context.Context, a Attributes) *scheme.Status {
 	allowed, reason, err := h.opts.Authorizer.Authorize(ctx, a)
+	return h.decisionStatus(a, allowed, reason, err)
+}
+
+// decisionStatus answers the Authorizer's decision about a: nil when allowed, a 500 when
+// it failed without allowing, else kube's 403 with the reason appended.
+func (h *Handler) decisionStatus(a Attributes, allowed bool, reason string, err error) *scheme.Status {
 	if allowed {
 		return nil
 	}

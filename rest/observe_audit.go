@@ -2,13 +2,16 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"sigs.k8s.io/yaml"
@@ -49,6 +52,10 @@ type auditRecord struct {
 	// failedAuth is a request that failed authentication: kube-apiserver records it
 	// with one ResponseStarted event.
 	failedAuth bool
+	// annotationsMu guards ev.Annotations, which AddAuditAnnotation may set from any
+	// goroutine of the host's; the map is replaced, never changed, once an event that
+	// a Sink may keep has shared it.
+	annotationsMu sync.Mutex
 }
 
 // begin evaluates the policy for the request and, unless its level is None, fills the
@@ -133,7 +140,9 @@ func (rec *auditRecord) emit(stage audit.Stage) {
 	if rec.cfg.Omits(stage) {
 		return
 	}
+	rec.annotationsMu.Lock()
 	ev := rec.ev
+	rec.annotationsMu.Unlock()
 	ev.Stage = stage
 	ev.StageTimestamp = ev.RequestReceivedTimestamp
 	if stage != audit.StageRequestReceived {
@@ -150,13 +159,55 @@ func (rec *auditRecord) emit(stage audit.Stage) {
 
 // auditRecordOf returns the audit record of a request, nil when it is not audited.
 func (h *Handler) auditRecordOf(r *http.Request) *auditRecord {
+	return h.auditRecordIn(r.Context())
+}
+
+// auditRecordIn returns the audit record of the request ctx belongs to, nil when it is
+// not audited; without an audit log it does not look into ctx.
+func (h *Handler) auditRecordIn(ctx context.Context) *auditRecord {
 	if h.obs == nil || h.obs.audit == nil {
 		return nil
 	}
-	if o := observationFrom(r.Context()); o != nil {
+	return auditRecordFrom(ctx)
+}
+
+// AddAuditAnnotation records key=value in the audit event of the request ctx belongs
+// to, as kube-apiserver's audit.AddAuditAnnotation does for its filters and admission
+// plugins: the events sent after the call carry it in their annotations. A key keeps the
+// first value it was given (kube logs the conflict and keeps it too). Outside a request
+// the policy audits it does nothing. It is safe to call from any goroutine.
+func AddAuditAnnotation(ctx context.Context, key, value string) {
+	if rec := auditRecordFrom(ctx); rec != nil {
+		rec.annotate(key, value)
+	}
+}
+
+// auditRecordFrom returns the audit record of the request ctx belongs to, nil when it
+// is not audited.
+func auditRecordFrom(ctx context.Context) *auditRecord {
+	if o := observationFrom(ctx); o != nil {
 		return o.audit
 	}
 	return nil
+}
+
+// annotate adds the annotations keysAndValues (key, value, key, value, ...) to the
+// event, each key keeping its first value, as kube's addAuditAnnotationLocked. The map
+// is copied rather than changed, so that an event already sent, which a Sink may keep,
+// does not change.
+func (rec *auditRecord) annotate(keysAndValues ...string) {
+	rec.annotationsMu.Lock()
+	defer rec.annotationsMu.Unlock()
+	next := maps.Clone(rec.ev.Annotations)
+	if next == nil {
+		next = make(map[string]string, len(keysAndValues)/2)
+	}
+	for i := 0; i+1 < len(keysAndValues); i += 2 {
+		if _, set := next[keysAndValues[i]]; !set {
+			next[keysAndValues[i]] = keysAndValues[i+1]
+		}
+	}
+	rec.ev.Annotations = next
 }
 
 // auditRequestBody records a request body as read (a patch, delete options) at the
@@ -255,10 +306,7 @@ func (h *Handler) auditJSON(obj scheme.Kinded) ([]byte, bool) {
 // when the policy omits them.
 func (rec *auditRecord) bounded(js []byte) json.RawMessage {
 	if len(js) > rec.a.maxBytes {
-		if rec.ev.Annotations == nil {
-			rec.ev.Annotations = map[string]string{}
-		}
-		rec.ev.Annotations[audit.AnnotationTruncated] = "true"
+		rec.annotate(audit.AnnotationTruncated, "true")
 		return nil
 	}
 	if rec.cfg.OmitManagedFields && bytes.Contains(js, []byte(`"managedFields"`)) {

@@ -314,6 +314,8 @@ func TestAudit_EventsPerLevel(t *testing.T) {
 				SourceIPs: []string{"10.0.0.1", "127.0.0.1"}, UserAgent: "test-agent",
 				ObjectRef:      &audit.ObjectReference{Resource: "widgets", Namespace: "default", Name: "a", APIGroup: "toys.example.com", APIVersion: "v1"},
 				ResponseStatus: &scheme.Status{Code: 201},
+				// AlwaysAllow's decision, its empty reason recorded as kube records it.
+				Annotations: map[string]string{"authorization.k8s.io/decision": "allow", "authorization.k8s.io/reason": ""},
 			}
 			got := complete
 			got.RequestObject, got.ResponseObject = nil, nil

@@ -17,6 +17,8 @@
 //	                   200 as kube-apiserver; negative: no limit); beyond them, 429
 //	-crds DIR          CustomResourceDefinition manifests to serve (a directory of .yaml,
 //	                   .yml and .json files, such as kubebuilder's config/crd/bases, or one file)
+//	-access-log        one line per request (verb, URI, latency, user, response code, ...)
+//	                   to the server's log
 //
 // and kube-apiserver's flags for serving as an aggregated API server (package serving):
 //
@@ -39,6 +41,15 @@
 //	-authorization-always-allow-paths PATHS
 //	                   paths allowed without authorization (default /healthz,/readyz,/livez)
 //	-anonymous-auth    let requests without credentials in as system:anonymous
+//	-audit-policy-file FILE
+//	                   audit.k8s.io/v1 Policy: what the audit log records of each request
+//	                   (without one, as in kube-apiserver, nothing is recorded)
+//	-audit-log-path FILE
+//	                   audit events as JSON lines, appended to FILE (created mode 0600) or,
+//	                   for "-", written to standard output
+//
+// /metrics is always served, in Prometheus text format with kube-apiserver's metric
+// names, to users authorized for it (the token's user in system:masters may read it).
 //
 // The server always serves the customresourcedefinitions resource of
 // apiextensions.k8s.io/v1, so `kubectl apply -f` of a CRD adds a resource while it runs;
@@ -105,6 +116,9 @@ func parseFlags(args []string, output io.Writer) (server.Config, error) {
 	fs.IntVar(&cfg.MaxRequestsInFlight, "max-requests-inflight", 0, "read-only requests served at once, beyond which kube's 429 (0: 400, negative: no limit)")
 	fs.IntVar(&cfg.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", 0, "writes served at once, beyond which kube's 429 (0: 200, negative: no limit)")
 	crdDir := fs.String("crds", "", "`directory` (or file) of CustomResourceDefinition manifests to serve; CRDs with CEL rules are refused")
+	fs.BoolVar(&cfg.AccessLog, "access-log", false, "log one line per request (verb, URI, latency, user, response code) to the server's log")
+	fs.StringVar(&cfg.AuditPolicyFile, "audit-policy-file", "", "`path` to the file that defines the audit policy configuration (audit.k8s.io/v1 Policy)")
+	fs.StringVar(&cfg.AuditLogPath, "audit-log-path", "", "if set, the audit events of the requests the policy selects are appended to this `file` as JSON lines; '-' means standard out")
 	cfg.Serving = serving.NewOptions()
 	cfg.Serving.AddFlags(fs)
 	if err := fs.Parse(args); err != nil {

@@ -42,6 +42,12 @@ func TestParseFlags(t *testing.T) {
 			want: server.Config{Addr: ":0", DataDir: "./widgets-data", Storage: "memory", KubeconfigPath: "./widgets.kubeconfig", Token: "abc"},
 		},
 		{
+			name: "kube-apiserver's audit flags and the access log",
+			args: []string{"-audit-policy-file=/etc/audit/policy.yaml", "-audit-log-path=-", "-access-log"},
+			want: server.Config{Addr: "127.0.0.1:8080", DataDir: "./widgets-data", Storage: "bolt", KubeconfigPath: "./widgets.kubeconfig",
+				AuditPolicyFile: "/etc/audit/policy.yaml", AuditLogPath: "-", AccessLog: true},
+		},
+		{
 			name:       "an unknown storage is refused",
 			args:       []string{"-storage", "etcd"},
 			wantErr:    errAny,

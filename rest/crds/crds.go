@@ -128,6 +128,8 @@ func New(opts Options) (*Handler, error) {
 	// Apply's own requests, which never leave the process, are trusted.
 	internal.Authenticator, internal.AllowAnonymous, internal.Authorizer = nil, true, rest.AlwaysAllow{}
 	internal.MutatingAdmission, internal.ValidatingAdmission, internal.Strategies = nil, nil, nil
+	// Nor are they a client's: the audit and access logs would name system:anonymous.
+	internal.Audit, internal.AccessLog = nil, nil
 	var err error
 	if h.internal, err = h.newREST(base, internal); err != nil {
 		return nil, err

@@ -20,9 +20,11 @@ import (
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/examples/widgets/api"
 	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/rest/audit"
 	"github.com/apikit-dev/apikit/rest/authz"
 	"github.com/apikit-dev/apikit/rest/crds"
 	"github.com/apikit-dev/apikit/rest/kubeconfig"
+	"github.com/apikit-dev/apikit/rest/metrics"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/serving"
 	"github.com/apikit-dev/apikit/storage"
@@ -92,6 +94,18 @@ type Config struct {
 	// kube's defaults, 400 and 200, a negative value no limit.
 	MaxRequestsInFlight         int
 	MaxMutatingRequestsInFlight int
+	// AuditPolicyFile is an audit.k8s.io/v1 Policy (kube-apiserver's
+	// --audit-policy-file) deciding what AuditLogPath receives of each request. As in
+	// kube-apiserver, nothing is recorded without one, and an invalid one fails New
+	// also when AuditLogPath is empty.
+	AuditPolicyFile string
+	// AuditLogPath is where audit events go as JSON lines (kube-apiserver's
+	// --audit-log-path): "-" is standard output, any other path a file (and its
+	// directory) created if missing, mode 0600, appended to and closed by Close.
+	AuditLogPath string
+	// AccessLog sends one line per request to Logger (rest.Options.AccessLog), with
+	// the fields of kube-apiserver's httplog.
+	AccessLog bool
 }
 
 // ErrCELNotEnabled is the error of New for a CRD with CEL validation rules when
@@ -111,7 +125,9 @@ type Server struct {
 	// rawListener is ln before TLS sniffing, closed by New when it fails.
 	rawListener net.Listener
 	// rbacDone is closed when the RBAC authorizer stops following storage.
-	rbacDone   chan struct{}
+	rbacDone chan struct{}
+	// auditLog is the file of Config.AuditLogPath, nil for none or standard output.
+	auditLog   *os.File
 	httpSrv    *http.Server
 	url        string
 	tlsURL     string
@@ -141,8 +157,9 @@ type Server struct {
 // authentication and authorization of cfg.Serving (the token's user, client
 // certificates, the front proxy, delegation; RBAC over the stored roles and bindings),
 // the handler of package rest/crds (the Go kinds, the customresourcedefinitions
-// resource and every stored CRD's resource, with discovery), and cfg.CRDs applied and
-// established; it writes the kubeconfig when cfg.KubeconfigPath is set. The server does
+// resource and every stored CRD's resource, with discovery, /metrics, and the audit and
+// access logs cfg asks for), and cfg.CRDs applied and established; it writes the
+// kubeconfig when cfg.KubeconfigPath is set. The server does
 // not answer requests before Start or Serve.
 func New(cfg Config) (_ *Server, err error) {
 	if cfg.Addr == "" {
@@ -166,7 +183,7 @@ func New(cfg Config) (_ *Server, err error) {
 	defer func() {
 		if err != nil {
 			cancel()
-			err = errors.Join(err, s.stopRBAC(), s.closeCRDs(), s.closeStorage(), s.closeListener())
+			err = errors.Join(err, s.stopRBAC(), s.closeCRDs(), s.closeStorage(), s.closeAuditLog(), s.closeListener())
 		}
 	}()
 
@@ -187,6 +204,10 @@ func New(cfg Config) (_ *Server, err error) {
 	}
 
 	servingOpts, err := s.servingOptions(hostPort)
+	if err != nil {
+		return nil, err
+	}
+	auditConfig, err := s.openAuditLog()
 	if err != nil {
 		return nil, err
 	}
@@ -215,6 +236,12 @@ func New(cfg Config) (_ *Server, err error) {
 
 			MaxRequestsInFlight:         cfg.MaxRequestsInFlight,
 			MaxMutatingRequestsInFlight: cfg.MaxMutatingRequestsInFlight,
+
+			// /metrics with kube-apiserver's metric names, authorized like any
+			// non-resource path: system:masters (the token's user) may read it.
+			Metrics:   metrics.NewRegistry(),
+			Audit:     auditConfig,
+			AccessLog: accessLogger(cfg),
 		}),
 	})
 	if err != nil {
@@ -283,6 +310,64 @@ func (s *Server) openStorage(sch *scheme.Scheme) error {
 		s.log.Info("storage opened", "backend", StorageMemory)
 	default:
 		return fmt.Errorf("widgets server: unknown storage %q (want %q or %q)", s.cfg.Storage, StorageBolt, StorageMemory)
+	}
+	return nil
+}
+
+// openAuditLog returns the audit configuration of Config.AuditPolicyFile and
+// Config.AuditLogPath, nil when nothing is to be recorded, opening the log file (kept
+// in s.auditLog for Close). It follows kube-apiserver's audit options: the policy is
+// loaded and validated whenever it is named; a log path without a policy records
+// nothing, which is logged, not refused; "-" is standard output; a file is created with
+// its directory (0700) as mode 0600 and appended to.
+func (s *Server) openAuditLog() (*audit.Config, error) {
+	var policy *audit.Policy
+	if s.cfg.AuditPolicyFile != "" {
+		p, err := audit.LoadPolicyFile(s.cfg.AuditPolicyFile)
+		if err != nil {
+			return nil, fmt.Errorf("widgets server: %w", err)
+		}
+		policy = p
+	}
+	switch {
+	case s.cfg.AuditLogPath == "":
+		return nil, nil
+	case policy == nil:
+		s.log.Info("no audit policy file provided, no events will be recorded for the log backend", "auditLogPath", s.cfg.AuditLogPath)
+		return nil, nil
+	case s.cfg.AuditLogPath == "-":
+		return &audit.Config{Policy: policy, Sink: audit.NewWriterSink(os.Stdout)}, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(s.cfg.AuditLogPath), 0o700); err != nil {
+		return nil, fmt.Errorf("widgets server: creating the audit log directory: %w", err)
+	}
+	f, err := os.OpenFile(s.cfg.AuditLogPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("widgets server: opening the audit log: %w", err)
+	}
+	s.auditLog = f
+	s.log.Info("audit log opened", "path", s.cfg.AuditLogPath, "policy", s.cfg.AuditPolicyFile)
+	return &audit.Config{Policy: policy, Sink: audit.NewWriterSink(f)}, nil
+}
+
+// closeAuditLog closes the audit log file, which must happen after the last request
+// has ended.
+func (s *Server) closeAuditLog() error {
+	if s.auditLog == nil {
+		return nil
+	}
+	err := s.auditLog.Close()
+	s.auditLog = nil
+	if err != nil {
+		return fmt.Errorf("widgets server: closing the audit log: %w", err)
+	}
+	return nil
+}
+
+// accessLogger is the access log of cfg: its Logger when AccessLog is set.
+func accessLogger(cfg Config) *slog.Logger {
+	if cfg.AccessLog {
+		return cfg.Logger
 	}
 	return nil
 }
@@ -403,8 +488,8 @@ func (s *Server) Start() {
 }
 
 // Close stops the server: it ends long requests such as watches, shuts HTTP down
-// (closing connections still busy after ShutdownTimeout) and closes the storage (for
-// bolt, committing what is queued). Later calls return the first call's result.
+// (closing connections still busy after ShutdownTimeout), closes the storage (for
+// bolt, committing what is queued) and the audit log file. Later calls return the first call's result.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
@@ -433,6 +518,9 @@ func (s *Server) Close() error {
 			errs = append(errs, err)
 		}
 		if err := s.closeStorage(); err != nil {
+			errs = append(errs, err)
+		}
+		if err := s.closeAuditLog(); err != nil {
 			errs = append(errs, err)
 		}
 		s.closeErr = errors.Join(errs...)

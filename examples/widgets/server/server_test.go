@@ -22,6 +22,7 @@ import (
 	"github.com/apikit-dev/apikit/examples/widgets/api/hub"
 	v1 "github.com/apikit-dev/apikit/examples/widgets/api/v1"
 	"github.com/apikit-dev/apikit/examples/widgets/server"
+	"github.com/apikit-dev/apikit/rest/audit"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
 )
@@ -264,6 +265,9 @@ func TestNew_RejectsUnusableConfig(t *testing.T) {
 		{name: "default storage is bolt and needs a data directory", cfg: server.Config{}, wantErr: "data directory"},
 		{name: "an address that cannot be listened on", cfg: server.Config{Storage: server.StorageMemory, Addr: "127.0.0.1:-1"}, wantErr: "listen"},
 		{name: "a data directory under a file", cfg: server.Config{DataDir: filepath.Join(writeFile(t), "sub")}, wantErr: "creating data directory"},
+		{name: "an audit policy that is no Policy, even without a log path", cfg: server.Config{Storage: server.StorageMemory, AuditPolicyFile: writeFile(t)}, wantErr: "audit"},
+		{name: "a missing audit policy file", cfg: server.Config{Storage: server.StorageMemory, AuditPolicyFile: filepath.Join(t.TempDir(), "none.yaml"), AuditLogPath: "-"}, wantErr: "reading policy"},
+		{name: "an audit log under a file", cfg: server.Config{Storage: server.StorageMemory, AuditPolicyFile: writePolicy(t, audit.LevelMetadata), AuditLogPath: filepath.Join(writeFile(t), "audit.log")}, wantErr: "audit log"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/apikit-dev/apikit v0.0.0
+	github.com/apikit-dev/apikit/examples/widgets v0.0.0
 	k8s.io/apimachinery v0.37.2
 	k8s.io/client-go v0.37.2
 )
@@ -61,3 +62,5 @@ require (
 )
 
 replace github.com/apikit-dev/apikit => ../..
+
+replace github.com/apikit-dev/apikit/examples/widgets => ../widgets

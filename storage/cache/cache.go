@@ -192,23 +192,49 @@ func (c *Cache) readyResource(ctx context.Context, key string) *resource {
 	return r
 }
 
-// Create passes the write to the backend. The resource's cache is started first, so that
-// its history holds the write.
+// Create passes the write to the backend and returns once the cache holds it (see
+// settle). The resource's cache is started first, so that its history holds the write.
 func (c *Cache) Create(ctx context.Context, key string, obj scheme.Object) (scheme.Object, error) {
-	c.readyResource(ctx, key)
-	return c.backend.Create(ctx, key, obj)
+	r := c.readyResource(ctx, key)
+	out, err := c.backend.Create(ctx, key, obj)
+	return c.settle(ctx, r, out, err)
 }
 
-// GuaranteedUpdate passes the read-modify-write loop to the backend.
+// GuaranteedUpdate passes the read-modify-write loop to the backend and returns once the
+// cache holds the result.
 func (c *Cache) GuaranteedUpdate(ctx context.Context, key string, opts storage.UpdateOptions, tryUpdate storage.UpdateFunc) (scheme.Object, error) {
-	c.readyResource(ctx, key)
-	return c.backend.GuaranteedUpdate(ctx, key, opts, tryUpdate)
+	r := c.readyResource(ctx, key)
+	out, err := c.backend.GuaranteedUpdate(ctx, key, opts, tryUpdate)
+	return c.settle(ctx, r, out, err)
 }
 
-// Delete passes the deletion to the backend.
+// Delete passes the deletion to the backend and returns once the cache holds it.
 func (c *Cache) Delete(ctx context.Context, key string, opts storage.DeleteOptions) (scheme.Object, error) {
-	c.readyResource(ctx, key)
-	return c.backend.Delete(ctx, key, opts)
+	r := c.readyResource(ctx, key)
+	out, err := c.backend.Delete(ctx, key, opts)
+	if err != nil || r == nil {
+		return out, err
+	}
+	// The returned object carries its last write's version, not the deletion's: wait for
+	// the backend's current version, which is not older.
+	if cur, ok := c.freshVersion(ctx); ok {
+		r.waitFresh(ctx, cur)
+	}
+	return out, nil
+}
+
+// settle waits (up to FutureWait) until r holds the write that returned out, so that a
+// client reading from this cache after its write sees it, whatever resourceVersion it
+// reads at (read-your-writes: an informer that lists at "0" right after a create finds
+// the object). The write's result is returned as it is.
+func (c *Cache) settle(ctx context.Context, r *resource, out scheme.Object, err error) (scheme.Object, error) {
+	if err != nil || r == nil {
+		return out, err
+	}
+	if rv, perr := storage.ParseResourceVersion(out.GetResourceVersion()); perr == nil && rv != 0 {
+		r.waitReached(ctx, rv)
+	}
+	return out, nil
 }
 
 // Count asks the backend, which counts without copying (kube-apiserver's object count

@@ -16,7 +16,8 @@
 // Exact reads and the pages of a paginated list are served from snapshots of the store
 // (copy-on-write B-tree clones kept for the versions that lists were read at). What the
 // cache cannot serve within its bounds goes to the backend. Writes and counts go to the
-// backend.
+// backend; a write returns once the cache holds it, so that a client reading from the
+// same cache after its write sees it at any resourceVersion, "0" included.
 //
 // When the backend watch ends (an ERROR such as 410 Expired, or the channel closes), the
 // cache ends its watches of the resource, so that their clients re-watch or relist, and

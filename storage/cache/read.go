@@ -117,9 +117,13 @@ func (v view) page(prefix, startAfter string, limit int64, pred storage.Predicat
 		from = startAfter + "\x00"
 	}
 	res := &storage.ListResult{ResourceVersion: storage.FormatResourceVersion(v.rv)}
-	capacity := v.tree.Len()
-	if limit > 0 && int64(capacity) > limit {
-		capacity = int(limit)
+	// Room for every item only when the list may take them all; a namespace's list grows.
+	capacity := 0
+	if whole := !strings.Contains(prefix[1+strings.IndexByte(prefix[1:], '/')+1:len(prefix)-1], "/"); whole || limit > 0 {
+		capacity = v.tree.Len()
+		if limit > 0 && int64(capacity) > limit {
+			capacity = int(limit)
+		}
 	}
 	res.Items = make([]scheme.Object, 0, capacity)
 	var (

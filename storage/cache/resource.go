@@ -51,6 +51,9 @@ type resource struct {
 
 	mu    sync.RWMutex
 	ready bool  // the store holds the backend's state at rv
+	// failing is set while the backend watch cannot be started: requests then go to the
+	// backend at once rather than wait for a store that is not coming.
+	failing bool
 	live  *tree // changed in place by the backend watch's events
 	// rv is the version the store has reached: the last event's, or a later one a
 	// bookmark of the backend watch announced.
@@ -91,6 +94,11 @@ func (r *resource) run(ctx context.Context) {
 		r.stop()
 		if synced {
 			delay = r.c.opts.RetryMin
+		} else {
+			r.mu.Lock()
+			r.failing = true
+			r.notifyLocked()
+			r.mu.Unlock()
 		}
 		r.c.opts.Logger.Warn("watch cache: backend watch ended, relisting", "prefix", r.prefix, "err", err, "retryIn", delay)
 		t := time.NewTimer(delay)
@@ -156,6 +164,8 @@ func (r *resource) sync(ctx context.Context) (synced bool, err error) {
 		case !synced && ev.Type == watch.Bookmark && obj.GetAnnotations()[watch.InitialEventsAnnotation] == "true":
 			r.start(fill, rv)
 			fill, synced = nil, true
+		case !synced && ev.Type == watch.Bookmark:
+			// A periodic bookmark among the initial events says nothing of the state.
 		case !synced:
 			return false, fmt.Errorf("backend watch: %s event before the end of the initial events", ev.Type)
 		case ev.Type == watch.Bookmark:
@@ -196,7 +206,7 @@ func (r *resource) start(filled *tree, rv uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.live, r.current, r.snaps = filled, nil, nil
-	r.rv, r.lastEvent, r.ready, r.bc = rv, rv, true, bc
+	r.rv, r.lastEvent, r.ready, r.failing, r.bc = rv, rv, true, false, bc
 	r.notifyLocked()
 }
 
@@ -252,9 +262,16 @@ func (r *resource) requestProgress() {
 	}
 }
 
-// waitReady waits up to d for the store to be filled.
+// waitReady waits up to d for the store to be filled, unless the backend watch is
+// failing to start.
 func (r *resource) waitReady(ctx context.Context, d time.Duration) bool {
-	return r.waitUntil(ctx, d, func() bool { return r.ready })
+	return r.waitUntil(ctx, d, func() bool { return r.ready || r.failing }) && r.isReady()
+}
+
+func (r *resource) isReady() bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.ready
 }
 
 // waitUntil waits up to d (or until ctx ends) for cond, which is called with r.mu held
@@ -286,15 +303,23 @@ func (r *resource) waitUntil(ctx context.Context, d time.Duration, cond func() b
 // watches for a bookmark if it has not: the writes since may all have been to other
 // resources. False means the request should not be served from the cache.
 func (r *resource) waitFresh(ctx context.Context, rv uint64) bool {
-	reached := func() bool { return r.ready && r.rv >= rv }
-	r.mu.RLock()
-	ok := reached()
-	r.mu.RUnlock()
-	if ok {
+	if r.reached(rv) {
 		return true
 	}
 	r.c.requestBackendProgress(ctx)
-	return r.waitUntil(ctx, r.c.opts.FutureWait, reached)
+	return r.waitReached(ctx, rv)
+}
+
+// waitReached waits up to FutureWait for the store to reach rv, without asking for a
+// bookmark: for a write to this resource, whose own event will come.
+func (r *resource) waitReached(ctx context.Context, rv uint64) bool {
+	return r.waitUntil(ctx, r.c.opts.FutureWait, func() bool { return r.ready && r.rv >= rv })
+}
+
+func (r *resource) reached(rv uint64) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.ready && r.rv >= rv
 }
 
 // view is a state of the store for one read.

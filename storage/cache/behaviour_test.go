@@ -2,6 +2,7 @@ package cache_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -415,5 +416,56 @@ func TestNew_RejectsAPrefixThatIsNotAResource(t *testing.T) {
 			c.Close()
 			t.Errorf("New accepted prefix %q", p)
 		}
+	}
+}
+
+// unwatchableBackend is a memory store whose watches cannot be started, as a backend
+// that is down for watches.
+type unwatchableBackend struct{ *countingBackend }
+
+func (b unwatchableBackend) Watch(context.Context, string, storage.WatchOptions) (watch.Interface, error) {
+	return nil, errors.New("watch refused")
+}
+
+func TestRead_GoesToTheBackendAtOnceWhileTheBackendWatchCannotStart(t *testing.T) {
+	b := unwatchableBackend{newCountingBackend(t)}
+	// Requests would wait an hour for a store that is not coming; they must not.
+	c := newCache(t, b, cache.Options{ReadyWait: time.Hour})
+	done := make(chan error, 1)
+	go func() {
+		if _, err := c.Create(context.Background(), widgetKey("ns1", "a"), storagetest.NewWidget("ns1", "a", nil, 1)); err != nil {
+			done <- err
+			return
+		}
+		_, err := c.Get(context.Background(), widgetKey("ns1", "a"), storage.GetOptions{ResourceVersion: "0"})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(safety):
+		t.Fatal("requests waited for a cache whose backend watch cannot start")
+	}
+	if g := b.gets.Load(); g != 1 {
+		t.Errorf("backend gets = %d, want the 1 the cache could not serve", g)
+	}
+}
+
+func TestList_ExactReadNoSnapshotHoldsGoesToTheBackend(t *testing.T) {
+	b := newCountingBackend(t)
+	c := newCache(t, b, cache.Options{})
+	old := createWidget(t, c, "ns1", "a", 1)
+	createWidget(t, c, "ns1", "b", 1)
+	res, err := c.List(context.Background(), storage.Prefix(widgets, ""), storage.ListOptions{ResourceVersion: old.GetResourceVersion(), ResourceVersionMatch: storage.ResourceVersionMatchExact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) != 1 || res.Items[0].GetName() != "a" || res.ResourceVersion != old.GetResourceVersion() {
+		t.Errorf("exact list at %s = %d items at %s, want [a] at %s", old.GetResourceVersion(), len(res.Items), res.ResourceVersion, old.GetResourceVersion())
+	}
+	if l := b.lists.Load(); l != 1 {
+		t.Errorf("backend lists = %d, want 1: no snapshot of the cache holds the state before b", l)
 	}
 }

@@ -50,11 +50,11 @@ type resource struct {
 	prefix string
 
 	mu    sync.RWMutex
-	ready bool  // the store holds the backend's state at rv
+	ready bool // the store holds the backend's state at rv
 	// failing is set while the backend watch cannot be started: requests then go to the
 	// backend at once rather than wait for a store that is not coming.
 	failing bool
-	live  *tree // changed in place by the backend watch's events
+	live    *tree // changed in place by the backend watch's events
 	// rv is the version the store has reached: the last event's, or a later one a
 	// bookmark of the backend watch announced.
 	rv uint64

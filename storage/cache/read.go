@@ -19,11 +19,8 @@ func (c *Cache) Get(ctx context.Context, key string, opts storage.GetOptions) (s
 	if err != nil {
 		return nil, storage.WithKey(err, key)
 	}
-	r := c.readyResource(ctx, key)
+	r, err := c.serving(ctx, key, spec)
 	if r == nil {
-		return c.backend.Get(ctx, key, opts)
-	}
-	if served, err := c.reached(ctx, r, key, spec); !served {
 		if err != nil {
 			return nil, err
 		}
@@ -37,6 +34,20 @@ func (c *Cache) Get(ctx context.Context, key string, opts storage.GetOptions) (s
 		return nil, storage.NewError(storage.ErrNotFound, key)
 	}
 	return scheme.DeepCopy(obj), nil
+}
+
+// serving returns the resource cache that serves a read of key at spec, after the waits
+// spec asks for; nil with a nil error when the backend should serve it, nil with the
+// read's error (ErrTooLargeResourceVersion) when nobody should.
+func (c *Cache) serving(ctx context.Context, key string, spec storage.ReadSpec) (*resource, error) {
+	r := c.readyResource(ctx, key)
+	if r == nil {
+		return nil, nil
+	}
+	if served, err := c.reached(ctx, r, key, spec); !served {
+		return nil, err
+	}
+	return r, nil
 }
 
 // reached waits until r may serve a read of spec's mode from its current state: true
@@ -85,11 +96,8 @@ func (c *Cache) List(ctx context.Context, prefix string, opts storage.ListOption
 			return nil, err
 		}
 	}
-	r := c.readyResource(ctx, prefix)
+	r, err := c.serving(ctx, prefix, spec)
 	if r == nil {
-		return c.backend.List(ctx, prefix, opts)
-	}
-	if served, err := c.reached(ctx, r, prefix, spec); !served {
 		if err != nil {
 			return nil, err
 		}
@@ -173,8 +181,8 @@ func (v view) page(prefix, startAfter string, limit int64, pred storage.Predicat
 
 // Watch serves the watch from the resource's broadcaster, which every watch of the
 // resource shares: one backend watch however many clients watch. resourceVersion ""
-// (Most Recent, with or without initial events) waits for the cache to reach the backend's current
-// version, as a consistent list does; a version older than the cache's history fails
+// (Most Recent, with or without initial events) waits for the cache to reach the
+// backend's current version, as a consistent list does; a version older than the cache's history fails
 // with ErrGone, and the client relists.
 func (c *Cache) Watch(ctx context.Context, key string, opts storage.WatchOptions) (watch.Interface, error) {
 	if opts.Recursive {
@@ -191,10 +199,6 @@ func (c *Cache) Watch(ctx context.Context, key string, opts storage.WatchOptions
 	if err := c.tooOld(key, rv); err != nil {
 		return nil, err
 	}
-	r := c.readyResource(ctx, key)
-	if r == nil {
-		return c.backend.Watch(ctx, key, opts)
-	}
 	spec := storage.ReadSpec{Mode: storage.ReadNotOlderThan, ResourceVersion: rv}
 	switch {
 	case opts.ResourceVersion == "":
@@ -202,25 +206,14 @@ func (c *Cache) Watch(ctx context.Context, key string, opts storage.WatchOptions
 	case rv == 0:
 		spec.Mode = storage.ReadAny
 	}
-	if served, err := c.reached(ctx, r, key, spec); !served {
+	r, err := c.serving(ctx, key, spec)
+	if r == nil {
 		if err != nil {
 			return nil, err
 		}
 		return c.backend.Watch(ctx, key, opts)
 	}
-	wo := watch.WatchOptions{
-		Key:               key,
-		Recursive:         opts.Recursive,
-		Bookmarks:         opts.Bookmarks,
-		NewBookmarkObject: bookmarkFactory(opts.NewBookmarkObject),
-	}
-	if !opts.Predicate.Empty() {
-		pred := opts.Predicate
-		wo.Predicate = func(obj scheme.Object) bool {
-			ok, err := pred.Matches(obj)
-			return err == nil && ok
-		}
-	}
+	wo := storage.BroadcastOptions(key, opts)
 	if initial {
 		wo.SendInitialEvents = true
 		// The legacy "state first" watch has no initial-events-end bookmark.
@@ -268,12 +261,4 @@ func (r *resource) watch(ctx context.Context, rv uint64, wo watch.WatchOptions) 
 	}
 	w, err := r.bc.Watch(ctx, rv, wo)
 	return w, rv, err
-}
-
-// bookmarkFactory adapts storage's bookmark constructor to the broadcaster's.
-func bookmarkFactory(newObj func() scheme.Object) func(uint64) scheme.Object {
-	if newObj == nil {
-		return func(uint64) scheme.Object { return &scheme.Unstructured{Object: map[string]any{}} }
-	}
-	return func(uint64) scheme.Object { return newObj() }
 }

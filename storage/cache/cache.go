@@ -89,6 +89,8 @@ type Cache struct {
 	resources map[string]*resource
 	closed    bool
 
+	progress progressRequests
+
 	// compacted is the version Compact was last called with: reads and watches below it
 	// fail with ErrGone even where the cache or the backend could still serve them.
 	compacted atomic.Uint64
@@ -325,8 +327,9 @@ func (c *Cache) tooLarge(ctx context.Context, key string, rv uint64) error {
 }
 
 // requestBackendProgress asks the backend's watches for a bookmark, when it can.
-func (c *Cache) requestBackendProgress(ctx context.Context) {
+func (c *Cache) requestBackendProgress() {
 	if p, ok := c.backend.(storage.ProgressRequester); ok {
-		_ = p.RequestWatchProgress(ctx)
+		// The cache's context: a pending request may be made on behalf of other reads.
+		c.progress.request(c.ctx, p)
 	}
 }

@@ -300,14 +300,27 @@ func (r *resource) waitUntil(ctx context.Context, d time.Duration, cond func() b
 }
 
 // waitFresh waits up to FutureWait for the store to reach rv, asking the backend's
-// watches for a bookmark if it has not: the writes since may all have been to other
-// resources. False means the request should not be served from the cache.
+// watches for a bookmark (again every progressRetry) if it has not: the writes since may
+// all have been to other resources. False means the request should not be served from
+// the cache.
 func (r *resource) waitFresh(ctx context.Context, rv uint64) bool {
 	if r.reached(rv) {
 		return true
 	}
-	r.c.requestBackendProgress(ctx)
-	return r.waitReached(ctx, rv)
+	deadline := time.Now().Add(r.c.opts.FutureWait)
+	for {
+		r.c.requestBackendProgress()
+		wait := min(progressRetry, time.Until(deadline))
+		if wait <= 0 {
+			return false
+		}
+		if r.waitUntil(ctx, wait, func() bool { return r.ready && r.rv >= rv }) {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+	}
 }
 
 // waitReached waits up to FutureWait for the store to reach rv, without asking for a

@@ -469,3 +469,42 @@ func TestList_ExactReadNoSnapshotHoldsGoesToTheBackend(t *testing.T) {
 		t.Errorf("backend lists = %d, want 1: no snapshot of the cache holds the state before b", l)
 	}
 }
+
+func TestWatch_BookmarksCarryProgressMadeByWritesToOtherResources(t *testing.T) {
+	b := newCountingBackend(t)
+	c := newCache(t, b, cache.Options{BookmarkInterval: -1})
+	start := createWidget(t, c, "ns1", "a", 1)
+	w, err := c.Watch(context.Background(), storage.Prefix(widgets, ""), storage.WatchOptions{
+		ResourceVersion: start.GetResourceVersion(), Recursive: true, Bookmarks: true,
+		NewBookmarkObject: func() scheme.Object { return storagetest.NewWidget("", "", nil, 0) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	gadget, err := c.Create(context.Background(), storage.Key(storagetest.Gadgets, "ns1", "g"), storagetest.NewGadget("ns1", "g", nil, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A consistent read of widgets brings their cache to the gadget's version.
+	if _, err := c.List(context.Background(), storage.Prefix(widgets, ""), storage.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RequestWatchProgress(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.NewTimer(safety)
+	defer timer.Stop()
+	select {
+	case ev := <-w.ResultChan():
+		obj := ev.Object.(scheme.Object)
+		if ev.Type != watch.Bookmark || obj.GetResourceVersion() != gadget.GetResourceVersion() {
+			t.Errorf("got %s at %s, want BOOKMARK at the gadget's version %s", ev.Type, obj.GetResourceVersion(), gadget.GetResourceVersion())
+		}
+		if _, ok := obj.(*storagetest.Widget); !ok {
+			t.Errorf("bookmark carries %T, want the watch's own kind", obj)
+		}
+	case <-timer.C:
+		t.Fatal("no bookmark before the safety deadline")
+	}
+}

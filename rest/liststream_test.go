@@ -64,7 +64,7 @@ func (s *testServer) createWidgets(n, size int) {
 
 func TestList_StreamedResponseIsByteForByteTheWholeListsResponse(t *testing.T) {
 	streamed, whole := listServers(t, nil)
-	streamed.createWidgets(300, 1000) // ~400 KB of JSON: past the 128 KiB gzip threshold
+	streamed.createWidgets(150, 1000) // ~200 KB of JSON: past the 128 KiB gzip threshold
 	accepts := []struct{ name, accept string }{
 		{"JSON", "application/json"},
 		{"CBOR", "application/cbor"},
@@ -146,7 +146,7 @@ type unregisteredWidget struct{ toys.WidgetV1 }
 
 func TestList_ItemFailingBeforeTheResponseStartsIsAStatus(t *testing.T) {
 	streamed, whole := listServers(t, func(s storage.Interface) storage.Interface { return failingItemStore{Interface: s} })
-	streamed.createWidgets(300, 1000)
+	streamed.createWidgets(150, 1000)
 	want := whole.do(http.MethodGet, widgetsPath, "", "")
 	got := streamed.do(http.MethodGet, widgetsPath, "", "")
 	if want.code < 500 {

@@ -25,6 +25,25 @@ type ListSource struct {
 	Hold func(i int) error
 }
 
+// EncodeEmpty returns ser's encoding of the list holding no element.
+func (src ListSource) EncodeEmpty(ser Serializer) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := src.EncodeHolding(ser, -1, &buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// EncodeHolding puts into buf (emptied first) ser's encoding of the list holding only
+// element i, or no element when i is negative.
+func (src ListSource) EncodeHolding(ser Serializer, i int, buf *bytes.Buffer) error {
+	if err := src.Hold(i); err != nil {
+		return err
+	}
+	buf.Reset()
+	return ser.Encode(buf, src.List)
+}
+
 // ListStreamer is a Serializer that can write a list element by element, holding the
 // encoding of one element at a time. What it writes is byte for byte what its Encode
 // writes for the whole list. It fails with [ErrListNotStreamable] before writing
@@ -59,36 +78,27 @@ type ArrayFraming struct {
 // exactly ser.Encode's of the whole list while only one element's encoding is held.
 // Each element is written with its own Write: w should buffer.
 func EncodeArrayList(ser Serializer, w io.Writer, src ListSource, f ArrayFraming) error {
-	if src.Len == 0 {
-		if err := src.Hold(-1); err != nil {
-			return err
+	whole, err := src.EncodeEmpty(ser)
+	if err != nil || src.Len == 0 {
+		if err == nil {
+			_, err = w.Write(whole)
 		}
-		return ser.Encode(w, src.List)
+		return err
 	}
 	defer func() { _ = src.Hold(-1) }()
-	var buf bytes.Buffer
-	if err := src.Hold(-1); err != nil {
-		return err
-	}
-	if err := ser.Encode(&buf, src.List); err != nil {
-		return err
-	}
 	empty := f.Head(append([]byte(nil), f.Key...), 0)
 	empty = append(empty, f.Close...)
-	at := bytes.Index(buf.Bytes(), empty)
-	if at < 0 || bytes.Index(buf.Bytes()[at+1:], empty) >= 0 {
+	at := bytes.Index(whole, empty)
+	if at < 0 || bytes.Index(whole[at+1:], empty) >= 0 {
 		return ErrListNotStreamable
 	}
 	// prefix ends with Key; suffix starts with Close.
-	prefix := append([]byte(nil), buf.Bytes()[:at+len(f.Key)]...)
-	suffix := append([]byte(nil), buf.Bytes()[at+len(empty)-len(f.Close):]...)
+	prefix := whole[:at+len(f.Key)]
+	suffix := whole[at+len(empty)-len(f.Close):]
 	head1 := f.Head(nil, 1)
+	var buf bytes.Buffer
 	element := func(i int) ([]byte, error) {
-		if err := src.Hold(i); err != nil {
-			return nil, err
-		}
-		buf.Reset()
-		if err := ser.Encode(&buf, src.List); err != nil {
+		if err := src.EncodeHolding(ser, i, &buf); err != nil {
 			return nil, err
 		}
 		b := buf.Bytes()
@@ -102,7 +112,7 @@ func EncodeArrayList(ser Serializer, w io.Writer, src ListSource, f ArrayFraming
 	if err != nil {
 		return err
 	}
-	if _, err := w.Write(f.Head(prefix, src.Len)); err != nil {
+	if _, err := w.Write(f.Head(bytes.Clone(prefix), src.Len)); err != nil {
 		return err
 	}
 	if _, err := w.Write(first); err != nil {

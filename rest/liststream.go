@@ -25,28 +25,22 @@ import (
 // a streaming encoder (YAML).
 func (rq *request) respondList(lr *storage.ListResult) {
 	whole := func() {
-		list, err := rq.newList(lr.Items)
+		list, err := rq.newListOf(lr, lr.Items)
 		if err != nil {
 			rq.fail(err)
 			return
 		}
-		list.SetResourceVersion(lr.ResourceVersion)
-		list.SetContinue(lr.Continue)
-		list.SetRemainingItemCount(lr.RemainingItemCount)
 		rq.respond(http.StatusOK, list)
 	}
 	if len(lr.Items) == 0 || rq.r.Method == http.MethodHead || rq.auditsResponseBody() {
 		whole()
 		return
 	}
-	list, err := rq.newList(nil)
+	list, err := rq.newListOf(lr, nil)
 	if err != nil {
 		rq.fail(err)
 		return
 	}
-	list.SetResourceVersion(lr.ResourceVersion)
-	list.SetContinue(lr.Continue)
-	list.SetRemainingItemCount(lr.RemainingItemCount)
 	out, st := rq.h.negotiate(rq.r, rq.responseOptions(list))
 	if st != nil {
 		rq.fail(st)
@@ -58,12 +52,8 @@ func (rq *request) respondList(lr *storage.ListResult) {
 		return
 	}
 	src, err := rq.listSource(list, lr.Items, out.As)
-	switch {
-	case errors.Is(err, errNotStreamed):
+	if err != nil {
 		whole()
-		return
-	case err != nil:
-		rq.fail(err)
 		return
 	}
 	lw := newListWriter(rq.w, rq.r, func(hdr http.Header) {
@@ -90,6 +80,18 @@ func (rq *request) respondList(lr *storage.ListResult) {
 		rq.h.log.Error("rest: list response failed after it started", "method", rq.r.Method, "path", rq.r.URL.Path, "error", err)
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// newListOf is newList holding objs with the list metadata of lr.
+func (rq *request) newListOf(lr *storage.ListResult, objs []scheme.Object) (scheme.ListObject, error) {
+	list, err := rq.newList(objs)
+	if err != nil {
+		return nil, err
+	}
+	list.SetResourceVersion(lr.ResourceVersion)
+	list.SetContinue(lr.Continue)
+	list.SetRemainingItemCount(lr.RemainingItemCount)
+	return list, nil
 }
 
 // errNotStreamed says a response is sent whole: an "as" target of a list that is not

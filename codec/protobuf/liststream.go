@@ -23,21 +23,14 @@ const keptRecords = 256 << 10
 // list message is its metadata followed by one items field per item, so the list
 // holding one item is the empty list's message followed by that item's field.
 func (s *Serializer) EncodeList(w io.Writer, src codec.ListSource) error {
-	if src.Len == 0 {
-		if err := src.Hold(-1); err != nil {
-			return err
+	empty, err := src.EncodeEmpty(s)
+	if err != nil || src.Len == 0 {
+		if err == nil {
+			_, err = w.Write(empty)
 		}
-		return s.Encode(w, src.List)
+		return err
 	}
 	defer func() { _ = src.Hold(-1) }()
-	var buf bytes.Buffer
-	if err := src.Hold(-1); err != nil {
-		return err
-	}
-	if err := s.Encode(&buf, src.List); err != nil {
-		return err
-	}
-	empty := bytes.Clone(buf.Bytes())
 	u, err := DecodeEnvelope(empty)
 	if err != nil || u.Raw == nil {
 		return codec.ErrListNotStreamable
@@ -49,12 +42,9 @@ func (s *Serializer) EncodeList(w io.Writer, src codec.ListSource) error {
 		return codec.ErrListNotStreamable
 	}
 	head, rawEmpty, tail := empty[:rawHeadAt], u.Raw, empty[rawAt+len(u.Raw):]
+	var buf bytes.Buffer
 	record := func(i int) ([]byte, error) {
-		if err := src.Hold(i); err != nil {
-			return nil, err
-		}
-		buf.Reset()
-		if err := s.Encode(&buf, src.List); err != nil {
+		if err := src.EncodeHolding(s, i, &buf); err != nil {
 			return nil, err
 		}
 		b := buf.Bytes()

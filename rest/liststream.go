@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"sync"
 
 	"github.com/apikit-dev/apikit/codec"
@@ -105,16 +106,33 @@ func (rq *request) listSource(list scheme.ListObject, objs []scheme.Object, as s
 	switch as {
 	case "":
 		one := make([]scheme.Object, 1)
+		// slot is the list's one item when the list holds copies (not pointers): the
+		// next item is copied over it instead of a new one-item slice being made.
+		var slot reflect.Value
 		return codec.ListSource{List: list, Len: len(objs), Hold: func(i int) error {
 			if i < 0 {
+				slot = reflect.Value{}
 				return scheme.SetList(list, one[:0])
 			}
 			o, err := item(i)
 			if err != nil {
 				return err
 			}
+			ov := reflect.ValueOf(o)
+			if slot.IsValid() && ov.Kind() == reflect.Pointer && ov.Type().Elem() == slot.Type() {
+				slot.Set(ov.Elem())
+				return nil
+			}
 			one[0] = o
-			return scheme.SetList(list, one)
+			if err := scheme.SetList(list, one); err != nil {
+				return err
+			}
+			if held, err := scheme.ExtractList(list); err == nil && len(held) == 1 {
+				if hv := reflect.ValueOf(held[0]); hv.Kind() == reflect.Pointer && ov.Kind() == reflect.Pointer && hv.Pointer() != ov.Pointer() {
+					slot = hv.Elem()
+				}
+			}
+			return nil
 		}}, nil
 	case asPartialObjectMetadataList:
 		tm := scheme.TypeMeta{APIVersion: scheme.MetaGroupVersion.String(), Kind: asPartialObjectMetadata}

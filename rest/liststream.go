@@ -78,7 +78,9 @@ func (rq *request) respondList(lr *storage.ListResult) {
 		// chunk in HTTP/1.1, a reset stream in HTTP/2) is what tells the client the
 		// list is incomplete.
 		lw.release()
-		rq.h.log.Error("rest: list response failed after it started", "method", rq.r.Method, "path", rq.r.URL.Path, "error", err)
+		if lw.wireErr == nil { // a failed write is a client gone, not a server fault
+			rq.h.log.Error("rest: list response failed after it started", "method", rq.r.Method, "path", rq.r.URL.Path, "error", err)
+		}
 		panic(http.ErrAbortHandler)
 	}
 }
@@ -209,6 +211,8 @@ type listWriter struct {
 	started bool
 	body    *bufio.Writer
 	zw      *gzip.Writer
+	// wireErr is the first error writing to w.
+	wireErr error
 }
 
 func newListWriter(w http.ResponseWriter, r *http.Request, header func(http.Header)) *listWriter {
@@ -250,12 +254,12 @@ func (lw *listWriter) start(long bool) error {
 	lw.header(hdr)
 	if !long {
 		lw.w.WriteHeader(http.StatusOK)
-		_, err := lw.w.Write(lw.held)
+		_, err := wireWriter{lw}.Write(lw.held)
 		lw.held = nil
 		return err
 	}
 	lw.body = listBodyBuffers.Get().(*bufio.Writer)
-	lw.body.Reset(lw.w)
+	lw.body.Reset(wireWriter{lw})
 	if acceptsGzip(lw.r) {
 		hdr.Set("Content-Encoding", "gzip")
 		hdr.Add("Vary", "Accept-Encoding")
@@ -291,6 +295,17 @@ func (lw *listWriter) Close() error {
 		return fmt.Errorf("writing the list response: %w", err)
 	}
 	return nil
+}
+
+// wireWriter writes to the connection, noting the first failure.
+type wireWriter struct{ lw *listWriter }
+
+func (ww wireWriter) Write(p []byte) (int, error) {
+	n, err := ww.lw.w.Write(p)
+	if err != nil && ww.lw.wireErr == nil {
+		ww.lw.wireErr = err
+	}
+	return n, err
 }
 
 // release returns the buffers to their pools.

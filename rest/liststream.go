@@ -68,10 +68,10 @@ func (rq *request) respondList(lr *storage.ListResult) {
 	}
 	switch {
 	case err == nil:
-	case !lw.started && errors.Is(err, codec.ErrListNotStreamable):
-		whole()
 	case !lw.started:
-		rq.fail(err)
+		// Nothing is sent yet: the whole-list path answers, with the Status it gives
+		// for this failure (a list that cannot be split is sent whole).
+		whole()
 	default:
 		// The status line and part of the body are on the wire: a Status now would
 		// read as the tail of a 200 list. Breaking the connection (a missing final

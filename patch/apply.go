@@ -445,11 +445,13 @@ func (fm *FieldManager) Update(live, obj map[string]any, manager string) ([]sche
 	if live != nil {
 		liveObj = withoutManagedFields(live)
 	}
-	liveTV, err := fm.pt.FromUnstructured(liveObj, typed.AllowDuplicates)
+	// Update returns only managed fields, which do not depend on the order of
+	// associative lists: compare both objects with those lists in key order.
+	liveTV, err := fm.pt.FromUnstructured(sortedForComparison(fm.pt.Schema, fm.pt.TypeRef, liveObj), typed.AllowDuplicates)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create typed live object (%s; %s): %w", nameOf(liveObj), gvkString(fm.gvk), err)
 	}
-	newTV, err := fm.pt.FromUnstructured(withoutManagedFields(obj), typed.AllowDuplicates)
+	newTV, err := fm.pt.FromUnstructured(sortedForComparison(fm.pt.Schema, fm.pt.TypeRef, withoutManagedFields(obj)), typed.AllowDuplicates)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create typed new object (%s; %s): %w", nameOf(obj), gvkString(fm.gvk), err)
 	}

@@ -71,6 +71,8 @@ type FieldManager struct {
 	updater *merge.Updater
 	version fieldpath.APIVersion
 	opts    Options
+	// ids is shared by the copies WithNow makes.
+	ids *managerIDs
 }
 
 // NewFieldManager returns the field manager of kind gvk (an external version) in s.
@@ -79,7 +81,7 @@ func NewFieldManager(s *scheme.Scheme, gvk scheme.GroupVersionKind, opts Options
 	if err != nil {
 		return nil, fmt.Errorf("patch: field manager for %v: %w", gvk, err)
 	}
-	fm := &FieldManager{gvk: gvk, s: s, pt: pt, version: fieldpath.APIVersion(gvk.GroupVersion().String()), opts: opts}
+	fm := &FieldManager{gvk: gvk, s: s, pt: pt, version: fieldpath.APIVersion(gvk.GroupVersion().String()), opts: opts, ids: &managerIDs{}}
 	b := &merge.UpdaterBuilder{Converter: &converter{fm: fm}}
 	if len(opts.ResetFields) > 0 {
 		set := fieldpath.NewSet()
@@ -165,7 +167,7 @@ func withoutManagedFields(obj map[string]any) map[string]any {
 }
 
 func (fm *FieldManager) id(manager string, op scheme.ManagedFieldsOperationType) (string, error) {
-	return managerID(scheme.ManagedFieldsEntry{Manager: manager, Operation: op, APIVersion: string(fm.version), Subresource: fm.opts.Subresource})
+	return fm.ids.id(scheme.ManagedFieldsEntry{Manager: manager, Operation: op, APIVersion: string(fm.version), Subresource: fm.opts.Subresource})
 }
 
 // gvkString formats a kind as apimachinery's GroupVersionKind.String does.
@@ -210,7 +212,7 @@ func (fm *FieldManager) Apply(live, config map[string]any, manager string, force
 			return nil, nil, fmt.Errorf("failed to decode managed fields: %w", err)
 		}
 	}
-	m, err := decodeManaged(entries)
+	m, err := decodeManaged(entries, fm.ids)
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to decode managed fields: %w", err)
 	}
@@ -422,20 +424,20 @@ func (fm *FieldManager) Update(live, obj map[string]any, manager string) ([]sche
 	newEntries, err := ManagedFieldsFromMap(obj)
 	reset := err == nil && fm.opts.Subresource == "" && isReset(newEntries)
 	if err == nil && len(newEntries) > 0 && fm.opts.Subresource == "" && !reset {
-		m, err = decodeManaged(newEntries)
+		m, err = decodeManaged(newEntries, fm.ids)
 	}
 	if reset {
-		m = managed{fields: fieldpath.ManagedFields{}, times: map[string]*scheme.Time{}}
+		m = newManaged(fm.ids)
 	} else if err != nil || len(m.fields) == 0 {
 		var liveEntries []scheme.ManagedFieldsEntry
 		if live != nil {
 			liveEntries, err = ManagedFieldsFromMap(live)
 		}
 		if err == nil {
-			m, err = decodeManaged(liveEntries)
+			m, err = decodeManaged(liveEntries, fm.ids)
 		}
 		if err != nil {
-			m = managed{fields: fieldpath.ManagedFields{}, times: map[string]*scheme.Time{}}
+			m = newManaged(fm.ids)
 		}
 	}
 	if len(m.fields) == 0 && uidOf(live) != "" {

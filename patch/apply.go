@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -58,7 +59,7 @@ type Options struct {
 	// Empty returns the unstructured form of a new, empty object of the kind: for a Go
 	// type, its zero value as it encodes ("spec": {"color": ""}), which kube compares
 	// against as kube-apiserver compares against a new typed object. Nil means {}, as
-	// for custom resources.
+	// for custom resources. It is called once, when first needed.
 	Empty func() map[string]any
 }
 
@@ -71,8 +72,9 @@ type FieldManager struct {
 	updater *merge.Updater
 	version fieldpath.APIVersion
 	opts    Options
-	// ids is shared by the copies WithNow makes.
-	ids *managerIDs
+	// ids and empty are shared by the copies WithNow makes.
+	ids   *managerIDs
+	empty func() *typed.TypedValue
 }
 
 // NewFieldManager returns the field manager of kind gvk (an external version) in s.
@@ -82,6 +84,7 @@ func NewFieldManager(s *scheme.Scheme, gvk scheme.GroupVersionKind, opts Options
 		return nil, fmt.Errorf("patch: field manager for %v: %w", gvk, err)
 	}
 	fm := &FieldManager{gvk: gvk, s: s, pt: pt, version: fieldpath.APIVersion(gvk.GroupVersion().String()), opts: opts, ids: &managerIDs{}}
+	fm.empty = sync.OnceValue(fm.buildEmptyTV)
 	b := &merge.UpdaterBuilder{Converter: &converter{fm: fm}}
 	if len(opts.ResetFields) > 0 {
 		set := fieldpath.NewSet()
@@ -466,8 +469,14 @@ func (fm *FieldManager) Update(live, obj map[string]any, manager string) ([]sche
 // beforeFirstApply owns the fields an object had before its first apply.
 const beforeFirstApply = "before-first-apply"
 
-// emptyTV is the typed empty object of the kind.
+// emptyTV is the typed empty object of the kind, built once per field manager (and the
+// copies WithNow makes): every first apply compares against it.
 func (fm *FieldManager) emptyTV() *typed.TypedValue {
+	return fm.empty()
+}
+
+// buildEmptyTV builds emptyTV from Options.Empty.
+func (fm *FieldManager) buildEmptyTV() *typed.TypedValue {
 	empty := map[string]any{}
 	if fm.opts.Empty != nil {
 		if e := fm.opts.Empty(); e != nil {

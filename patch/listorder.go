@@ -2,6 +2,7 @@ package patch
 
 import (
 	"slices"
+	"strings"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
@@ -22,9 +23,41 @@ import (
 // managed fields come out the same. What Compare compares as whole values, in order, is
 // left alone: atomic lists and maps, and elements whose key repeats; so is a list with
 // an element that has no path element (Compare reports it by index).
+//
+// Objects without a list longer than sortListsLongerThan are returned as they are, after
+// a walk that resolves no types: on short lists the inserts cost less than the sort.
 func sortedForComparison(s *smdschema.Schema, tr smdschema.TypeRef, v any) any {
+	if !hasListLongerThan(v, sortListsLongerThan) {
+		return v
+	}
 	out, _ := sortAssociative(s, tr, v)
 	return out
+}
+
+// sortListsLongerThan is the length from which out-of-order inserts cost more than
+// sortedForComparison: at 256 elements an insert shifts a few kilobytes at most.
+const sortListsLongerThan = 256
+
+// hasListLongerThan reports whether v holds a list of more than n elements.
+func hasListLongerThan(v any, n int) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for _, c := range v {
+			if hasListLongerThan(c, n) {
+				return true
+			}
+		}
+	case []any:
+		if len(v) > n {
+			return true
+		}
+		for _, c := range v {
+			if hasListLongerThan(c, n) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sortAssociative is sortedForComparison that also reports whether it changed anything.
@@ -71,11 +104,10 @@ func sortAssociative(s *smdschema.Schema, tr smdschema.TypeRef, v any) (any, boo
 // lists inside them, except inside elements whose key repeats: Compare compares those
 // duplicates as whole values, in order.
 func sortList(s *smdschema.Schema, l *smdschema.List, items []any) ([]any, bool) {
-	pes, ok := pathElements(l, items)
+	byElement, ok := elementOrder(l, items)
 	if !ok {
 		return items, false
 	}
-	byElement := func(a, b int) int { return pes[a].Compare(pes[b]) }
 	order := make([]int, len(items))
 	for i := range order {
 		order[i] = i
@@ -105,6 +137,31 @@ func sortList(s *smdschema.Schema, l *smdschema.List, items []any) ([]any, bool)
 		return items, false
 	}
 	return out, true
+}
+
+// elementOrder returns a comparison of the elements of an associative list (by index)
+// that is zero exactly when their path elements are equal, or false when an element has
+// none. A list-map keyed by one string field, the common case, compares the strings;
+// any other compares path elements.
+func elementOrder(l *smdschema.List, items []any) (func(a, b int) int, bool) {
+	if len(l.Keys) == 1 {
+		keys := make([]string, len(items))
+		strs := true
+		for i, item := range items {
+			m, _ := item.(map[string]any)
+			if keys[i], strs = m[l.Keys[0]].(string); !strs {
+				break
+			}
+		}
+		if strs {
+			return func(a, b int) int { return strings.Compare(keys[a], keys[b]) }, true
+		}
+	}
+	pes, ok := pathElements(l, items)
+	if !ok {
+		return nil, false
+	}
+	return func(a, b int) int { return pes[a].Compare(pes[b]) }, true
 }
 
 // pathElements returns the path element of each element of an associative list as

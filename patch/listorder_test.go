@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
@@ -24,6 +26,12 @@ const orderSchema = `types:
           elementType: {namedType: item}
           elementRelationship: associative
           keys: [name, port]
+    - name: named
+      type:
+        list:
+          elementType: {namedType: item}
+          elementRelationship: associative
+          keys: [name]
     - name: tags
       type:
         list:
@@ -122,6 +130,14 @@ func (g orderGen) object() map[string]any {
 		// sort would show.
 		o["items"] = g.items(g.r.IntN(9) + 15*g.r.IntN(2))
 	}
+	if g.r.IntN(2) == 0 {
+		// Every element named: the list-map keyed by one string.
+		named := g.items(g.r.IntN(9) + 15*g.r.IntN(2))
+		for _, it := range named {
+			it.(map[string]any)["name"] = g.pick("a", "b", "c", "d")
+		}
+		o["named"] = named
+	}
 	if g.r.IntN(3) != 0 {
 		tags := []any{}
 		for range g.r.IntN(6) {
@@ -158,6 +174,13 @@ func (g orderGen) shuffled(v any) any {
 		}
 	}
 	return v
+}
+
+// sortAll is sortedForComparison without its length threshold, so that small random
+// objects are sorted too.
+func sortAll(pt typed.ParseableType, v any) any {
+	out, _ := sortAssociative(pt.Schema, pt.TypeRef, v)
+	return out
 }
 
 // comparison is Compare's result as strings, or its error.
@@ -202,8 +225,8 @@ func TestSortedForComparison_ComparesAsTheOriginalOrder(t *testing.T) {
 			rhs = g.shuffled(scheme.DeepCopyJSONValue(lhs)).(map[string]any)
 		}
 		lhsCopy, rhsCopy := scheme.DeepCopyJSONValue(lhs), scheme.DeepCopyJSONValue(rhs)
-		sl := sortedForComparison(pt.Schema, pt.TypeRef, lhs).(map[string]any)
-		sr := sortedForComparison(pt.Schema, pt.TypeRef, rhs).(map[string]any)
+		sl := sortAll(pt, lhs).(map[string]any)
+		sr := sortAll(pt, rhs).(map[string]any)
 		if !reflect.DeepEqual(lhs, lhsCopy) || !reflect.DeepEqual(rhs, rhsCopy) {
 			t.Fatalf("case %d: sortedForComparison modified its input", i)
 		}
@@ -276,8 +299,42 @@ func TestSortedForComparison_SortsWhatItMayAndNothingElse(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := sortedForComparison(pt.Schema, pt.TypeRef, tc.in); !reflect.DeepEqual(got, tc.want) {
+			if got := sortAll(pt, tc.in); !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSortedForComparison_SortsOnlyObjectsWithLongLists checks the threshold: an object
+// whose lists are all short is returned as it is, one with a long list anywhere is sorted.
+func TestSortedForComparison_SortsOnlyObjectsWithLongLists(t *testing.T) {
+	parser, err := typed.NewParser(typed.YAMLObject(orderSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt := parser.Type("root")
+	reversedTags := func(n int) []any {
+		out := make([]any, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("t%04d", n-i)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name       string
+		tags       int
+		wantSorted bool
+	}{
+		{"short list", sortListsLongerThan, false},
+		{"long list", sortListsLongerThan + 1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := map[string]any{"tags": reversedTags(tc.tags)}
+			got := sortedForComparison(pt.Schema, pt.TypeRef, in).(map[string]any)["tags"].([]any)
+			sorted := slices.IsSortedFunc(got, func(a, b any) int { return strings.Compare(a.(string), b.(string)) })
+			if sorted != tc.wantSorted {
+				t.Fatalf("sorted = %v, want %v", sorted, tc.wantSorted)
 			}
 		})
 	}

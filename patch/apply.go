@@ -72,8 +72,9 @@ type FieldManager struct {
 	updater *merge.Updater
 	version fieldpath.APIVersion
 	opts    Options
-	// ids and empty are shared by the copies WithNow makes.
+	// ids, sets and empty are shared by the copies WithNow makes.
 	ids   *managerIDs
+	sets  *decodedSets
 	empty func() *typed.TypedValue
 }
 
@@ -83,7 +84,7 @@ func NewFieldManager(s *scheme.Scheme, gvk scheme.GroupVersionKind, opts Options
 	if err != nil {
 		return nil, fmt.Errorf("patch: field manager for %v: %w", gvk, err)
 	}
-	fm := &FieldManager{gvk: gvk, s: s, pt: pt, version: fieldpath.APIVersion(gvk.GroupVersion().String()), opts: opts, ids: &managerIDs{}}
+	fm := &FieldManager{gvk: gvk, s: s, pt: pt, version: fieldpath.APIVersion(gvk.GroupVersion().String()), opts: opts, ids: &managerIDs{}, sets: &decodedSets{}}
 	fm.empty = sync.OnceValue(fm.buildEmptyTV)
 	b := &merge.UpdaterBuilder{Converter: &converter{fm: fm}}
 	if len(opts.ResetFields) > 0 {
@@ -215,7 +216,7 @@ func (fm *FieldManager) Apply(live, config map[string]any, manager string, force
 			return nil, nil, fmt.Errorf("failed to decode managed fields: %w", err)
 		}
 	}
-	m, err := decodeManaged(entries, fm.ids)
+	m, err := decodeManaged(entries, fm.ids, fm.sets)
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to decode managed fields: %w", err)
 	}
@@ -427,20 +428,20 @@ func (fm *FieldManager) Update(live, obj map[string]any, manager string) ([]sche
 	newEntries, err := ManagedFieldsFromMap(obj)
 	reset := err == nil && fm.opts.Subresource == "" && isReset(newEntries)
 	if err == nil && len(newEntries) > 0 && fm.opts.Subresource == "" && !reset {
-		m, err = decodeManaged(newEntries, fm.ids)
+		m, err = decodeManaged(newEntries, fm.ids, fm.sets)
 	}
 	if reset {
-		m = newManaged(fm.ids)
+		m = newManaged(fm.ids, fm.sets)
 	} else if err != nil || len(m.fields) == 0 {
 		var liveEntries []scheme.ManagedFieldsEntry
 		if live != nil {
 			liveEntries, err = ManagedFieldsFromMap(live)
 		}
 		if err == nil {
-			m, err = decodeManaged(liveEntries, fm.ids)
+			m, err = decodeManaged(liveEntries, fm.ids, fm.sets)
 		}
 		if err != nil {
-			m = newManaged(fm.ids)
+			m = newManaged(fm.ids, fm.sets)
 		}
 	}
 	if len(m.fields) == 0 && uidOf(live) != "" {

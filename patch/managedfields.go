@@ -1,7 +1,6 @@
 package patch
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -15,16 +14,17 @@ import (
 )
 
 // managed is the decoded metadata.managedFields of an object: each manager's field set
-// (keyed by manager identifier) and the time of its last change. ids, when set, caches
-// the identifiers.
+// (keyed by manager identifier) and the time of its last change. ids and sets, when
+// set, cache the identifiers and the field sets.
 type managed struct {
 	fields fieldpath.ManagedFields
 	times  map[string]*scheme.Time
 	ids    *managerIDs
+	sets   *decodedSets
 }
 
-func newManaged(ids *managerIDs) managed {
-	return managed{fields: fieldpath.ManagedFields{}, times: map[string]*scheme.Time{}, ids: ids}
+func newManaged(ids *managerIDs, sets *decodedSets) managed {
+	return managed{fields: fieldpath.ManagedFields{}, times: map[string]*scheme.Time{}, ids: ids, sets: sets}
 }
 
 // managerID is kube's manager identifier (BuildManagerIdentifier): the JSON of the
@@ -103,8 +103,8 @@ func (c *managerIDs) entry(id string) (scheme.ManagedFieldsEntry, error) {
 
 // decodeManaged reads metadata.managedFields entries; an entry kube could not read
 // (wrong fieldsType, bad fieldsV1, a duplicate manager) is an error.
-func decodeManaged(entries []scheme.ManagedFieldsEntry, ids *managerIDs) (managed, error) {
-	m := newManaged(ids)
+func decodeManaged(entries []scheme.ManagedFieldsEntry, ids *managerIDs, sets *decodedSets) (managed, error) {
+	m := newManaged(ids, sets)
 	for i, e := range entries {
 		if e.FieldsType != "FieldsV1" {
 			return managed{}, fmt.Errorf("error decoding managed field entry %d: unsupported fieldsType %q", i, e.FieldsType)
@@ -118,7 +118,7 @@ func decodeManaged(entries []scheme.ManagedFieldsEntry, ids *managerIDs) (manage
 		}
 		set := &fieldpath.Set{}
 		if e.FieldsV1 != nil {
-			if err := set.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+			if set, err = sets.decode(e.FieldsV1.Raw); err != nil {
 				return managed{}, fmt.Errorf("error decoding managed field entry %d: %w", i, err)
 			}
 		}
@@ -147,7 +147,7 @@ func (m managed) encode() ([]scheme.ManagedFieldsEntry, error) {
 		if vs.Applied() {
 			e.Operation = scheme.ManagedFieldsOperationApply
 		}
-		raw, err := vs.Set().ToJSON()
+		raw, err := m.sets.encode(vs.Set())
 		if err != nil {
 			return nil, fmt.Errorf("patch: encoding fields of %s: %w", id, err)
 		}

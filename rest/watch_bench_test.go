@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -18,9 +19,10 @@ import (
 
 // BenchmarkWatchDelivery creates one widget per iteration (POST) while W watches of the
 // collection stream over real connections, and reads every event on every watch: the
-// write-to-delivery path of the issue's "1,000 watchers" row, in process. The writer keeps
-// at most deliveryWindow events ahead of the slowest delivery, so that events queue up as
-// under load without any watcher falling out of its buffer.
+// write-to-delivery path of the issue's "1,000 watchers" row, in process. deliveryWriters
+// writers create concurrently and keep at most deliveryWindow events ahead of the
+// deliveries, so that events queue up as under load without any watcher falling out of
+// its buffer.
 //
 // Besides ns/op (per created widget, all W deliveries included) it reports, per event
 // delivered to one watcher, the Flush and Write calls the watch handlers made on their
@@ -35,7 +37,26 @@ func BenchmarkWatchDelivery(b *testing.B) {
 	}
 }
 
-const deliveryWindow = 50 // below the memory store's default watch buffer of 100
+const (
+	deliveryWindow  = 50 // below the memory store's default watch buffer of 100
+	deliveryWriters = 8  // concurrent writers, as under load
+)
+
+// widgetSeq returns i of the widget "w<i>" that a JSON watch event line carries.
+func widgetSeq(line []byte) (int, bool) {
+	const marker = `"name":"w`
+	at := bytes.Index(line, []byte(marker))
+	if at < 0 {
+		return 0, false
+	}
+	rest := line[at+len(marker):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return 0, false
+	}
+	seq, err := strconv.Atoi(string(rest[:end]))
+	return seq, err == nil
+}
 
 func benchmarkWatchDelivery(b *testing.B, watchers int) {
 	h, _, _ := newTestHandler(b, nil)
@@ -82,7 +103,12 @@ func benchmarkWatchDelivery(b *testing.B, watchers int) {
 					failed <- fmt.Errorf("watcher %d, event %d: %.60s", w, i, line)
 					return
 				}
-				lat = append(lat, time.Duration(time.Now().UnixNano()-sent[i].Load()))
+				seq, ok := widgetSeq(line)
+				if !ok || seq >= n {
+					failed <- fmt.Errorf("watcher %d, event %d: no widget name: %.200s", w, i, line)
+					return
+				}
+				lat = append(lat, time.Duration(time.Now().UnixNano()-sent[seq].Load()))
 				delivered.Add(1)
 			}
 			latencies[w] = lat
@@ -91,19 +117,35 @@ func benchmarkWatchDelivery(b *testing.B, watchers int) {
 	counted.reset()
 
 	b.ResetTimer()
-	for i := range n {
-		for delivered.Load() < int64(i-deliveryWindow)*int64(watchers) {
-			runtime.Gosched()
-		}
-		sent[i].Store(time.Now().UnixNano())
-		res, err := client.Post(srv.URL+widgetsPath, "application/json", strings.NewReader(widgetJSON("w"+strconv.Itoa(i), "blue")))
-		if err != nil {
-			b.Fatal(err)
-		}
-		res.Body.Close()
-		if res.StatusCode != http.StatusCreated {
-			b.Fatalf("create: %d", res.StatusCode)
-		}
+	var next atomic.Int64
+	writeFailed := make(chan error, deliveryWriters)
+	var writers sync.WaitGroup
+	for range deliveryWriters {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				for delivered.Load() < int64(i-deliveryWindow)*int64(watchers) {
+					runtime.Gosched()
+				}
+				sent[i].Store(time.Now().UnixNano())
+				res, err := client.Post(srv.URL+widgetsPath, "application/json", strings.NewReader(widgetJSON("w"+strconv.Itoa(i), "blue")))
+				if err != nil {
+					writeFailed <- err
+					return
+				}
+				res.Body.Close()
+				if res.StatusCode != http.StatusCreated {
+					writeFailed <- fmt.Errorf("create: %d", res.StatusCode)
+					return
+				}
+			}
+		}()
+	}
+	writers.Wait()
+	close(writeFailed)
+	for err := range writeFailed {
+		b.Fatal(err)
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()

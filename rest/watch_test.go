@@ -1,8 +1,15 @@
 package rest_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -37,4 +44,143 @@ func TestWatch_TableOptionsAreValidatedBeforeTheStream(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestWatch_QueuedEventsAreWrittenTogetherWithTheBytesOfOneByOne(t *testing.T) {
+	const events = 20
+	for _, accept := range []string{"application/json", cborType, protobufType, tableJSON} {
+		t.Run(accept, func(t *testing.T) {
+			h, _, _ := newTestHandler(t, nil)
+			serveOne(t, h, "POST", widgetsPath, widgetJSON("seed", "blue"), "")
+			var list struct {
+				Metadata struct{ ResourceVersion string }
+			}
+			if err := json.Unmarshal(serveOne(t, h, "GET", widgetsPath, "", "").Body.Bytes(), &list); err != nil {
+				t.Fatal(err)
+			}
+			path := widgetsPath + "?watch=1&resourceVersion=" + list.Metadata.ResourceVersion
+			// batched is held at its first Flush (the headers) while every event is
+			// queued; oneByOne gets each event before the next is created.
+			batched := startWatch(t, h, path, accept, make(chan struct{}))
+			oneByOne := startWatch(t, h, path, accept, nil)
+			batched.waitFlush(t)
+			oneByOne.waitFlush(t)
+			for i := range events {
+				serveOne(t, h, "POST", widgetsPath, widgetJSON("w"+strconv.Itoa(i), "blue"), "")
+				oneByOne.waitFlush(t)
+			}
+			close(batched.release)
+			batched.waitFlush(t)
+
+			if got := batched.flushCount(); got != 2 {
+				t.Errorf("the batched watch flushed %d times, want 2 (the headers, then every event)", got)
+			}
+			if got := oneByOne.flushCount(); got != events+1 {
+				t.Errorf("the one-by-one watch flushed %d times, want %d", got, events+1)
+			}
+			want, got := oneByOne.bytes(), batched.bytes()
+			if len(want) == 0 || !bytes.Equal(got, want) {
+				t.Errorf("batched stream differs from the one-by-one stream:\n got %q\nwant %q", got, want)
+			}
+		})
+	}
+}
+
+// serveOne runs one request through h and fails the test on an error status.
+func serveOne(t *testing.T, h http.Handler, method, path, body, accept string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code >= 300 {
+		t.Fatalf("%s %s: %d %s", method, path, rec.Code, rec.Body)
+	}
+	return rec
+}
+
+// flushRecorder is the ResponseWriter of a watch served in the test's process: it
+// records the body and reports each Flush; with release set, the first Flush waits
+// until release is closed.
+type flushRecorder struct {
+	header  http.Header
+	flushed chan struct{}
+	release chan struct{}
+	done    chan struct{} // closed when the handler returns
+
+	mu      sync.Mutex
+	body    bytes.Buffer
+	flushes int
+}
+
+// startWatch serves a watch request on h in a goroutine, stopped at the test's end.
+func startWatch(t *testing.T, h http.Handler, path, accept string, release chan struct{}) *flushRecorder {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req := httptest.NewRequestWithContext(ctx, "GET", path, nil)
+	req.Header.Set("Accept", accept)
+	fr := &flushRecorder{header: http.Header{}, flushed: make(chan struct{}, 64), release: release, done: make(chan struct{})}
+	go func() {
+		defer close(fr.done)
+		h.ServeHTTP(fr, req)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if fr.release != nil {
+			select {
+			case <-fr.release:
+			default:
+				close(fr.release)
+			}
+		}
+		<-fr.done
+	})
+	return fr
+}
+
+func (f *flushRecorder) Header() http.Header { return f.header }
+func (f *flushRecorder) WriteHeader(int)     {}
+
+func (f *flushRecorder) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.body.Write(p)
+}
+
+func (f *flushRecorder) Flush() {
+	f.mu.Lock()
+	f.flushes++
+	first := f.flushes == 1
+	f.mu.Unlock()
+	f.flushed <- struct{}{}
+	if first && f.release != nil {
+		<-f.release
+	}
+}
+
+// waitFlush waits for the next Flush; the watch ending first fails the test.
+func (f *flushRecorder) waitFlush(t *testing.T) {
+	t.Helper()
+	select {
+	case <-f.flushed:
+	case <-f.done:
+		t.Fatalf("the watch ended: %s", f.bytes())
+	}
+}
+
+func (f *flushRecorder) flushCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.flushes
+}
+
+func (f *flushRecorder) bytes() []byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return bytes.Clone(f.body.Bytes())
 }

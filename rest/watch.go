@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -250,6 +251,7 @@ const watchBatchBytes = 64 << 10
 // queued, as under load, instead of one each. The bytes are exactly those of the frames
 // written one by one. end reports that the stream ends after this batch.
 func (rq *request) appendQueuedEvents(dst []byte, out output, ev watch.Event, results <-chan watch.Event, key any) (frames []byte, end bool, err error) {
+	yielded := false
 	for {
 		if dst, err = rq.appendEventCached(dst, out, ev, key); err != nil {
 			return dst, true, err
@@ -261,6 +263,22 @@ func (rq *request) appendQueuedEvents(dst []byte, out output, ev watch.Event, re
 			return dst, false, nil
 		}
 		var ok bool
+		select {
+		case ev, ok = <-results:
+			if !ok {
+				return dst, true, nil
+			}
+			continue
+		default:
+		}
+		if yielded {
+			return dst, false, nil
+		}
+		// Let the goroutines ready to run (writers publishing, other watches) go first,
+		// once: on a busy server more events are queued by then and share this write;
+		// on an idle one this returns at once.
+		yielded = true
+		runtime.Gosched()
 		select {
 		case ev, ok = <-results:
 			if !ok {

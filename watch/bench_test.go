@@ -48,37 +48,27 @@ func benchmarkFanOut(b *testing.B, watchers int, shared bool) {
 	br := NewBroadcaster(Options{HistorySize: b.N + 1, WatcherBuffer: 256, SlowWatcherTimeout: time.Hour, BookmarkInterval: -1})
 	defer br.Stop()
 	var key any = benchKey{"application/json"} // boxed once, as a server does per watch
-	var wg sync.WaitGroup
 	failed := make(chan string, watchers)
-	for i := 0; i < watchers; i++ {
-		w, err := br.Watch(b.Context(), 0, WatchOptions{Recursive: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer w.Stop()
-			for n := 0; n < b.N; n++ {
-				ev, ok := <-w.ResultChan()
-				if !ok || ev.Type != Modified {
-					failed <- fmt.Sprintf("watch ended or got %s after %d events", ev.Type, n)
-					return
-				}
-				var data []byte
-				var err error
-				if shared {
-					data, err = ev.Encoded(key, jsonEncode)
-				} else {
-					data, err = jsonEncode(ev.Object)
-				}
-				if err != nil || len(data) == 0 {
-					failed <- fmt.Sprintf("encode: %v", err)
-					return
-				}
+	wg := consumeWatches(b, br, watchers, func(w Interface) {
+		for n := 0; n < b.N; n++ {
+			ev, ok := <-w.ResultChan()
+			if !ok || ev.Type != Modified {
+				failed <- fmt.Sprintf("watch ended or got %s after %d events", ev.Type, n)
+				return
 			}
-		}()
-	}
+			var data []byte
+			var err error
+			if shared {
+				data, err = ev.Encoded(key, jsonEncode)
+			} else {
+				data, err = jsonEncode(ev.Object)
+			}
+			if err != nil || len(data) == 0 {
+				failed <- fmt.Sprintf("encode: %v", err)
+				return
+			}
+		}
+	})
 	obj := benchObject()
 	b.ResetTimer()
 	start := time.Now()
@@ -149,39 +139,29 @@ func BenchmarkPublishWhileWritersAreBusy(b *testing.B) {
 func benchmarkPublishWhileWritersAreBusy(b *testing.B, watchers int, write time.Duration) {
 	br := NewBroadcaster(Options{HistorySize: b.N + 1, SlowWatcherTimeout: time.Hour, BookmarkInterval: -1})
 	defer br.Stop()
-	var wg sync.WaitGroup
-	for range watchers {
-		w, err := br.Watch(b.Context(), 0, WatchOptions{Recursive: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer w.Stop()
-			for got := 0; got < b.N; {
-				ev, ok := <-w.ResultChan()
-				if !ok || ev.Type != Modified {
-					return
-				}
-				got++
-				for drained := false; !drained && got < b.N; {
-					select {
-					case ev, ok = <-w.ResultChan():
-						if !ok || ev.Type != Modified {
-							return
-						}
-						got++
-					default:
-						drained = true
+	wg := consumeWatches(b, br, watchers, func(w Interface) {
+		for got := 0; got < b.N; {
+			ev, ok := <-w.ResultChan()
+			if !ok || ev.Type != Modified {
+				return
+			}
+			got++
+			for drained := false; !drained && got < b.N; {
+				select {
+				case ev, ok = <-w.ResultChan():
+					if !ok || ev.Type != Modified {
+						return
 					}
-				}
-				if write > 0 {
-					time.Sleep(write)
+					got++
+				default:
+					drained = true
 				}
 			}
-		}()
-	}
+			if write > 0 {
+				time.Sleep(write)
+			}
+		}
+	})
 	obj := benchObject()
 	var inPublish time.Duration
 	b.ResetTimer()
@@ -195,4 +175,24 @@ func benchmarkPublishWhileWritersAreBusy(b *testing.B, watchers int, write time.
 	wg.Wait()
 	b.StopTimer()
 	b.ReportMetric(float64(inPublish.Nanoseconds())/float64(b.N), "publish-ns/event")
+}
+
+// consumeWatches starts n watches of everything on br, each read by consume in a
+// goroutine of its own, and returns what waits for them; each watch stops when its
+// consume returns.
+func consumeWatches(b *testing.B, br *Broadcaster, n int, consume func(Interface)) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	for range n {
+		w, err := br.Watch(b.Context(), 0, WatchOptions{Recursive: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer w.Stop()
+			consume(w)
+		}()
+	}
+	return &wg
 }

@@ -48,8 +48,20 @@ func TestWatch_TableOptionsAreValidatedBeforeTheStream(t *testing.T) {
 
 func TestWatch_QueuedEventsAreWrittenTogetherWithTheBytesOfOneByOne(t *testing.T) {
 	const events = 20
-	for _, accept := range []string{"application/json", cborType, protobufType, tableJSON} {
-		t.Run(accept, func(t *testing.T) {
+	big := `"annotations":{"note":"` + strings.Repeat("x", 40<<10) + `"}`
+	tests := []struct {
+		name, accept, meta string
+		// wantFlushes counts the headers' Flush and one per batch.
+		wantFlushes int
+	}{
+		{"JSON events go out in one batch", "application/json", "", 2},
+		{"CBOR events go out in one batch", cborType, "", 2},
+		{"protobuf events go out in one batch", protobufType, "", 2},
+		{"Table events go out in one batch", tableJSON, "", 2},
+		{"40 KB events go out two by two, the batch being full at 64 KB", "application/json", big, 1 + events/2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
 			h, _, _ := newTestHandler(t, nil)
 			serveOne(t, h, "POST", widgetsPath, widgetJSON("seed", "blue"), "")
 			var list struct {
@@ -61,26 +73,33 @@ func TestWatch_QueuedEventsAreWrittenTogetherWithTheBytesOfOneByOne(t *testing.T
 			path := widgetsPath + "?watch=1&resourceVersion=" + list.Metadata.ResourceVersion
 			// batched is held at its first Flush (the headers) while every event is
 			// queued; oneByOne gets each event before the next is created.
-			batched := startWatch(t, h, path, accept, make(chan struct{}))
-			oneByOne := startWatch(t, h, path, accept, nil)
+			batched := startWatch(t, h, path, tt.accept, make(chan struct{}))
+			oneByOne := startWatch(t, h, path, tt.accept, nil)
 			batched.waitFlush(t)
 			oneByOne.waitFlush(t)
 			for i := range events {
-				serveOne(t, h, "POST", widgetsPath, widgetJSON("w"+strconv.Itoa(i), "blue"), "")
+				var extra []string
+				if tt.meta != "" {
+					extra = append(extra, tt.meta)
+				}
+				serveOne(t, h, "POST", widgetsPath, widgetJSON("w"+strconv.Itoa(i), "blue", extra...), "")
 				oneByOne.waitFlush(t)
 			}
+			want := oneByOne.bytes()
 			close(batched.release)
-			batched.waitFlush(t)
+			for len(batched.bytes()) < len(want) {
+				batched.waitFlush(t)
+			}
+			batched.stop()
 
-			if got := batched.flushCount(); got != 2 {
-				t.Errorf("the batched watch flushed %d times, want 2 (the headers, then every event)", got)
+			if got := batched.flushCount(); got != tt.wantFlushes {
+				t.Errorf("the batched watch flushed %d times, want %d", got, tt.wantFlushes)
 			}
 			if got := oneByOne.flushCount(); got != events+1 {
 				t.Errorf("the one-by-one watch flushed %d times, want %d", got, events+1)
 			}
-			want, got := oneByOne.bytes(), batched.bytes()
-			if len(want) == 0 || !bytes.Equal(got, want) {
-				t.Errorf("batched stream differs from the one-by-one stream:\n got %q\nwant %q", got, want)
+			if got := batched.bytes(); len(want) == 0 || !bytes.Equal(got, want) {
+				t.Errorf("batched stream differs from the one-by-one stream:\n got %.300q\nwant %.300q", got, want)
 			}
 		})
 	}
@@ -112,6 +131,7 @@ type flushRecorder struct {
 	flushed chan struct{}
 	release chan struct{}
 	done    chan struct{} // closed when the handler returns
+	cancel  context.CancelFunc
 
 	mu      sync.Mutex
 	body    bytes.Buffer
@@ -124,23 +144,26 @@ func startWatch(t *testing.T, h http.Handler, path, accept string, release chan 
 	ctx, cancel := context.WithCancel(context.Background())
 	req := httptest.NewRequestWithContext(ctx, "GET", path, nil)
 	req.Header.Set("Accept", accept)
-	fr := &flushRecorder{header: http.Header{}, flushed: make(chan struct{}, 64), release: release, done: make(chan struct{})}
+	fr := &flushRecorder{header: http.Header{}, flushed: make(chan struct{}, 64), release: release, done: make(chan struct{}), cancel: cancel}
 	go func() {
 		defer close(fr.done)
 		h.ServeHTTP(fr, req)
 	}()
-	t.Cleanup(func() {
-		cancel()
-		if fr.release != nil {
-			select {
-			case <-fr.release:
-			default:
-				close(fr.release)
-			}
-		}
-		<-fr.done
-	})
+	t.Cleanup(fr.stop)
 	return fr
+}
+
+// stop ends the watch (its request's context) and waits for the handler to return.
+func (f *flushRecorder) stop() {
+	f.cancel()
+	if f.release != nil {
+		select {
+		case <-f.release:
+		default:
+			close(f.release)
+		}
+	}
+	<-f.done
 }
 
 func (f *flushRecorder) Header() http.Header { return f.header }

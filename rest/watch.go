@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/apikit-dev/apikit/codec"
@@ -200,7 +201,6 @@ func (rq *request) stream(out output, wr watchRequest) {
 	timer := time.NewTimer(wr.timeout)
 	defer timer.Stop()
 	encKey := any(encodingKey{gv: rq.gv, mediaType: out.MediaType, as: out.As, asOptions: rq.query.Get("includeObject")})
-	var frames []byte
 	for {
 		select {
 		case <-rq.ctx.Done():
@@ -211,21 +211,7 @@ func (rq *request) stream(out output, wr watchRequest) {
 			if !ok {
 				return
 			}
-			var end bool
-			var encErr error
-			frames, end, encErr = rq.appendQueuedEvents(frames[:0], out, ev, wi.ResultChan(), encKey)
-			err = nil
-			if len(frames) > 0 {
-				// The events gathered before one that failed to encode are sent, as
-				// they were when each event was written on its own.
-				deadlines.before()
-				if _, err = rq.w.Write(frames); err == nil {
-					err = flush()
-				}
-			}
-			if err == nil {
-				err = encErr
-			}
+			end, err := rq.writeQueuedEvents(out, ev, wi.ResultChan(), encKey, deadlines)
 			if err != nil {
 				rq.h.log.Warn("rest: watch stream ended", "path", rq.r.URL.Path, "err", err)
 				return
@@ -233,11 +219,37 @@ func (rq *request) stream(out output, wr watchRequest) {
 			if end {
 				return
 			}
-			if cap(frames) > watchBatchBytes {
-				frames = nil // one large object must not pin its buffer for the watch's life
-			}
 		}
 	}
+}
+
+// watchFrames holds the buffers of watch batches between writes: a watch holds one only
+// while it writes, so that a thousand watches waiting for events do not each keep a
+// batch's worth of memory.
+var watchFrames = sync.Pool{New: func() any { return new([]byte) }}
+
+// writeQueuedEvents writes ev and the events queued behind it (see appendQueuedEvents)
+// in one Write and one Flush, each write under its deadline. end reports that the
+// stream ends after them.
+func (rq *request) writeQueuedEvents(out output, ev watch.Event, results <-chan watch.Event, key any, deadlines *watchDeadlines) (end bool, err error) {
+	buf := watchFrames.Get().(*[]byte)
+	frames, end, encErr := rq.appendQueuedEvents((*buf)[:0], out, ev, results, key)
+	if len(frames) > 0 {
+		// The events gathered before one that failed to encode are sent, as they
+		// were when each event was written on its own.
+		deadlines.before()
+		if _, err = rq.w.Write(frames); err == nil {
+			err = deadlines.flush()
+		}
+	}
+	if cap(frames) <= 2*watchBatchBytes { // one large object's buffer is not kept
+		*buf = frames[:0]
+		watchFrames.Put(buf)
+	}
+	if err == nil {
+		err = encErr
+	}
+	return end, err
 }
 
 // watchBatchBytes bounds the frames a watch gathers for one write: events queued for a

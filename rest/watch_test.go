@@ -47,18 +47,18 @@ func TestWatch_TableOptionsAreValidatedBeforeTheStream(t *testing.T) {
 }
 
 func TestWatch_QueuedEventsAreWrittenTogetherWithTheBytesOfOneByOne(t *testing.T) {
-	const events = 20
-	big := `"annotations":{"note":"` + strings.Repeat("x", 40<<10) + `"}`
+	big := `"annotations":{"note":"` + strings.Repeat("x", 3000) + `"}`
 	tests := []struct {
 		name, accept, meta string
+		events             int
 		// wantFlushes counts the headers' Flush and one per batch.
 		wantFlushes int
 	}{
-		{"JSON events go out in one batch", "application/json", "", 2},
-		{"CBOR events go out in one batch", cborType, "", 2},
-		{"protobuf events go out in one batch", protobufType, "", 2},
-		{"Table events go out in one batch", tableJSON, "", 2},
-		{"40 KB events go out two by two, the batch being full at 64 KB", "application/json", big, 1 + events/2},
+		{"JSON events go out in one batch", "application/json", "", 12, 2},
+		{"CBOR events go out in one batch", cborType, "", 12, 2},
+		{"protobuf events go out in one batch", protobufType, "", 12, 2},
+		{"Table events go out in one batch", tableJSON, "", 3, 2},
+		{"3 KB events go out three by three, the batch being full at 8 KB", "application/json", big, 20, 1 + 7},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,7 +77,7 @@ func TestWatch_QueuedEventsAreWrittenTogetherWithTheBytesOfOneByOne(t *testing.T
 			oneByOne := startWatch(t, h, path, tt.accept, nil)
 			batched.waitFlush(t)
 			oneByOne.waitFlush(t)
-			for i := range events {
+			for i := range tt.events {
 				var extra []string
 				if tt.meta != "" {
 					extra = append(extra, tt.meta)
@@ -95,8 +95,8 @@ func TestWatch_QueuedEventsAreWrittenTogetherWithTheBytesOfOneByOne(t *testing.T
 			if got := batched.flushCount(); got != tt.wantFlushes {
 				t.Errorf("the batched watch flushed %d times, want %d", got, tt.wantFlushes)
 			}
-			if got := oneByOne.flushCount(); got != events+1 {
-				t.Errorf("the one-by-one watch flushed %d times, want %d", got, events+1)
+			if got := oneByOne.flushCount(); got != tt.events+1 {
+				t.Errorf("the one-by-one watch flushed %d times, want %d", got, tt.events+1)
 			}
 			if got := batched.bytes(); len(want) == 0 || !bytes.Equal(got, want) {
 				t.Errorf("batched stream differs from the one-by-one stream:\n got %.300q\nwant %.300q", got, want)

@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/apikit-dev/apikit v0.0.0
+	github.com/google/go-cmp v0.7.0
 	go.etcd.io/etcd/api/v3 v3.7.0
 	go.etcd.io/etcd/client/v3 v3.7.0
 	go.uber.org/zap v1.27.1

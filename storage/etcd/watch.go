@@ -144,7 +144,7 @@ func (w *etcdWatch) run(initial bool, from int64) {
 	for resp := range w.s.client.Watch(w.ctx, w.s.etcdKey(w.key), wopts...) {
 		if resp.CompactRevision != 0 {
 			w.fail(http.StatusGone, scheme.StatusReasonExpired,
-				fmt.Sprintf("The resourceVersion for the provided watch is too old: too old resource version: %d (%d)", last, resp.CompactRevision))
+				fmt.Sprintf("too old resource version: %d (%d)", last, resp.CompactRevision))
 			return
 		}
 		if err := resp.Err(); err != nil {
@@ -340,7 +340,7 @@ func (w *etcdWatch) failWith(err error) {
 		return
 	}
 	if se, ok := err.(*storage.Error); ok && se.Err == storage.ErrGone {
-		w.fail(http.StatusGone, scheme.StatusReasonExpired, "The resourceVersion for the provided watch is too old: "+se.Detail)
+		w.fail(http.StatusGone, scheme.StatusReasonExpired, se.Detail)
 		return
 	}
 	w.s.log.Warn("etcd: watch failed", "key", w.key, "err", err)

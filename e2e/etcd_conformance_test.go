@@ -36,13 +36,21 @@ type testEtcd struct {
 
 func startTestEtcd(tb testing.TB) *testEtcd {
 	tb.Helper()
+	return startTestEtcdAt(tb, tb.TempDir(), "127.0.0.1:0")
+}
+
+// startTestEtcdAt starts etcd on data dir serving clients at clientAddr (port 0: one
+// the kernel picks); a second start on the same dir and address is a restart.
+func startTestEtcdAt(tb testing.TB, dir, clientAddr string) *testEtcd {
+	tb.Helper()
 	cfg := embed.NewConfig()
 	cfg.Name = "apikit-etcd-test"
-	cfg.Dir = tb.TempDir()
+	cfg.Dir = dir
 	// A test's data need not survive a crash; fsync would only slow a shared disk.
 	cfg.UnsafeNoFsync = true
+	client := url.URL{Scheme: "http", Host: clientAddr}
 	loopback := url.URL{Scheme: "http", Host: "127.0.0.1:0"}
-	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{loopback}, []url.URL{loopback}
+	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{loopback}, []url.URL{loopback}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 	logger := zap.NewNop()

@@ -45,7 +45,7 @@ func (s *Store) List(ctx context.Context, prefix string, opts storage.ListOption
 	for {
 		chunk := int64(listChunk)
 		if opts.Limit > 0 && !filtered {
-			chunk = opts.Limit - int64(len(res.Items))
+			chunk = min(opts.Limit-int64(len(res.Items)), listChunk)
 		}
 		ropts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(chunk)}
 		if rev != 0 {

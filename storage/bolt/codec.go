@@ -6,18 +6,13 @@ import (
 
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
 )
 
 // Codec turns the objects a Store writes into the bytes its file keeps, and back when
-// the Store starts. Decode finds the kind from apiVersion and kind inside the bytes. The
-// resourceVersion inside the bytes is not used: a Store sets each decoded object's
-// resourceVersion from the file's record of its last write.
-type Codec interface {
-	// Encode returns the bytes of obj; it must not modify or keep obj.
-	Encode(obj scheme.Object) ([]byte, error)
-	// Decode returns a new object read from data, which it must not keep.
-	Decode(data []byte) (scheme.Object, error)
-}
+// the Store starts; it is storage.Codec, which storage/etcd takes too. A Store sets each
+// decoded object's resourceVersion from the file's record of its last write.
+type Codec = storage.Codec
 
 // SerializerCodec adapts a codec.Serializer, such as codec.NewJSON(s) for a scheme s that
 // knows every stored kind, to a Codec.

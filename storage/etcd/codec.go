@@ -9,18 +9,13 @@ import (
 	"github.com/apikit-dev/apikit/codec/cbor"
 	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
 )
 
-// Codec turns the objects a Store writes into the bytes etcd keeps, and back. It has the
-// shape of storage/bolt's Codec, so one value serves both backends. The resourceVersion
-// inside the bytes is never used: a Store clears it before encoding and sets each
-// decoded object's from etcd's revisions.
-type Codec interface {
-	// Encode returns the bytes of obj; it must not modify or keep obj.
-	Encode(obj scheme.Object) ([]byte, error)
-	// Decode returns a new object read from data, which it must not keep.
-	Decode(data []byte) (scheme.Object, error)
-}
+// Codec turns the objects a Store writes into the bytes etcd keeps, and back: it is
+// storage.Codec, so one value serves storage/bolt too. A Store clears the
+// resourceVersion before encoding and sets each decoded object's from etcd's revisions.
+type Codec = storage.Codec
 
 // The prefixes that tell which encoding a stored value is in, as kube-apiserver's
 // storage tells them apart: CBOR's self-described tag, the protobuf envelope's magic.

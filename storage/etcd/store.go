@@ -313,20 +313,25 @@ func (s *Store) readCurrent(key string, kvs []*mvccpb.KeyValue) (current, error)
 	return current{obj: obj, data: kvs[0].Value, rev: kvs[0].ModRevision}, nil
 }
 
+// readKey reads the current state of key.
+func (s *Store) readKey(ctx context.Context, key string) (current, error) {
+	var resp *clientv3.GetResponse
+	if err := s.call(ctx, key, func(ctx context.Context) (err error) {
+		resp, err = s.client.Get(ctx, s.etcdKey(key))
+		return err
+	}); err != nil {
+		return current{}, err
+	}
+	return s.readCurrent(key, resp.Kvs)
+}
+
 // GuaranteedUpdate reads the object, runs tryUpdate on it and writes the result in a
 // transaction that holds only if the key is still at the revision read; when another
 // writer (on any replica) got there first, the transaction's other branch returns the
 // new state and the loop runs again on it. See storage.Interface.
 func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.UpdateOptions, tryUpdate storage.UpdateFunc) (scheme.Object, error) {
 	ek := s.etcdKey(key)
-	var resp *clientv3.GetResponse
-	if err := s.call(ctx, key, func(ctx context.Context) (err error) {
-		resp, err = s.client.Get(ctx, ek)
-		return err
-	}); err != nil {
-		return nil, err
-	}
-	cur, err := s.readCurrent(key, resp.Kvs)
+	cur, err := s.readKey(ctx, key)
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +343,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 			return nil, storage.NewError(storage.ErrNotFound, key)
 		}
 		if cur.obj != nil {
-			if err := checkPreconditions(key, opts.Preconditions, cur.obj); err != nil {
+			if err := opts.Preconditions.Check(key, cur.obj); err != nil {
 				return nil, err
 			}
 		}
@@ -387,14 +392,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 // storage.Interface.
 func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptions) (scheme.Object, error) {
 	ek := s.etcdKey(key)
-	var resp *clientv3.GetResponse
-	if err := s.call(ctx, key, func(ctx context.Context) (err error) {
-		resp, err = s.client.Get(ctx, ek)
-		return err
-	}); err != nil {
-		return nil, err
-	}
-	cur, err := s.readCurrent(key, resp.Kvs)
+	cur, err := s.readKey(ctx, key)
 	if err != nil {
 		return nil, err
 	}
@@ -402,7 +400,7 @@ func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptio
 		if cur.obj == nil {
 			return nil, storage.NewError(storage.ErrNotFound, key)
 		}
-		if err := checkPreconditions(key, opts.Preconditions, cur.obj); err != nil {
+		if err := opts.Preconditions.Check(key, cur.obj); err != nil {
 			return nil, err
 		}
 		if opts.Validate != nil {
@@ -428,21 +426,6 @@ func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptio
 			return nil, err
 		}
 	}
-}
-
-// checkPreconditions fails with ErrConflict, in kube-apiserver's words, when obj does
-// not satisfy p.
-func checkPreconditions(key string, p *storage.Preconditions, obj scheme.Object) error {
-	if p == nil {
-		return nil
-	}
-	if p.UID != nil && *p.UID != obj.GetUID() {
-		return storage.NewErrorf(storage.ErrConflict, key, "Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, obj.GetUID())
-	}
-	if p.ResourceVersion != nil && *p.ResourceVersion != obj.GetResourceVersion() {
-		return storage.NewErrorf(storage.ErrConflict, key, "Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, obj.GetResourceVersion())
-	}
-	return nil
 }
 
 // Count returns how many objects are under prefix, with a count-only range: etcd sends

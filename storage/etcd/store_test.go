@@ -12,7 +12,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/storage/storagetest"
 )
@@ -117,30 +116,6 @@ func TestFail_MapsEtcdErrorsWithoutLeakingThem(t *testing.T) {
 			}
 			if tc.want == storage.ErrUnavailable && se.Detail != unavailableDetail {
 				t.Errorf("detail = %q: a client must not read etcd's error", se.Detail)
-			}
-		})
-	}
-}
-
-func TestCheckPreconditions_UIDAndResourceVersion(t *testing.T) {
-	obj := storagetest.NewWidget("ns1", "a", nil, 1)
-	obj.SetResourceVersion("5")
-	uid, other := obj.GetUID(), scheme.UID("other")
-	rv, stale := "5", "4"
-	for _, tc := range []struct {
-		name     string
-		pre      *storage.Preconditions
-		conflict bool
-	}{
-		{"none", nil, false},
-		{"matching", &storage.Preconditions{UID: &uid, ResourceVersion: &rv}, false},
-		{"uid differs", &storage.Preconditions{UID: &other}, true},
-		{"resourceVersion differs", &storage.Preconditions{ResourceVersion: &stale}, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			err := checkPreconditions("/k", tc.pre, obj)
-			if got := errors.Is(err, storage.ErrConflict); got != tc.conflict {
-				t.Errorf("error = %v, want conflict %v", err, tc.conflict)
 			}
 		})
 	}

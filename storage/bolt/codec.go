@@ -1,11 +1,7 @@
 package bolt
 
 import (
-	"bytes"
-	"fmt"
-
 	"github.com/apikit-dev/apikit/codec"
-	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 )
 
@@ -15,27 +11,5 @@ import (
 type Codec = storage.Codec
 
 // SerializerCodec adapts a codec.Serializer, such as codec.NewJSON(s) for a scheme s that
-// knows every stored kind, to a Codec.
-func SerializerCodec(s codec.Serializer) Codec { return serializerCodec{s} }
-
-type serializerCodec struct{ s codec.Serializer }
-
-func (c serializerCodec) Encode(obj scheme.Object) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := c.s.Encode(&buf, obj); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-func (c serializerCodec) Decode(data []byte) (scheme.Object, error) {
-	res, err := c.s.Decode(data, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	obj, ok := res.Object.(scheme.Object)
-	if !ok {
-		return nil, fmt.Errorf("decoded %s is a %T, not a scheme.Object", res.GVK, res.Object)
-	}
-	return obj, nil
-}
+// knows every stored kind, to a Codec; see storage.SerializerCodec.
+func SerializerCodec(s codec.Serializer) Codec { return storage.SerializerCodec(s) }

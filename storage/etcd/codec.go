@@ -3,7 +3,6 @@ package etcd
 import (
 	"bytes"
 	"errors"
-	"fmt"
 
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/codec/cbor"
@@ -61,13 +60,5 @@ func (c prefixCodec) Decode(data []byte) (scheme.Object, error) {
 	default:
 		return nil, errUnknownEncoding
 	}
-	res, err := s.Decode(data, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	obj, ok := res.Object.(scheme.Object)
-	if !ok {
-		return nil, fmt.Errorf("decoded %s is a %T, not a scheme.Object", res.GVK, res.Object)
-	}
-	return obj, nil
+	return storage.SerializerCodec(s).Decode(data)
 }

@@ -325,6 +325,22 @@ func (s *Store) readKey(ctx context.Context, key string) (current, error) {
 	return s.readCurrent(key, resp.Kvs)
 }
 
+// writeIfAt runs op on key in a transaction that holds only while the key is at
+// revision rev (0: absent); otherwise the response holds the key's current state.
+func (s *Store) writeIfAt(ctx context.Context, key string, rev int64, op clientv3.Op) (*clientv3.TxnResponse, error) {
+	ek := s.etcdKey(key)
+	var txn *clientv3.TxnResponse
+	err := s.call(ctx, key, func(ctx context.Context) (err error) {
+		txn, err = s.client.Txn(ctx).
+			If(clientv3.Compare(clientv3.ModRevision(ek), "=", rev)).
+			Then(op).
+			Else(clientv3.OpGet(ek)).
+			Commit()
+		return err
+	})
+	return txn, err
+}
+
 // GuaranteedUpdate reads the object, runs tryUpdate on it and writes the result in a
 // transaction that holds only if the key is still at the revision read; when another
 // writer (on any replica) got there first, the transaction's other branch returns the
@@ -366,15 +382,8 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 			out.SetResourceVersion(curRV)
 			return out, nil
 		}
-		var txn *clientv3.TxnResponse
-		if err := s.call(ctx, key, func(ctx context.Context) (err error) {
-			txn, err = s.client.Txn(ctx).
-				If(clientv3.Compare(clientv3.ModRevision(ek), "=", cur.rev)).
-				Then(clientv3.OpPut(ek, string(data))).
-				Else(clientv3.OpGet(ek)).
-				Commit()
-			return err
-		}); err != nil {
+		txn, err := s.writeIfAt(ctx, key, cur.rev, clientv3.OpPut(ek, string(data)))
+		if err != nil {
 			return nil, err
 		}
 		if txn.Succeeded {
@@ -408,15 +417,8 @@ func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptio
 				return nil, err
 			}
 		}
-		var txn *clientv3.TxnResponse
-		if err := s.call(ctx, key, func(ctx context.Context) (err error) {
-			txn, err = s.client.Txn(ctx).
-				If(clientv3.Compare(clientv3.ModRevision(ek), "=", cur.rev)).
-				Then(clientv3.OpDelete(ek)).
-				Else(clientv3.OpGet(ek)).
-				Commit()
-			return err
-		}); err != nil {
+		txn, err := s.writeIfAt(ctx, key, cur.rev, clientv3.OpDelete(ek))
+		if err != nil {
 			return nil, err
 		}
 		if txn.Succeeded {

@@ -276,21 +276,34 @@ func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions) (s
 	if err != nil {
 		return nil, storage.WithKey(err, key)
 	}
-	if spec.Mode == storage.ReadNotOlderThan {
+	resp, err := s.get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	// A read is at the cluster's latest revision, so a version not older than N costs a
+	// wait (and a second read) only when N is ahead of it.
+	if spec.Mode == storage.ReadNotOlderThan && uint64(resp.Header.Revision) < spec.ResourceVersion {
 		if err := s.waitFor(ctx, key, spec.ResourceVersion); err != nil {
 			return nil, err
 		}
-	}
-	octx, cancel := s.opContext(ctx)
-	defer cancel()
-	resp, err := s.client.Get(octx, s.etcdKey(key))
-	if err != nil {
-		return nil, s.fail(octx, err, key)
+		if resp, err = s.get(ctx, key); err != nil {
+			return nil, err
+		}
 	}
 	if len(resp.Kvs) == 0 {
 		return nil, storage.NewError(storage.ErrNotFound, key)
 	}
 	return s.decode(key, resp.Kvs[0])
+}
+
+// get is a quorum read of key.
+func (s *Store) get(ctx context.Context, key string) (*clientv3.GetResponse, error) {
+	var resp *clientv3.GetResponse
+	err := s.call(ctx, key, func(ctx context.Context) (err error) {
+		resp, err = s.client.Get(ctx, s.etcdKey(key))
+		return err
+	})
+	return resp, err
 }
 
 // current is the state of one key as read: its object, its stored bytes and its mod
@@ -315,11 +328,8 @@ func (s *Store) readCurrent(key string, kvs []*mvccpb.KeyValue) (current, error)
 
 // readKey reads the current state of key.
 func (s *Store) readKey(ctx context.Context, key string) (current, error) {
-	var resp *clientv3.GetResponse
-	if err := s.call(ctx, key, func(ctx context.Context) (err error) {
-		resp, err = s.client.Get(ctx, s.etcdKey(key))
-		return err
-	}); err != nil {
+	resp, err := s.get(ctx, key)
+	if err != nil {
 		return current{}, err
 	}
 	return s.readCurrent(key, resp.Kvs)

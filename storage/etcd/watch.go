@@ -234,11 +234,8 @@ func mustRV(s string) int64 {
 
 // getAt returns the object at key (nil if none) and the revision it was read at.
 func (s *Store) getAt(ctx context.Context, key string) (scheme.Object, int64, error) {
-	var resp *clientv3.GetResponse
-	if err := s.call(ctx, key, func(ctx context.Context) (err error) {
-		resp, err = s.client.Get(ctx, s.etcdKey(key))
-		return err
-	}); err != nil {
+	resp, err := s.get(ctx, key)
+	if err != nil {
 		return nil, 0, err
 	}
 	if len(resp.Kvs) == 0 {

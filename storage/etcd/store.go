@@ -532,7 +532,9 @@ func (s *Store) fail(ctx context.Context, err error, key string) error {
 		return storage.WithKey(ctx.Err(), key)
 	}
 	if context.Cause(ctx) == errRequestTimeout || unavailable(err) {
-		s.log.Warn("etcd: unavailable", "key", key, "err", err)
+		// Debug, not Warn: during an outage every request fails so, and /readyz/etcd
+		// (Check) is where an operator sees it.
+		s.log.Debug("etcd: unavailable", "key", key, "err", err)
 		return storage.NewErrorf(storage.ErrUnavailable, key, unavailableDetail)
 	}
 	s.log.Error("etcd: request failed", "key", key, "err", err)

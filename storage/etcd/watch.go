@@ -2,6 +2,7 @@ package etcd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -163,6 +164,11 @@ func (w *etcdWatch) run(initial bool, from int64) {
 		}
 		for _, ev := range resp.Events {
 			out, ok, err := w.convert(ev)
+			if errors.Is(err, errPrevCompacted) {
+				w.s.log.Warn("etcd: watch ended", "key", w.key, "err", err)
+				w.fail(http.StatusGone, scheme.StatusReasonExpired, fmt.Sprintf("too old resource version: %d", last))
+				return
+			}
 			if err != nil {
 				w.s.log.Error("etcd: watch event", "key", string(ev.Kv.Key), "err", err)
 				w.fail(http.StatusInternalServerError, scheme.StatusReasonInternalError, "a watch event could not be read from storage")
@@ -245,6 +251,11 @@ func (s *Store) getAt(ctx context.Context, key string) (scheme.Object, int64, er
 	return obj, resp.Header.Revision, err
 }
 
+// errPrevCompacted is an event whose previous value etcd compacted before the watch
+// read it: what changed cannot be told, so the watch ends with 410 for the client to
+// list again.
+var errPrevCompacted = errors.New("previous value compacted")
+
 // convert makes the watch event of an etcd event, or reports false when the predicate
 // hides it. An object that starts matching is ADDED, one that stops matching DELETED
 // (its last matching state, at the revision of the write that moved it out).
@@ -267,7 +278,7 @@ func (w *etcdWatch) convert(ev *clientv3.Event) (watch.Event, bool, error) {
 		if prev == nil {
 			// etcd compacted the previous value before the watch read it: the deletion
 			// cannot be described, so the watch must end for the client to relist.
-			return watch.Event{}, false, fmt.Errorf("deletion of %s at %d without its previous value", key, ev.Kv.ModRevision)
+			return watch.Event{}, false, fmt.Errorf("%w: deletion of %s at %d", errPrevCompacted, key, ev.Kv.ModRevision)
 		}
 		ok, err := w.opts.Predicate.Matches(prev)
 		return watch.Event{Type: watch.Deleted, Object: prev}, ok && err == nil, err
@@ -282,7 +293,7 @@ func (w *etcdWatch) convert(ev *clientv3.Event) (watch.Event, bool, error) {
 	prevOK := true
 	if !w.opts.Predicate.Empty() {
 		if prev == nil {
-			return watch.Event{}, false, fmt.Errorf("update of %s at %d without its previous value", key, ev.Kv.ModRevision)
+			return watch.Event{}, false, fmt.Errorf("%w: update of %s at %d", errPrevCompacted, key, ev.Kv.ModRevision)
 		}
 		if prevOK, err = w.opts.Predicate.Matches(prev); err != nil {
 			return watch.Event{}, false, err

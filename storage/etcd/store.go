@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -110,11 +111,19 @@ type Store struct {
 	codec  Codec
 	log    *slog.Logger
 
-	// done ends the compactor and every watch when the Store closes.
+	// done ends the compactor and every watch when the Store closes; wg counts their
+	// goroutines. mu orders a Watch's wg.Add before Close's Wait.
 	done      chan struct{}
 	closeOnce sync.Once
 	wg        sync.WaitGroup
+	mu        sync.Mutex
+	closed    bool
+	// bookmarkWatches counts the watches that allow bookmarks; see runProgressRequester.
+	bookmarkWatches atomic.Int64
 }
+
+// errClosed is the error of a Watch on a closed Store.
+var errClosed = errors.New("etcd: store is closed")
 
 var (
 	_ storage.Interface = (*Store)(nil)
@@ -159,6 +168,8 @@ func New(ctx context.Context, opts Options) (*Store, error) {
 		s.wg.Add(1)
 		go s.runCompactor(opts.CompactionInterval)
 	}
+	s.wg.Add(1)
+	go s.runProgressRequester()
 	return s, nil
 }
 
@@ -166,6 +177,9 @@ func New(ctx context.Context, opts Options) (*Store, error) {
 func (s *Store) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
 		close(s.done)
 		s.wg.Wait()
 		err = s.client.Close()
@@ -237,7 +251,7 @@ func (s *Store) encode(key string, obj scheme.Object) ([]byte, error) {
 	obj.SetResourceVersion("")
 	data, err := s.codec.Encode(obj)
 	if err != nil {
-		return nil, storage.WithKey(fmt.Errorf("%w: encode: %v", storage.ErrInvalidObject, err), key)
+		return nil, storage.NewErrorf(storage.ErrInvalidObject, key, "encode: %v", err)
 	}
 	return data, nil
 }

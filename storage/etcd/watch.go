@@ -56,6 +56,11 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.WatchOptions
 		}
 		from = int64(rv)
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, storage.WithKey(errClosed, key)
+	}
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	w := &etcdWatch{
 		s: s, key: key, opts: opts, ctx: wctx, cancel: cancel,
@@ -139,7 +144,8 @@ func (w *etcdWatch) run(initial bool, from int64) {
 		wopts = append(wopts, clientv3.WithPrefix())
 	}
 	if w.opts.Bookmarks {
-		go w.requestProgress()
+		w.s.bookmarkWatches.Add(1)
+		defer w.s.bookmarkWatches.Add(-1)
 	}
 	last := from
 	for resp := range w.s.client.Watch(w.ctx, w.s.etcdKey(w.key), wopts...) {
@@ -310,18 +316,28 @@ func (w *etcdWatch) convert(ev *clientv3.Event) (watch.Event, bool, error) {
 	return watch.Event{}, false, nil
 }
 
-// requestProgress asks etcd every BookmarkInterval for a progress notification, which
-// becomes a BOOKMARK: etcd sends one on its own only every 10 minutes.
-func (w *etcdWatch) requestProgress() {
-	t := time.NewTicker(w.s.opts.BookmarkInterval)
+// runProgressRequester asks etcd every BookmarkInterval for a progress notification
+// while some watch allows bookmarks; each becomes a BOOKMARK. etcd sends one on its own
+// only every 10 minutes. All the Store's watches share one gRPC watch stream (their
+// contexts carry the same metadata) and etcd answers a request with a notification to
+// every watch on the stream, so one request per interval serves them all, however many
+// watches there are.
+func (s *Store) runProgressRequester() {
+	defer s.wg.Done()
+	ctx, cancel := context.WithCancel(clientv3.WithRequireLeader(context.Background()))
+	defer cancel()
+	t := time.NewTicker(s.opts.BookmarkInterval)
 	defer t.Stop()
 	for {
 		select {
 		case <-t.C:
-			if err := w.s.client.RequestProgress(w.ctx); err != nil && w.ctx.Err() == nil {
-				w.s.log.Warn("etcd: progress request failed", "key", w.key, "err", err)
+			if s.bookmarkWatches.Load() == 0 {
+				continue
 			}
-		case <-w.ctx.Done():
+			if err := s.client.RequestProgress(ctx); err != nil {
+				s.log.Debug("etcd: progress request failed", "err", err)
+			}
+		case <-s.done:
 			return
 		}
 	}

@@ -30,7 +30,7 @@ const etcdReadyTimeout = 60 * time.Second
 type testEtcd struct {
 	etcd *embed.Etcd
 	stop sync.Once
-	// Endpoint is http://127.0.0.1:PORT.
+	// Endpoint is http://127.0.0.1:PORT (https with TLS).
 	Endpoint string
 }
 
@@ -43,12 +43,17 @@ func startTestEtcd(tb testing.TB) *testEtcd {
 // the kernel picks); a second start on the same dir and address is a restart.
 func startTestEtcdAt(tb testing.TB, dir, clientAddr string) *testEtcd {
 	tb.Helper()
+	return runTestEtcd(tb, testEtcdConfig(dir, url.URL{Scheme: "http", Host: clientAddr}))
+}
+
+// testEtcdConfig is the configuration of a single test member on data dir serving
+// clients at client; the peer URL is never dialled by a single member.
+func testEtcdConfig(dir string, client url.URL) *embed.Config {
 	cfg := embed.NewConfig()
 	cfg.Name = "apikit-etcd-test"
 	cfg.Dir = dir
 	// A test's data need not survive a crash; fsync would only slow a shared disk.
 	cfg.UnsafeNoFsync = true
-	client := url.URL{Scheme: "http", Host: clientAddr}
 	loopback := url.URL{Scheme: "http", Host: "127.0.0.1:0"}
 	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{loopback}, []url.URL{loopback}
@@ -58,6 +63,13 @@ func startTestEtcdAt(tb testing.TB, dir, clientAddr string) *testEtcd {
 		logger, _ = zap.NewDevelopment()
 	}
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(logger)
+	return cfg
+}
+
+// runTestEtcd starts etcd with cfg, waits until it serves and stops it when the test
+// ends.
+func runTestEtcd(tb testing.TB, cfg *embed.Config) *testEtcd {
+	tb.Helper()
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
 		tb.Fatalf("starting etcd: %v", err)
@@ -76,7 +88,7 @@ func startTestEtcdAt(tb testing.TB, dir, clientAddr string) *testEtcd {
 	if len(e.Clients) == 0 {
 		tb.Fatal("etcd has no client listener")
 	}
-	te.Endpoint = "http://" + e.Clients[0].Addr().String()
+	te.Endpoint = cfg.ListenClientUrls[0].Scheme + "://" + e.Clients[0].Addr().String()
 	return te
 }
 

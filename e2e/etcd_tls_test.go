@@ -18,8 +18,6 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/client/pkg/v3/transport"
-	"go.etcd.io/etcd/server/v3/embed"
-	"go.uber.org/zap"
 
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -112,32 +110,9 @@ func (p *etcdPKI) writeKey(t *testing.T, name string, key *ecdsa.PrivateKey) str
 // signed by the PKI's CA.
 func startTLSEtcd(t *testing.T, p *etcdPKI) string {
 	t.Helper()
-	cfg := embed.NewConfig()
-	cfg.Name = "apikit-etcd-tls"
-	cfg.Dir = t.TempDir()
-	cfg.UnsafeNoFsync = true
-	client := url.URL{Scheme: "https", Host: "127.0.0.1:0"}
-	peer := url.URL{Scheme: "http", Host: "127.0.0.1:0"}
-	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
-	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
-	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	cfg := testEtcdConfig(t.TempDir(), url.URL{Scheme: "https", Host: "127.0.0.1:0"})
 	cfg.ClientTLSInfo = transport.TLSInfo{CertFile: p.srvCert, KeyFile: p.srvKey, TrustedCAFile: p.caFile, ClientCertAuth: true}
-	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
-	e, err := embed.StartEtcd(cfg)
-	if err != nil {
-		t.Fatalf("starting etcd: %v", err)
-	}
-	t.Cleanup(e.Close)
-	timer := time.NewTimer(etcdReadyTimeout)
-	defer timer.Stop()
-	select {
-	case <-e.Server.ReadyNotify():
-	case err := <-e.Err():
-		t.Fatalf("etcd failed: %v", err)
-	case <-timer.C:
-		t.Fatalf("etcd not ready within %s", etcdReadyTimeout)
-	}
-	return "https://" + e.Clients[0].Addr().String()
+	return runTestEtcd(t, cfg).Endpoint
 }
 
 // TestEtcd_TLSWithClientCertificates: a Store reaches an etcd that requires client

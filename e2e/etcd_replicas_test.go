@@ -327,3 +327,49 @@ func mustHost(t *testing.T, endpoint string) string {
 	}
 	return u.Host
 }
+
+// TestEtcd_RequestWatchProgressBookmarksWatchesAtTheClusterRevision: after
+// RequestWatchProgress, a watch that allows bookmarks gets a BOOKMARK at the revision of
+// a write to another resource, without waiting for the bookmark interval; this is how a
+// watch cache in front of the Store learns it is caught up.
+func TestEtcd_RequestWatchProgressBookmarksWatchesAtTheClusterRevision(t *testing.T) {
+	e := startTestEtcd(t)
+	s := newEtcdStore(t, e, etcdstore.Options{BookmarkInterval: time.Hour})
+	ctx := t.Context()
+	start, err := s.CurrentResourceVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.Watch(ctx, storage.Prefix(storagetest.Widgets, ""), storage.WatchOptions{
+		Recursive: true, Bookmarks: true, ResourceVersion: storage.FormatResourceVersion(start),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	other, err := s.Create(ctx, storage.Key(storagetest.Gadgets, "ns1", "g"), storagetest.NewGadget("ns1", "g", nil, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := mustParseRV(t, other.GetResourceVersion())
+	// etcd answers a progress request only once the watch has caught up; a bounded
+	// number of requests covers a watch that is still starting.
+	for range 100 {
+		if err := s.RequestWatchProgress(ctx); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				t.Fatal("watch closed")
+			}
+			rv := mustParseRV(t, ev.Object.(scheme.Object).GetResourceVersion())
+			if ev.Type != watch.Bookmark || rv < want {
+				t.Fatalf("got %s at %d, want a BOOKMARK at %d or later", ev.Type, rv, want)
+			}
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	t.Fatal("no bookmark after 100 progress requests")
+}

@@ -316,6 +316,16 @@ func (w *etcdWatch) convert(ev *clientv3.Event) (watch.Event, bool, error) {
 	return watch.Event{}, false, nil
 }
 
+// RequestWatchProgress asks etcd for a progress notification on the Store's watch
+// stream: every watch that allows bookmarks and has changes pending from nobody else
+// then gets a BOOKMARK at the cluster's revision, after every event up to it (etcd
+// sends it once the watch is synced). This is storage.ProgressRequester, which a watch
+// cache in front of the Store uses to learn that it is caught up when the writes since
+// were to other resources.
+func (s *Store) RequestWatchProgress(ctx context.Context) error {
+	return s.call(ctx, "", func(ctx context.Context) error { return s.client.RequestProgress(ctx) })
+}
+
 // runProgressRequester asks etcd every BookmarkInterval for a progress notification
 // while some watch allows bookmarks; each becomes a BOOKMARK. etcd sends one on its own
 // only every 10 minutes. All the Store's watches share one gRPC watch stream (their
@@ -334,7 +344,7 @@ func (s *Store) runProgressRequester() {
 			if s.bookmarkWatches.Load() == 0 {
 				continue
 			}
-			if err := s.client.RequestProgress(ctx); err != nil {
+			if err := s.RequestWatchProgress(ctx); err != nil {
 				s.log.Debug("etcd: progress request failed", "err", err)
 			}
 		case <-s.done:

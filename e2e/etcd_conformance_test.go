@@ -17,6 +17,7 @@ import (
 
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/storage/cache"
 	etcdstore "github.com/apikit-dev/apikit/storage/etcd"
 	"github.com/apikit-dev/apikit/storage/storagetest"
 )
@@ -134,6 +135,20 @@ func TestEtcd_Conformance(t *testing.T) {
 	e := startTestEtcd(t)
 	storagetest.Run(t, func(t *testing.T) storage.Interface {
 		return newEtcdStore(t, e, etcdstore.Options{})
+	}, storagetest.Capabilities{ExactReads: true, Compaction: true, TooLargeResourceVersion: true})
+}
+
+// TestEtcd_CacheConformance runs the suite over the watch cache in front of
+// storage/etcd: one etcd watch per resource, reads from memory once caught up.
+func TestEtcd_CacheConformance(t *testing.T) {
+	e := startTestEtcd(t)
+	storagetest.Run(t, func(t *testing.T) storage.Interface {
+		c, err := cache.New(newEtcdStore(t, e, etcdstore.Options{}), cache.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		return c
 	}, storagetest.Capabilities{ExactReads: true, Compaction: true, TooLargeResourceVersion: true})
 }
 

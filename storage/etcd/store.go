@@ -126,9 +126,10 @@ type Store struct {
 var errClosed = errors.New("etcd: store is closed")
 
 var (
-	_ storage.Interface = (*Store)(nil)
-	_ storage.Versioned = (*Store)(nil)
-	_ storage.Compactor = (*Store)(nil)
+	_ storage.Interface         = (*Store)(nil)
+	_ storage.Versioned         = (*Store)(nil)
+	_ storage.Compactor         = (*Store)(nil)
+	_ storage.ProgressRequester = (*Store)(nil)
 )
 
 // New connects to the cluster and returns a Store on it. It fails when no endpoint

@@ -34,8 +34,10 @@
 //   - [github.com/apikit-dev/apikit/watch]: watch events and the fan-out broadcaster.
 //   - [github.com/apikit-dev/apikit/storage]: the storage interface, resourceVersion
 //     rules and selectors; [github.com/apikit-dev/apikit/storage/memory] and
-//     [github.com/apikit-dev/apikit/storage/bolt] (durable, on bbolt) are its backends and
-//     [github.com/apikit-dev/apikit/storage/storagetest] the conformance suite both pass.
+//     [github.com/apikit-dev/apikit/storage/bolt] (durable, on bbolt) are its backends (the
+//     module github.com/apikit-dev/apikit/storage/etcd is a third, for several replicas),
+//     [github.com/apikit-dev/apikit/storage/cache] a watch cache in front of any of them, and
+//     [github.com/apikit-dev/apikit/storage/storagetest] the conformance suite they all pass.
 //   - [github.com/apikit-dev/apikit/patch]: JSON patch, merge patch, strategic merge
 //     patch and server-side apply with managedFields.
 //   - [github.com/apikit-dev/apikit/rest]: the http.Handler: routing, every verb and

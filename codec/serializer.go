@@ -17,7 +17,8 @@ import (
 // one through [Codecs]. A serializer describes what else sets its media type apart
 // through optional interfaces: [EventFramer] when it can carry a watch,
 // [KindSupporter] when it has an encoding for only some kinds, [TargetSupporter] when
-// it cannot encode every "as" conversion target. So a new media type is one new
+// it cannot encode every "as" conversion target, [ListStreamer] when it can write a
+// list item by item. So a new media type is one new
 // Serializer, registered in the list its server is given.
 type Serializer interface {
 	// MediaType is the essence this serializer reads and writes ("application/json").

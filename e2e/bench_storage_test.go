@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -337,7 +338,9 @@ func BenchmarkFanOut(b *testing.B) {
 		for _, enc := range []string{"none", "each", "shared"} {
 			b.Run(fmt.Sprintf("watchers=%d/encode=%s/impl=apikit", watchers, enc), func(b *testing.B) {
 				_, obj := smallWidgetPair(b, parts, "ns", "w")
-				br := apikitwatch.NewBroadcaster(apikitwatch.Options{HistorySize: b.N + 16, WatcherBuffer: 1000})
+				// No slow-watcher timeout: at encode=each the consumers fall behind for longer
+				// than the default 10 s on a loaded machine, and apimachinery's side waits.
+				br := apikitwatch.NewBroadcaster(apikitwatch.Options{HistorySize: b.N + 16, WatcherBuffer: 1000, SlowWatcherTimeout: time.Hour})
 				defer br.Stop()
 				var wg sync.WaitGroup
 				ctx, cancel := context.WithCancel(context.Background())

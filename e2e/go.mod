@@ -25,6 +25,7 @@ require (
 require (
 	github.com/apikit-dev/apikit v0.0.0
 	github.com/apikit-dev/apikit/cel v0.0.0
+	github.com/apikit-dev/apikit/storage/etcd v0.0.0
 	github.com/google/go-cmp v0.7.0
 	github.com/onsi/ginkgo/v2 v2.34.0
 	github.com/onsi/gomega v1.44.0
@@ -157,3 +158,5 @@ replace github.com/apikit-dev/apikit/cel => ../cel
 replace github.com/apikit-dev/apikit/envtest => ../envtest
 
 replace github.com/apikit-dev/apikit/examples/widgets => ../examples/widgets
+
+replace github.com/apikit-dev/apikit/storage/etcd => ../storage/etcd

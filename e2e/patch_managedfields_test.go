@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -107,6 +108,21 @@ func TestManagedFields_MatchApimachinery(t *testing.T) {
 		}},
 		{"the first apply after that conflicts with before-first-apply", "apply", "alice", false, applyOf("red", 3, "wheel")},
 		{"alice forces her first apply", "apply", "alice", true, applyOf("red", 3, "wheel")},
+		// Past 256 elements package patch compares list-maps in key order: the fields
+		// recorded must not show it.
+		{"an update sets 300 parts out of key order", "update", "editor", false, edit(func(s map[string]any) {
+			parts := make([]any, 300)
+			for i := range parts {
+				parts[i] = map[string]any{"name": fmt.Sprintf("p%d", (i*119)%300), "count": int64(1)}
+			}
+			s["parts"] = parts
+		})},
+		{"another update reverses them and changes one count", "update", "mover", false, edit(func(s map[string]any) {
+			parts := s["parts"].([]any)
+			slices.Reverse(parts)
+			parts[10].(map[string]any)["count"] = int64(5)
+		})},
+		{"alice applies two of them", "apply", "alice", true, applyOf("red", 3, "p7", "p250")},
 	}
 
 	for _, st := range steps {

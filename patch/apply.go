@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -58,7 +59,7 @@ type Options struct {
 	// Empty returns the unstructured form of a new, empty object of the kind: for a Go
 	// type, its zero value as it encodes ("spec": {"color": ""}), which kube compares
 	// against as kube-apiserver compares against a new typed object. Nil means {}, as
-	// for custom resources.
+	// for custom resources. It is called once, when first needed.
 	Empty func() map[string]any
 }
 
@@ -71,6 +72,10 @@ type FieldManager struct {
 	updater *merge.Updater
 	version fieldpath.APIVersion
 	opts    Options
+	// ids, sets and empty are shared by the copies WithNow makes.
+	ids   *managerIDs
+	sets  *decodedSets
+	empty func() *typed.TypedValue
 }
 
 // NewFieldManager returns the field manager of kind gvk (an external version) in s.
@@ -79,7 +84,8 @@ func NewFieldManager(s *scheme.Scheme, gvk scheme.GroupVersionKind, opts Options
 	if err != nil {
 		return nil, fmt.Errorf("patch: field manager for %v: %w", gvk, err)
 	}
-	fm := &FieldManager{gvk: gvk, s: s, pt: pt, version: fieldpath.APIVersion(gvk.GroupVersion().String()), opts: opts}
+	fm := &FieldManager{gvk: gvk, s: s, pt: pt, version: fieldpath.APIVersion(gvk.GroupVersion().String()), opts: opts, ids: &managerIDs{}, sets: &decodedSets{}}
+	fm.empty = sync.OnceValue(fm.buildEmptyTV)
 	b := &merge.UpdaterBuilder{Converter: &converter{fm: fm}}
 	if len(opts.ResetFields) > 0 {
 		set := fieldpath.NewSet()
@@ -165,7 +171,7 @@ func withoutManagedFields(obj map[string]any) map[string]any {
 }
 
 func (fm *FieldManager) id(manager string, op scheme.ManagedFieldsOperationType) (string, error) {
-	return managerID(scheme.ManagedFieldsEntry{Manager: manager, Operation: op, APIVersion: string(fm.version), Subresource: fm.opts.Subresource})
+	return fm.ids.id(scheme.ManagedFieldsEntry{Manager: manager, Operation: op, APIVersion: string(fm.version), Subresource: fm.opts.Subresource})
 }
 
 // gvkString formats a kind as apimachinery's GroupVersionKind.String does.
@@ -210,7 +216,7 @@ func (fm *FieldManager) Apply(live, config map[string]any, manager string, force
 			return nil, nil, fmt.Errorf("failed to decode managed fields: %w", err)
 		}
 	}
-	m, err := decodeManaged(entries)
+	m, err := decodeManaged(entries, fm.ids, fm.sets)
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to decode managed fields: %w", err)
 	}
@@ -422,20 +428,20 @@ func (fm *FieldManager) Update(live, obj map[string]any, manager string) ([]sche
 	newEntries, err := ManagedFieldsFromMap(obj)
 	reset := err == nil && fm.opts.Subresource == "" && isReset(newEntries)
 	if err == nil && len(newEntries) > 0 && fm.opts.Subresource == "" && !reset {
-		m, err = decodeManaged(newEntries)
+		m, err = decodeManaged(newEntries, fm.ids, fm.sets)
 	}
 	if reset {
-		m = managed{fields: fieldpath.ManagedFields{}, times: map[string]*scheme.Time{}}
+		m = newManaged(fm.ids, fm.sets)
 	} else if err != nil || len(m.fields) == 0 {
 		var liveEntries []scheme.ManagedFieldsEntry
 		if live != nil {
 			liveEntries, err = ManagedFieldsFromMap(live)
 		}
 		if err == nil {
-			m, err = decodeManaged(liveEntries)
+			m, err = decodeManaged(liveEntries, fm.ids, fm.sets)
 		}
 		if err != nil {
-			m = managed{fields: fieldpath.ManagedFields{}, times: map[string]*scheme.Time{}}
+			m = newManaged(fm.ids, fm.sets)
 		}
 	}
 	if len(m.fields) == 0 && uidOf(live) != "" {
@@ -445,11 +451,13 @@ func (fm *FieldManager) Update(live, obj map[string]any, manager string) ([]sche
 	if live != nil {
 		liveObj = withoutManagedFields(live)
 	}
-	liveTV, err := fm.pt.FromUnstructured(liveObj, typed.AllowDuplicates)
+	// Update returns only managed fields, which do not depend on the order of
+	// associative lists: compare both objects with those lists in key order.
+	liveTV, err := fm.pt.FromUnstructured(sortedForComparison(fm.pt.Schema, fm.pt.TypeRef, liveObj), typed.AllowDuplicates)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create typed live object (%s; %s): %w", nameOf(liveObj), gvkString(fm.gvk), err)
 	}
-	newTV, err := fm.pt.FromUnstructured(withoutManagedFields(obj), typed.AllowDuplicates)
+	newTV, err := fm.pt.FromUnstructured(sortedForComparison(fm.pt.Schema, fm.pt.TypeRef, withoutManagedFields(obj)), typed.AllowDuplicates)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create typed new object (%s; %s): %w", nameOf(obj), gvkString(fm.gvk), err)
 	}
@@ -462,8 +470,14 @@ func (fm *FieldManager) Update(live, obj map[string]any, manager string) ([]sche
 // beforeFirstApply owns the fields an object had before its first apply.
 const beforeFirstApply = "before-first-apply"
 
-// emptyTV is the typed empty object of the kind.
+// emptyTV is the typed empty object of the kind, built once per field manager (and the
+// copies WithNow makes): every first apply compares against it.
 func (fm *FieldManager) emptyTV() *typed.TypedValue {
+	return fm.empty()
+}
+
+// buildEmptyTV builds emptyTV from Options.Empty.
+func (fm *FieldManager) buildEmptyTV() *typed.TypedValue {
 	empty := map[string]any{}
 	if fm.opts.Empty != nil {
 		if e := fm.opts.Empty(); e != nil {

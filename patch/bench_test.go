@@ -106,3 +106,62 @@ func BenchmarkUpdateManagedFields50Parts(b *testing.B) {
 		}
 	}
 }
+
+// widgetWithParts is a Widget with n parts named as the REST limits test names them
+// ("p00000", ..., "p99999", "p100000", ...: not in key order past 100,000).
+func widgetWithParts(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = fmt.Sprintf(`{"name":"p%05d","count":1}`, i)
+	}
+	return `{"apiVersion":"toys.example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"default"},"spec":{"color":"red","parts":[` + strings.Join(parts, ",") + `]}}`
+}
+
+// widgetWithShuffledParts is a Widget with n parts in no key order.
+func widgetWithShuffledParts(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		// 7919 is prime and coprime with every n benchmarked, so this visits each
+		// index once in a scrambled order.
+		parts[i] = fmt.Sprintf(`{"name":"p%d","count":1}`, (i*7919)%n)
+	}
+	return `{"apiVersion":"toys.example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"default"},"spec":{"color":"red","parts":[` + strings.Join(parts, ",") + `]}}`
+}
+
+// BenchmarkUpdateManagedFieldsCreate150000Parts records the managed fields of the
+// create the REST limits test refuses by default: 150,000 parts, out of key order from
+// the 100,001st on.
+func BenchmarkUpdateManagedFieldsCreate150000Parts(b *testing.B) {
+	b.ReportAllocs()
+	fm := newFieldManager(b, patch.Options{ResetFields: []string{"status"}})
+	zero := obj(b, `{"spec":{"color":""}}`)
+	created := obj(b, widgetWithParts(150000))
+	for b.Loop() {
+		if _, err := fm.Update(zero, created, "creator"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUpdateManagedFieldsCreate records the managed fields of a create (live is
+// the kind's zero object) of Widgets with many parts, in key order and not.
+func BenchmarkUpdateManagedFieldsCreate(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		js   func(int) string
+	}{{"sorted", widgetWithParts}, {"shuffled", widgetWithShuffledParts}} {
+		for _, n := range []int{1, 50, 5000, 20000} {
+			b.Run(fmt.Sprintf("order=%s/parts=%d", tc.name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				fm := newFieldManager(b, patch.Options{ResetFields: []string{"status"}})
+				zero := obj(b, `{"spec":{"color":""}}`)
+				created := obj(b, tc.js(n))
+				for b.Loop() {
+					if _, err := fm.Update(zero, created, "creator"); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

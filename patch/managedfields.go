@@ -1,10 +1,12 @@
 package patch
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
@@ -12,19 +14,23 @@ import (
 )
 
 // managed is the decoded metadata.managedFields of an object: each manager's field set
-// (keyed by manager identifier) and the time of its last change.
+// (keyed by manager identifier) and the time of its last change. ids and sets, when
+// set, cache the identifiers and the field sets.
 type managed struct {
 	fields fieldpath.ManagedFields
 	times  map[string]*scheme.Time
+	ids    *managerIDs
+	sets   *decodedSets
+}
+
+func newManaged(ids *managerIDs, sets *decodedSets) managed {
+	return managed{fields: fieldpath.ManagedFields{}, times: map[string]*scheme.Time{}, ids: ids, sets: sets}
 }
 
 // managerID is kube's manager identifier (BuildManagerIdentifier): the JSON of the
 // entry without fields, fieldsType and time, and without apiVersion for appliers.
 func managerID(e scheme.ManagedFieldsEntry) (string, error) {
-	e.FieldsType, e.FieldsV1, e.Time = "", nil, nil
-	if e.Operation == scheme.ManagedFieldsOperationApply {
-		e.APIVersion = ""
-	}
+	e = identifying(e)
 	b, err := json.Marshal(&e)
 	if err != nil {
 		return "", fmt.Errorf("patch: manager identifier: %w", err)
@@ -32,15 +38,78 @@ func managerID(e scheme.ManagedFieldsEntry) (string, error) {
 	return string(b), nil
 }
 
+// identifying is e with only the fields its manager identifier holds.
+func identifying(e scheme.ManagedFieldsEntry) scheme.ManagedFieldsEntry {
+	e.FieldsType, e.FieldsV1, e.Time = "", nil, nil
+	if e.Operation == scheme.ManagedFieldsOperationApply {
+		e.APIVersion = ""
+	}
+	return e
+}
+
+// maxCachedManagerIDs bounds a managerIDs cache: manager names come from clients, so
+// beyond this many identifiers are computed each time instead of kept.
+const maxCachedManagerIDs = 512
+
+// managerIDs caches manager identifiers both ways. Building one is a JSON encoding and
+// reading one back a JSON decoding, done for every entry of every write, while a kind
+// sees few distinct managers. The zero value is ready; a nil *managerIDs caches nothing.
+type managerIDs struct {
+	byEntry sync.Map // identifying scheme.ManagedFieldsEntry -> string
+	byID    sync.Map // string -> identifying scheme.ManagedFieldsEntry
+	n       atomic.Int32
+}
+
+// id returns managerID(e).
+func (c *managerIDs) id(e scheme.ManagedFieldsEntry) (string, error) {
+	e = identifying(e)
+	if c == nil {
+		return managerID(e)
+	}
+	if v, ok := c.byEntry.Load(e); ok {
+		return v.(string), nil
+	}
+	id, err := managerID(e)
+	if err != nil {
+		return "", err
+	}
+	// Only valid UTF-8 decodes back from the JSON unchanged.
+	if c.n.Load() < maxCachedManagerIDs && validUTF8(e) {
+		c.n.Add(1)
+		c.byID.Store(id, e)
+		c.byEntry.Store(e, id)
+	}
+	return id, nil
+}
+
+func validUTF8(e scheme.ManagedFieldsEntry) bool {
+	return utf8.ValidString(e.Manager) && utf8.ValidString(string(e.Operation)) &&
+		utf8.ValidString(e.APIVersion) && utf8.ValidString(e.Subresource)
+}
+
+// entry returns the entry that id identifies, as its JSON decodes.
+func (c *managerIDs) entry(id string) (scheme.ManagedFieldsEntry, error) {
+	if c != nil {
+		if v, ok := c.byID.Load(id); ok {
+			return v.(scheme.ManagedFieldsEntry), nil
+		}
+	}
+	var e scheme.ManagedFieldsEntry
+	if err := json.Unmarshal([]byte(id), &e); err != nil {
+		return e, fmt.Errorf("patch: manager identifier %s: %w", id, err)
+	}
+	return e, nil
+}
+
 // decodeManaged reads metadata.managedFields entries; an entry kube could not read
 // (wrong fieldsType, bad fieldsV1, a duplicate manager) is an error.
-func decodeManaged(entries []scheme.ManagedFieldsEntry) (managed, error) {
-	m := managed{fields: fieldpath.ManagedFields{}, times: map[string]*scheme.Time{}}
+func decodeManaged(entries []scheme.ManagedFieldsEntry, ids *managerIDs, sets *decodedSets) (managed, error) {
+	m := newManaged(ids, sets)
 	for i, e := range entries {
 		if e.FieldsType != "FieldsV1" {
 			return managed{}, fmt.Errorf("error decoding managed field entry %d: unsupported fieldsType %q", i, e.FieldsType)
 		}
-		id, err := managerID(e)
+		id, err := ids.id(e)
 		if err != nil {
 			return managed{}, err
 		}
@@ -49,7 +118,7 @@ func decodeManaged(entries []scheme.ManagedFieldsEntry) (managed, error) {
 		}
 		set := &fieldpath.Set{}
 		if e.FieldsV1 != nil {
-			if err := set.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+			if set, err = sets.decode(e.FieldsV1.Raw); err != nil {
 				return managed{}, fmt.Errorf("error decoding managed field entry %d: %w", i, err)
 			}
 		}
@@ -70,15 +139,15 @@ func (m managed) encode() ([]scheme.ManagedFieldsEntry, error) {
 	}
 	out := make([]scheme.ManagedFieldsEntry, 0, len(m.fields))
 	for id, vs := range m.fields {
-		var e scheme.ManagedFieldsEntry
-		if err := json.Unmarshal([]byte(id), &e); err != nil {
-			return nil, fmt.Errorf("patch: manager identifier %s: %w", id, err)
+		e, err := m.ids.entry(id)
+		if err != nil {
+			return nil, err
 		}
 		e.APIVersion = string(vs.APIVersion())
 		if vs.Applied() {
 			e.Operation = scheme.ManagedFieldsOperationApply
 		}
-		raw, err := vs.Set().ToJSON()
+		raw, err := m.sets.encode(vs.Set())
 		if err != nil {
 			return nil, fmt.Errorf("patch: encoding fields of %s: %w", id, err)
 		}
@@ -192,7 +261,7 @@ func (m managed) capUpdaters(max int) error {
 		}
 		vs := m.fields[id]
 		version := string(vs.APIVersion())
-		bucket, err := managerID(scheme.ManagedFieldsEntry{Manager: ancientChanges, Operation: scheme.ManagedFieldsOperationUpdate, APIVersion: version})
+		bucket, err := m.ids.id(scheme.ManagedFieldsEntry{Manager: ancientChanges, Operation: scheme.ManagedFieldsOperationUpdate, APIVersion: version})
 		if err != nil {
 			return err
 		}

@@ -31,8 +31,10 @@
 //
 // # Watch
 //
-// A watch streams {"type": ..., "object": ...} events, one write and flush per event, in
-// the framing of the media type the Accept header negotiates, as kube-apiserver does:
+// A watch streams {"type": ..., "object": ...} events in the framing of the media type
+// the Accept header negotiates, as kube-apiserver does; the events queued for a watch
+// when it writes go out together, in one write and one flush (the same bytes as one
+// event at a time, in fewer system calls under load):
 //
 //   - application/json: one WatchEvent JSON document per event, each ending in a
 //     newline (Content-Type application/json);

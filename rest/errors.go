@@ -109,6 +109,15 @@ func NewTooLargeResourceVersion(msg string) *scheme.Status {
 		})
 }
 
+// newServiceUnavailable is the 503 Status of a storage backend that cannot be reached,
+// like kube's NewServiceUnavailable: the message says why, and never where.
+func newServiceUnavailable(msg string) *scheme.Status {
+	if msg == "" {
+		msg = storage.ErrUnavailable.Error()
+	}
+	return newStatus(http.StatusServiceUnavailable, scheme.StatusReasonServiceUnavailable, msg, nil)
+}
+
 // NewServerTimeout is the 500 ServerTimeout Status kube answers when a generated name
 // keeps colliding.
 func NewServerTimeout(gk scheme.GroupKind, operation string) *scheme.Status {
@@ -195,7 +204,7 @@ func (h *Handler) toStatus(err error, gr scheme.GroupResource, name string) *sch
 var storageSentinels = []error{
 	storage.ErrNotFound, storage.ErrAlreadyExists, storage.ErrConflict, storage.ErrGone,
 	storage.ErrTooLargeResourceVersion, storage.ErrInvalidContinue, storage.ErrInvalidSelector,
-	storage.ErrInvalidOptions, storage.ErrInvalidResourceVersion,
+	storage.ErrInvalidOptions, storage.ErrInvalidResourceVersion, storage.ErrUnavailable,
 }
 
 // storageStatus is the Status of a storage error, built from its sentinel and the
@@ -218,6 +227,8 @@ func (h *Handler) storageStatus(se *storage.Error, gr scheme.GroupResource, name
 		return NewBadRequest(storage.ErrInvalidContinue.Error() + ": " + se.Detail)
 	case storage.ErrInvalidSelector, storage.ErrInvalidOptions, storage.ErrInvalidResourceVersion:
 		return NewBadRequest(se.Detail)
+	case storage.ErrUnavailable:
+		return newServiceUnavailable(se.Detail)
 	}
 	// A failure no sentinel names (a cancelled context, a failed journal, an object the
 	// store cannot keep): a 500. Its cause is the backend's own text, which may name a

@@ -129,15 +129,7 @@ func (rq *request) list() {
 		rq.fail(err)
 		return
 	}
-	list, err := rq.newList(lr.Items)
-	if err != nil {
-		rq.fail(err)
-		return
-	}
-	list.SetResourceVersion(lr.ResourceVersion)
-	list.SetContinue(lr.Continue)
-	list.SetRemainingItemCount(lr.RemainingItemCount)
-	rq.respond(http.StatusOK, list)
+	rq.respondList(lr)
 }
 
 // newList builds the URL version's list kind holding stored objs as read at the URL

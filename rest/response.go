@@ -32,16 +32,7 @@ type output = codec.Output
 // respond sends an object (at the URL version) with code, as the client asked: plain,
 // Table or PartialObjectMetadata.
 func (rq *request) respond(code int, obj scheme.Kinded) {
-	out, st := rq.h.negotiate(rq.r, codec.ResponseOptions{
-		GVK: obj.GetObjectKind().GroupVersionKind(), Object: obj,
-		AllowAs: func(as string) bool {
-			switch as {
-			case asPartialObjectMetadata, asPartialObjectMetadataList, asTable:
-				return (rq.info.Verb == "get" || rq.info.Verb == "list") && rq.info.Subresource == ""
-			}
-			return false
-		},
-	})
+	out, st := rq.h.negotiate(rq.r, rq.responseOptions(obj))
 	if st != nil {
 		rq.fail(st)
 		return
@@ -68,6 +59,21 @@ func (rq *request) respond(code int, obj scheme.Kinded) {
 	rq.h.writeEncoded(rq.w, rq.r, code, out, obj)
 }
 
+// responseOptions describes a response carrying obj for negotiation: Table and
+// PartialObjectMetadata(List) are offered for get and list of a resource itself.
+func (rq *request) responseOptions(obj scheme.Kinded) codec.ResponseOptions {
+	return codec.ResponseOptions{
+		GVK: obj.GetObjectKind().GroupVersionKind(), Object: obj,
+		AllowAs: func(as string) bool {
+			switch as {
+			case asPartialObjectMetadata, asPartialObjectMetadataList, asTable:
+				return (rq.info.Verb == "get" || rq.info.Verb == "list") && rq.info.Subresource == ""
+			}
+			return false
+		},
+	}
+}
+
 // fail sends the Status of err, or kube's 504 Timeout once the request's deadline has
 // passed: whatever failed then failed for want of time.
 func (rq *request) fail(err error) {
@@ -80,14 +86,7 @@ func (rq *request) fail(err error) {
 
 // table renders an object or list as a meta.k8s.io Table (package rest/table).
 func (rq *request) table(obj scheme.Kinded) (scheme.Kinded, error) {
-	opts, err := table.ParseOptions(rq.query)
-	if err != nil {
-		return nil, NewBadRequest(err.Error())
-	}
-	if v := rq.r.Header.Get("Accept"); strings.Contains(v, "v=v1beta1") && !strings.Contains(v, "v=v1;") && !strings.HasSuffix(v, "v=v1") {
-		opts.GroupVersion = scheme.GroupVersion{Group: scheme.MetaGroupVersion.Group, Version: "v1beta1"}
-	}
-	p, err := table.PrinterFor(rq.res, rq.h.scheme.IsUnstructured(rq.gvk))
+	p, opts, err := rq.tablePrinter()
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +98,20 @@ func (rq *request) table(obj scheme.Kinded) (scheme.Kinded, error) {
 		return nil, err
 	}
 	return p.Object(o, opts)
+}
+
+// tablePrinter returns the printer of the request's resource and the Table options
+// of its query and Accept header (the meta.k8s.io version asked for).
+func (rq *request) tablePrinter() (*table.Printer, table.Options, error) {
+	opts, err := table.ParseOptions(rq.query)
+	if err != nil {
+		return nil, opts, NewBadRequest(err.Error())
+	}
+	if v := rq.r.Header.Get("Accept"); strings.Contains(v, "v=v1beta1") && !strings.Contains(v, "v=v1;") && !strings.HasSuffix(v, "v=v1") {
+		opts.GroupVersion = scheme.GroupVersion{Group: scheme.MetaGroupVersion.Group, Version: "v1beta1"}
+	}
+	p, err := table.PrinterFor(rq.res, rq.h.scheme.IsUnstructured(rq.gvk))
+	return p, opts, err
 }
 
 // toPartialMetadata reduces an object or list to PartialObjectMetadata(List).

@@ -145,3 +145,21 @@ func TestStorageErrors_BareSentinelsMapToTheirStatusWithoutTheKey(t *testing.T) 
 		t.Errorf("Status %v %v %q, want 404 NotFound", st["code"], st["reason"], st["message"])
 	}
 }
+
+// unavailableStore fails every Get as a backend that cannot reach its cluster does.
+type unavailableStore struct{ *memory.Store }
+
+func (unavailableStore) Get(_ context.Context, key string, _ storage.GetOptions) (scheme.Object, error) {
+	return nil, storage.NewErrorf(storage.ErrUnavailable, key, "storage is unavailable, please try again")
+}
+
+func TestStorageErrors_UnavailableIs503ServiceUnavailableWithoutTheKey(t *testing.T) {
+	store := memory.New(memory.Options{})
+	t.Cleanup(store.Close)
+	s := newServer(t, func(o *rest.Options) { o.Storage = unavailableStore{store} })
+	r := s.do("GET", widgetsPath+"/a", "", "")
+	st := r.json(t)
+	if code, _ := st["code"].(float64); r.code != 503 || code != 503 || st["reason"] != "ServiceUnavailable" || st["message"] != "storage is unavailable, please try again" {
+		t.Errorf("HTTP %d, Status %v %v %q, want 503 ServiceUnavailable", r.code, st["code"], st["reason"], st["message"])
+	}
+}

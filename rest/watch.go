@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/apikit-dev/apikit/codec"
@@ -62,10 +64,11 @@ func (rq *request) validateWatchOptions() (sendInitial *bool, err error) {
 	return sendInitial, nil
 }
 
-// watch streams changes in the negotiated stream framing (see writeFrame), flushed per
-// event, until timeoutSeconds, the client leaving or not reading (each write has a
-// deadline, see watchDeadlines), or the storage ending the watch. It
-// runs in three steps: validate the options, negotiate the stream's format, stream.
+// watch streams changes in the negotiated stream framing (see appendFrame), the events
+// queued for the watch written together and flushed once (see appendQueuedEvents),
+// until timeoutSeconds, the client leaving or not reading (each write has a deadline,
+// see watchDeadlines), or the storage ending the watch. It runs in three steps:
+// validate the options, negotiate the stream's format, stream.
 func (rq *request) watch() {
 	opts, err := rq.validateWatch()
 	if err != nil {
@@ -208,43 +211,123 @@ func (rq *request) stream(out output, wr watchRequest) {
 			if !ok {
 				return
 			}
-			deadlines.before()
-			err := rq.writeEventCached(out, ev, encKey)
-			if err == nil {
-				err = flush()
-			}
+			end, err := rq.writeQueuedEvents(out, ev, wi.ResultChan(), encKey, deadlines)
 			if err != nil {
 				rq.h.log.Warn("rest: watch stream ended", "path", rq.r.URL.Path, "err", err)
 				return
 			}
-			if ev.Type == watch.Error {
+			if end {
 				return
 			}
 		}
 	}
 }
 
-// writeEventCached writes one event, encoding its object at most once per version and
-// media type across all the watches that receive the same change.
-func (rq *request) writeEventCached(out output, ev watch.Event, key any) error {
+// watchFrames holds the buffers of watch batches between writes: a watch holds one only
+// while it writes, so that a thousand watches waiting for events do not each keep a
+// batch's worth of memory.
+var watchFrames = sync.Pool{New: func() any { return new([]byte) }}
+
+// writeQueuedEvents writes ev and the events queued behind it (see appendQueuedEvents)
+// in one Write and one Flush, each write under its deadline. end reports that the
+// stream ends after them.
+func (rq *request) writeQueuedEvents(out output, ev watch.Event, results <-chan watch.Event, key any, deadlines *watchDeadlines) (end bool, err error) {
+	buf := watchFrames.Get().(*[]byte)
+	frames, end, encErr := rq.appendQueuedEvents((*buf)[:0], out, ev, results, key)
+	if len(frames) > 0 {
+		// The events gathered before one that failed to encode are sent, as they
+		// were when each event was written on its own.
+		deadlines.before()
+		if _, err = rq.w.Write(frames); err == nil {
+			err = deadlines.flush()
+		}
+	}
+	if cap(frames) <= 2*watchBatchBytes { // one large object's buffer is not kept
+		*buf = frames[:0]
+		watchFrames.Put(buf)
+	}
+	if err == nil {
+		err = encErr
+	}
+	return end, err
+}
+
+// watchBatchBytes bounds the frames a watch gathers for one write: events queued for a
+// watcher are written together until the batch reaches this size. Larger batches save
+// little more CPU and cost memory: with 1,000 watchers over TLS, 64 KB batches raised
+// the server's RSS by half again, 8 KB ones kept it below that of one event per write.
+const watchBatchBytes = 8 << 10
+
+// appendQueuedEvents appends the frame of ev, then those of the events already queued
+// on results (without waiting for more), until the batch reaches watchBatchBytes, an
+// ERROR event (the last of a stream), or the end of the watch: written in one Write and
+// sent with one Flush, they cost one write(2) for many events when a watcher has several
+// queued, as under load, instead of one each. The bytes are exactly those of the frames
+// written one by one. end reports that the stream ends after this batch.
+func (rq *request) appendQueuedEvents(dst []byte, out output, ev watch.Event, results <-chan watch.Event, key any) (frames []byte, end bool, err error) {
+	yielded := false
+	for {
+		if dst, err = rq.appendEventCached(dst, out, ev, key); err != nil {
+			return dst, true, err
+		}
+		if ev.Type == watch.Error {
+			return dst, true, nil
+		}
+		if len(dst) >= watchBatchBytes {
+			return dst, false, nil
+		}
+		var ok bool
+		select {
+		case ev, ok = <-results:
+			if !ok {
+				return dst, true, nil
+			}
+			continue
+		default:
+		}
+		if yielded {
+			return dst, false, nil
+		}
+		// Let the goroutines ready to run (writers publishing, other watches) go first,
+		// once: on a busy server more events are queued by then and share this write;
+		// on an idle one this returns at once.
+		yielded = true
+		runtime.Gosched()
+		select {
+		case ev, ok = <-results:
+			if !ok {
+				return dst, true, nil
+			}
+		default:
+			return dst, false, nil
+		}
+	}
+}
+
+// appendEventCached appends the frame of one event, encoding its object at most once
+// per version and media type across all the watches that receive the same change.
+func (rq *request) appendEventCached(dst []byte, out output, ev watch.Event, key any) ([]byte, error) {
 	data, err := ev.Encoded(key, func(k scheme.Kinded) ([]byte, error) {
 		return rq.encodeEventObject(out, ev.Type, k)
 	})
 	if err != nil {
 		data, err = rq.encodeEventObject(out, watch.Error, NewInternalError(err))
 		if err != nil {
-			return err
+			return dst, err
 		}
 		ev.Type = watch.Error
 	}
 	rq.countWatchEvent(len(data))
-	return rq.writeFrame(out, ev.Type, data)
+	return appendFrame(dst, out, ev.Type, data)
 }
 
 func (rq *request) writeEvent(out output, ev watch.Event) {
 	data, err := rq.encodeEventObject(out, ev.Type, ev.Object)
-	if err == nil {
-		_ = rq.writeFrame(out, ev.Type, data)
+	if err != nil {
+		return
+	}
+	if frame, err := appendFrame(nil, out, ev.Type, data); err == nil {
+		_, _ = rq.w.Write(frame)
 	}
 }
 
@@ -297,14 +380,13 @@ func (rq *request) encodeEventObject(out output, typ watch.EventType, k scheme.K
 	return buf.Bytes(), nil
 }
 
-// writeFrame writes one event in the stream's framing, as the serializer's
+// appendFrame appends one event in the stream's framing, as the serializer's
 // codec.EventFramer lays it out (a newline-terminated JSON document, one
-// application/cbor-seq data item, a length-prefixed protobuf frame), in one Write.
-func (rq *request) writeFrame(out output, typ watch.EventType, obj []byte) error {
+// application/cbor-seq data item, a length-prefixed protobuf frame).
+func appendFrame(dst []byte, out output, typ watch.EventType, obj []byte) ([]byte, error) {
 	framer, ok := out.Serializer.(codec.EventFramer)
 	if !ok {
-		return fmt.Errorf("media type %s has no watch framing", out.MediaType)
+		return dst, fmt.Errorf("media type %s has no watch framing", out.MediaType)
 	}
-	_, err := rq.w.Write(framer.AppendEvent(make([]byte, 0, len(obj)+40), string(typ), obj))
-	return err
+	return framer.AppendEvent(dst, string(typ), obj), nil
 }

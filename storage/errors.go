@@ -31,6 +31,9 @@ var (
 	ErrInvalidContinue = errors.New("continue key is not valid")
 	// ErrInvalidSelector: a label or field selector that does not parse (400 BadRequest).
 	ErrInvalidSelector = errors.New("invalid selector")
+	// ErrUnavailable: the backend could not be reached or did not answer in time, for
+	// example an etcd cluster without quorum (503 ServiceUnavailable); the client may retry.
+	ErrUnavailable = errors.New("storage unavailable")
 )
 
 // Error is a failure of the store, in fields rather than in a sentence, so that the REST

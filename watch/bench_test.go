@@ -48,37 +48,27 @@ func benchmarkFanOut(b *testing.B, watchers int, shared bool) {
 	br := NewBroadcaster(Options{HistorySize: b.N + 1, WatcherBuffer: 256, SlowWatcherTimeout: time.Hour, BookmarkInterval: -1})
 	defer br.Stop()
 	var key any = benchKey{"application/json"} // boxed once, as a server does per watch
-	var wg sync.WaitGroup
 	failed := make(chan string, watchers)
-	for i := 0; i < watchers; i++ {
-		w, err := br.Watch(b.Context(), 0, WatchOptions{Recursive: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer w.Stop()
-			for n := 0; n < b.N; n++ {
-				ev, ok := <-w.ResultChan()
-				if !ok || ev.Type != Modified {
-					failed <- fmt.Sprintf("watch ended or got %s after %d events", ev.Type, n)
-					return
-				}
-				var data []byte
-				var err error
-				if shared {
-					data, err = ev.Encoded(key, jsonEncode)
-				} else {
-					data, err = jsonEncode(ev.Object)
-				}
-				if err != nil || len(data) == 0 {
-					failed <- fmt.Sprintf("encode: %v", err)
-					return
-				}
+	wg := consumeWatches(b, br, watchers, func(w Interface) {
+		for n := 0; n < b.N; n++ {
+			ev, ok := <-w.ResultChan()
+			if !ok || ev.Type != Modified {
+				failed <- fmt.Sprintf("watch ended or got %s after %d events", ev.Type, n)
+				return
 			}
-		}()
-	}
+			var data []byte
+			var err error
+			if shared {
+				data, err = ev.Encoded(key, jsonEncode)
+			} else {
+				data, err = jsonEncode(ev.Object)
+			}
+			if err != nil || len(data) == 0 {
+				failed <- fmt.Sprintf("encode: %v", err)
+				return
+			}
+		}
+	})
 	obj := benchObject()
 	b.ResetTimer()
 	start := time.Now()
@@ -125,4 +115,84 @@ func BenchmarkPublishFilteredOut(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkPublishWhileWritersAreBusy publishes one ~2 KB change per iteration to 1,000
+// watchers whose consumers either take each event as it comes ("idle": parked on the
+// channel, as a connection with nothing to write) or take everything queued and then
+// spend a while in a write ("busy": a slow connection, simulated by a sleep). It reports
+// the time spent inside Publish per event (publish-ns/event), which must not grow with
+// how busy the writers are: Publish only queues into bounded per-watcher buffers and a
+// watcher that falls behind is caught up from the history by its own goroutine.
+//
+//	go test ./watch -run '^$' -bench PublishWhileWritersAreBusy -count 6
+func BenchmarkPublishWhileWritersAreBusy(b *testing.B) {
+	for _, write := range []time.Duration{0, 200 * time.Microsecond, 2 * time.Millisecond} {
+		name := "writers=idle"
+		if write > 0 {
+			name = "writers=busy/write=" + write.String()
+		}
+		b.Run(name, func(b *testing.B) { benchmarkPublishWhileWritersAreBusy(b, 1000, write) })
+	}
+}
+
+func benchmarkPublishWhileWritersAreBusy(b *testing.B, watchers int, write time.Duration) {
+	br := NewBroadcaster(Options{HistorySize: b.N + 1, SlowWatcherTimeout: time.Hour, BookmarkInterval: -1})
+	defer br.Stop()
+	wg := consumeWatches(b, br, watchers, func(w Interface) {
+		for got := 0; got < b.N; {
+			ev, ok := <-w.ResultChan()
+			if !ok || ev.Type != Modified {
+				return
+			}
+			got++
+			for drained := false; !drained && got < b.N; {
+				select {
+				case ev, ok = <-w.ResultChan():
+					if !ok || ev.Type != Modified {
+						return
+					}
+					got++
+				default:
+					drained = true
+				}
+			}
+			if write > 0 {
+				time.Sleep(write)
+			}
+		}
+	})
+	obj := benchObject()
+	var inPublish time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if err := br.Publish(Change{Type: Modified, Object: obj, PrevObject: obj, ResourceVersion: uint64(i + 2), Key: "/toys.example.com/widgets/ns1/bench"}); err != nil {
+			b.Fatal(err)
+		}
+		inPublish += time.Since(start)
+	}
+	wg.Wait()
+	b.StopTimer()
+	b.ReportMetric(float64(inPublish.Nanoseconds())/float64(b.N), "publish-ns/event")
+}
+
+// consumeWatches starts n watches of everything on br, each read by consume in a
+// goroutine of its own, and returns what waits for them; each watch stops when its
+// consume returns.
+func consumeWatches(b *testing.B, br *Broadcaster, n int, consume func(Interface)) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	for range n {
+		w, err := br.Watch(b.Context(), 0, WatchOptions{Recursive: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer w.Stop()
+			consume(w)
+		}()
+	}
+	return &wg
 }

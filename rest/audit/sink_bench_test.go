@@ -23,6 +23,10 @@ func BenchmarkWriterSink_ProcessEvent(b *testing.B) {
 		ObjectRef:                &audit.ObjectReference{Resource: "widgets", Namespace: "default", Name: "w1", APIGroup: "toys.example.com", APIVersion: "v1"},
 		ResponseStatus:           &scheme.Status{Code: 200},
 		RequestReceivedTimestamp: now, StageTimestamp: now,
+		Annotations: map[string]string{
+			"authorization.k8s.io/decision": "allow",
+			"authorization.k8s.io/reason":   `RBAC: allowed by RoleBinding "bench-edits-widgets/default" of ClusterRole "widget-editor" to User "bench"`,
+		},
 	}
 	sink := audit.NewWriterSink(io.Discard)
 	b.ReportAllocs()

@@ -503,22 +503,6 @@ func (s *Store) Count(ctx context.Context, prefix string) (int64, error) {
 	return n, nil
 }
 
-func checkPreconditions(key string, p *storage.Preconditions, obj scheme.Object) error {
-	if p == nil {
-		return nil
-	}
-	if p.UID != nil && *p.UID != obj.GetUID() {
-		return storage.NewErrorf(storage.ErrConflict, key,
-			"Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, obj.GetUID())
-	}
-	if p.ResourceVersion != nil && *p.ResourceVersion != obj.GetResourceVersion() {
-		return storage.NewErrorf(storage.ErrConflict, key,
-			"Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v",
-			*p.ResourceVersion, obj.GetResourceVersion())
-	}
-	return nil
-}
-
 // unchanged reports whether next equals cur apart from resourceVersion. It sets next's
 // resourceVersion to cur's.
 func unchanged(cur, next scheme.Object) bool {
@@ -567,7 +551,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 		e, found, seen := s.readLive(key)
 		var cur scheme.Object
 		if found {
-			if err := checkPreconditions(key, opts.Preconditions, e.obj); err != nil {
+			if err := opts.Preconditions.Check(key, e.obj); err != nil {
 				return nil, s.answer(ctx, key, seen, err)
 			}
 			cur = copyObject(e.obj)
@@ -652,7 +636,7 @@ func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptio
 		if !found {
 			return nil, s.answer(ctx, key, seen, storage.NewError(storage.ErrNotFound, key))
 		}
-		if err := checkPreconditions(key, opts.Preconditions, e.obj); err != nil {
+		if err := opts.Preconditions.Check(key, e.obj); err != nil {
 			return nil, s.answer(ctx, key, seen, err)
 		}
 		// The hook runs outside the lock: it is the caller's code.
@@ -678,7 +662,7 @@ func (s *Store) deleteChecked(ctx context.Context, key string, p *storage.Precon
 		s.mu.Unlock()
 		return nil, s.answer(ctx, key, seen, storage.NewError(storage.ErrNotFound, key))
 	}
-	if err := checkPreconditions(key, p, e.obj); err != nil {
+	if err := p.Check(key, e.obj); err != nil {
 		s.mu.Unlock()
 		return nil, s.answer(ctx, key, e.rv, err)
 	}

@@ -12,22 +12,8 @@ import (
 // Watch streams the changes to key, or under the prefix key with opts.Recursive, from the
 // store's watch.Broadcaster. Event objects are shared, read-only, between watches.
 func (s *Store) Watch(ctx context.Context, key string, opts storage.WatchOptions) (watch.Interface, error) {
-	if opts.Recursive {
-		key = storage.EnsurePrefix(key)
-	}
-	wo := watch.WatchOptions{
-		Key:               key,
-		Recursive:         opts.Recursive,
-		Bookmarks:         opts.Bookmarks,
-		NewBookmarkObject: bookmarkFactory(opts.NewBookmarkObject),
-	}
-	if !opts.Predicate.Empty() {
-		pred := opts.Predicate
-		wo.Predicate = func(obj scheme.Object) bool {
-			ok, err := pred.Matches(obj)
-			return err == nil && ok
-		}
-	}
+	wo := storage.BroadcastOptions(key, opts)
+	key = wo.Key
 	var rv uint64
 	if opts.ResourceVersion != "" {
 		var err error
@@ -106,11 +92,4 @@ func watchError(key string, rv uint64, err error) error {
 		return storage.NewErrorAt(storage.ErrGone, key, rv, "%s", err.Error())
 	}
 	return storage.WithKey(err, key)
-}
-
-func bookmarkFactory(newObj func() scheme.Object) func(uint64) scheme.Object {
-	if newObj == nil {
-		return func(uint64) scheme.Object { return &scheme.Unstructured{Object: map[string]any{}} }
-	}
-	return func(uint64) scheme.Object { return newObj() }
 }

@@ -1,0 +1,140 @@
+package etcd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"testing"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/storage/storagetest"
+)
+
+func TestOptions_DefaultsAndRequiredFields(t *testing.T) {
+	codec := NewCodec(testScheme(t))
+	for _, tc := range []struct {
+		name    string
+		in      Options
+		wantErr bool
+		check   func(t *testing.T, o Options)
+	}{
+		{"endpoints are required", Options{Codec: codec}, true, nil},
+		{"a codec is required", Options{Endpoints: []string{"http://127.0.0.1:2379"}}, true, nil},
+		{"a negative compaction interval is refused", Options{Endpoints: []string{"x"}, Codec: codec, CompactionInterval: -time.Second}, true, nil},
+		{"zero fields take kube's defaults", Options{Endpoints: []string{"x"}, Codec: codec}, false, func(t *testing.T, o Options) {
+			if o.Prefix != "/registry" || o.DialTimeout != 5*time.Second || o.FutureWait != 3*time.Second ||
+				o.RequestTimeout != DefaultRequestTimeout || o.BookmarkInterval != time.Minute || o.CompactionInterval != 0 || o.Logger == nil {
+				t.Errorf("defaults = %+v", o)
+			}
+		}},
+		{"a trailing slash of the prefix is dropped", Options{Endpoints: []string{"x"}, Codec: codec, Prefix: "/apikit/"}, false, func(t *testing.T, o Options) {
+			if o.Prefix != "/apikit" {
+				t.Errorf("prefix = %q, want /apikit", o.Prefix)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.in.withDefaults()
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("error = %v, want error %v", err, tc.wantErr)
+			}
+			if tc.check != nil {
+				tc.check(t, got)
+			}
+		})
+	}
+}
+
+func TestStore_KeysLiveUnderThePrefix(t *testing.T) {
+	s := &Store{opts: Options{Prefix: "/registry"}}
+	key := storage.Key(storagetest.Widgets, "ns1", "a")
+	ek := s.etcdKey(key)
+	if ek != "/registry/storagetest.apikit.dev/widgets/ns1/a" {
+		t.Errorf("etcd key = %q", ek)
+	}
+	if back := s.storageKey([]byte(ek)); back != key {
+		t.Errorf("storage key of %q = %q, want %q", ek, back, key)
+	}
+}
+
+func TestRevisionError_CompactedIsGoneAndFutureIsTooLarge(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"compacted", rpctypes.ErrCompacted, storage.ErrGone},
+		{"future", rpctypes.ErrFutureRev, storage.ErrTooLargeResourceVersion},
+		{"other", rpctypes.ErrNoLeader, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := revisionError(tc.err, "/k/", 7)
+			if tc.want == nil {
+				if err != nil {
+					t.Fatalf("error = %v, want nil", err)
+				}
+				return
+			}
+			se, ok := err.(*storage.Error)
+			if !ok || se.Err != tc.want || se.Key != "/k/" || se.ResourceVersion != 7 {
+				t.Errorf("error = %#v, want %v about /k/ at 7", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestFail_MapsEtcdErrorsWithoutLeakingThem(t *testing.T) {
+	s := &Store{opts: Options{RequestTimeout: time.Hour}, log: discardLogger()}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	timedOut, cancel2 := context.WithTimeoutCause(context.Background(), 0, errRequestTimeout)
+	defer cancel2()
+	endpointErr := status.Error(codes.Unavailable, "connection refused to 10.1.2.3:2379")
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want error
+	}{
+		{"unreachable", context.Background(), endpointErr, storage.ErrUnavailable},
+		{"no leader", context.Background(), rpctypes.ErrNoLeader, storage.ErrUnavailable},
+		{"the store's own timeout", timedOut, context.DeadlineExceeded, storage.ErrUnavailable},
+		{"the caller's cancellation", cancelled, status.Error(codes.Canceled, "context canceled"), context.Canceled},
+		{"a storage error passes", context.Background(), storage.NewError(storage.ErrGone, ""), storage.ErrGone},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := s.fail(tc.ctx, tc.err, "/core/pods/ns/a")
+			se, ok := err.(*storage.Error)
+			if !ok || !errors.Is(err, tc.want) || se.Key != "/core/pods/ns/a" {
+				t.Fatalf("error = %#v, want a *storage.Error of %v about the key", err, tc.want)
+			}
+			if tc.want == storage.ErrUnavailable && se.Detail != unavailableDetail {
+				t.Errorf("detail = %q: a client must not read etcd's error", se.Detail)
+			}
+		})
+	}
+}
+
+func TestContinueToken_NamesTheStorageKeyAndRevision(t *testing.T) {
+	s := &Store{opts: Options{Prefix: "/registry"}}
+	key := s.storageKey([]byte("/registry/core/pods/ns1/b"))
+	tok := storage.EncodeContinue(42, key)
+	spec, err := storage.ResolveList(storage.ListOptions{Continue: tok, Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.Mode != storage.ReadExact || spec.ResourceVersion != 42 || spec.StartAfter != "/core/pods/ns1/b" {
+		t.Errorf("token resolves to %+v", spec)
+	}
+	if got := fmt.Sprint(s.etcdKey(spec.StartAfter) + "\x00"); got != "/registry/core/pods/ns1/b\x00" {
+		t.Errorf("next range starts at %q", got)
+	}
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

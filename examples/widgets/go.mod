@@ -1,11 +1,29 @@
 module github.com/apikit-dev/apikit/examples/widgets
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/apikit-dev/apikit v0.0.0
+	github.com/apikit-dev/apikit/storage/etcd v0.0.0
 	github.com/google/go-cmp v0.7.0
 	sigs.k8s.io/yaml v1.6.0
+)
+
+require (
+	github.com/coreos/go-semver v0.3.1 // indirect
+	github.com/coreos/go-systemd/v22 v22.7.0 // indirect
+	github.com/golang/protobuf v1.5.4 // indirect
+	github.com/grpc-ecosystem/grpc-gateway/v2 v2.29.0 // indirect
+	go.etcd.io/etcd/api/v3 v3.7.0 // indirect
+	go.etcd.io/etcd/client/pkg/v3 v3.7.0 // indirect
+	go.etcd.io/etcd/client/v3 v3.7.0 // indirect
+	go.uber.org/multierr v1.11.0 // indirect
+	go.uber.org/zap v1.27.1 // indirect
+	golang.org/x/net v0.55.0 // indirect
+	golang.org/x/text v0.37.0 // indirect
+	google.golang.org/genproto/googleapis/api v0.0.0-20260414002931-afd174a4e478 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20260414002931-afd174a4e478 // indirect
+	google.golang.org/grpc v1.81.0 // indirect
 )
 
 require (
@@ -23,3 +41,5 @@ require (
 )
 
 replace github.com/apikit-dev/apikit => ../..
+
+replace github.com/apikit-dev/apikit/storage/etcd => ../../storage/etcd

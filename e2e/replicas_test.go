@@ -356,6 +356,9 @@ func TestReplicas_GeneratedNamesAndUIDsAreUniqueAcrossReplicas(t *testing.T) {
 	}
 }
 
+// outageTestTimeout bounds the whole outage test.
+const outageTestTimeout = 3 * time.Minute
+
 // outageRequestTimeout is the timeout= of the requests sent while etcd is down: the
 // server must answer by then with a Status.
 const outageRequestTimeout = 3 * time.Second
@@ -416,7 +419,10 @@ func (r *replica) health(ctx context.Context, path string) int {
 // serve again without a restart, and an informer that watched through the outage ends
 // with what etcd holds.
 func TestReplicas_EtcdOutageFailsRequestsAndRecoversWithoutRestart(t *testing.T) {
-	ctx := ctxFor(t)
+	// Longer than ctxFor's: the etcd client redials a stopped etcd with growing backoff,
+	// so a replica's recovery may wait for its next attempt.
+	ctx, cancel := context.WithTimeout(context.Background(), outageTestTimeout)
+	t.Cleanup(cancel)
 	e := startRestartableEtcd(t)
 	reps := startReplicas(t, e, 2)
 
@@ -502,6 +508,11 @@ func TestReplicas_EtcdOutageFailsRequestsAndRecoversWithoutRestart(t *testing.T)
 	// The informer ends with what etcd holds: the list of the other replica, which
 	// reads etcd.
 	var want, got []string
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("etcd holds (through replica 1) %d widgets, the informer %d", len(want), len(got))
+		}
+	})
 	waitUntil(t, ctx, "the informer has what etcd holds", func() bool {
 		list, err := reps[1].widgets.List(ctx, metav1.ListOptions{})
 		if err != nil {

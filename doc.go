@@ -74,6 +74,7 @@
 //     github.com/apikit-dev/apikit/envtest is a drop-in for controller-runtime's envtest
 //     built on them and resttest.
 //
-// examples/widgets is a runnable server for an example group, toys.example.com, with
-// two versions of Widget converting through a hub; README.md drives it with kubectl.
+// examples/widgets (a module of its own, since it can keep its objects in etcd) is a
+// runnable server for an example group, toys.example.com, with two versions of Widget
+// converting through a hub; README.md drives it with kubectl.
 package apikit

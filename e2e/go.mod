@@ -67,6 +67,7 @@ require (
 	cel.dev/expr v0.25.1 // indirect
 	github.com/antlr4-go/antlr/v4 v4.13.1 // indirect
 	github.com/apikit-dev/apikit/envtest v0.0.0
+	github.com/apikit-dev/apikit/examples/widgets v0.0.0
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/blang/semver/v4 v4.0.0 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
@@ -155,5 +156,7 @@ replace go.etcd.io/bbolt => go.etcd.io/bbolt v1.4.3
 replace github.com/apikit-dev/apikit/cel => ../cel
 
 replace github.com/apikit-dev/apikit/envtest => ../envtest
+
+replace github.com/apikit-dev/apikit/examples/widgets => ../examples/widgets
 
 replace github.com/apikit-dev/apikit/storage/etcd => ../storage/etcd

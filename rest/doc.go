@@ -16,7 +16,8 @@
 //
 // The files follow that path: handler.go (Options, New, ServeHTTP), observe.go (with
 // observe_metrics.go and observe_audit.go), requestinfo.go, limits.go, auth.go,
-// impersonate.go, route.go (health checks, discovery, resources, verbs), decode.go,
+// impersonate.go, route.go (discovery, resources, verbs) with health.go (/readyz, /livez,
+// /healthz and their named checks, in kube's text), decode.go,
 // strategy.go and admit.go (hooks, admission, validation), read.go (get, list,
 // selectors), write.go (create, update), patch.go, scale.go, delete.go, watch.go, and
 // response.go and errors.go (negotiated responses and Status errors).

@@ -133,6 +133,16 @@ type Options struct {
 	// requests the policy selects (package rest/audit). With Audit or AccessLog set,
 	// every response carries an Audit-Id header: the client's Audit-ID, or a new one.
 	Audit *audit.Config
+	// ReadyChecks are the checks of /readyz, after kube's "ping": a load balancer sends
+	// traffic to a replica whose /readyz answers 200 "ok", so a check of the storage
+	// backend belongs here (a replica over an unreachable etcd is not ready). Each is
+	// also served alone at /readyz/NAME, and /healthz runs them too.
+	ReadyChecks []HealthCheck
+	// LiveChecks are the checks of /livez, after kube's "ping": a failing /livez gets
+	// the process restarted, so only what a restart repairs belongs here, never a
+	// backend's transient outage. Each is also served alone at /livez/NAME, and
+	// /healthz runs them too.
+	LiveChecks []HealthCheck
 }
 
 // Handler serves the Kubernetes-style REST API of a scheme over a storage.Interface. It
@@ -154,6 +164,8 @@ type Handler struct {
 	deprecations map[scheme.GroupResource]map[string]string
 	// obs records metrics, access and audit logs (observe.go); nil when all are off.
 	obs *observer
+	// health are /healthz, /livez and /readyz by path (health.go).
+	health map[string]*healthEndpoint
 }
 
 // New returns the Handler of opts. It fails when Scheme or Storage is missing, when the
@@ -224,6 +236,9 @@ func New(opts Options) (*Handler, error) {
 		return nil, err
 	}
 	h.schemas = schemas
+	if h.health, err = newHealthEndpoints(opts); err != nil {
+		return nil, err
+	}
 	h.deprecations = deprecationWarnings(opts.Scheme)
 	h.obs = newObserver(h, opts)
 	return h, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -12,19 +11,8 @@ import (
 
 // serveNonResource answers health checks and hands discovery paths to Options.Discovery.
 func (h *Handler) serveNonResource(w http.ResponseWriter, r *http.Request) {
-	p := r.URL.Path
-	for _, hp := range []string{"/healthz", "/livez", "/readyz"} {
-		if p == hp || strings.HasPrefix(p, hp+"/") {
-			if r.Method != http.MethodGet && r.Method != http.MethodHead {
-				h.writeStatus(w, r, errMethodNotAllowed())
-				return
-			}
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			w.Header().Set("X-Content-Type-Options", "nosniff")
-			w.WriteHeader(http.StatusOK)
-			_, _ = w.Write([]byte("ok"))
-			return
-		}
+	if h.serveHealth(w, r) { // health.go
+		return
 	}
 	if h.opts.Discovery != nil {
 		h.opts.Discovery.ServeHTTP(w, r)

@@ -9,7 +9,7 @@
 //
 //	-addr ADDR         listen address (default 127.0.0.1:8080)
 //	-data DIR          directory of the durable store, created if missing (default ./widgets-data)
-//	-storage NAME      bolt (durable, the default) or memory
+//	-storage NAME      bolt (durable, the default), memory, or etcd (replicas over one cluster)
 //	-kubeconfig FILE   where to write a kubeconfig for the server (default ./widgets.kubeconfig)
 //	-token TOKEN       bearer token clients must send (default: random, written to the kubeconfig)
 //	-max-requests-inflight N, -max-mutating-requests-inflight N
@@ -19,6 +19,19 @@
 //	                   .yml and .json files, such as kubebuilder's config/crd/bases, or one file)
 //	-access-log        one line per request (verb, URI, latency, user, response code, ...)
 //	                   to the server's log
+//
+// kube-apiserver's flags for the etcd cluster of -storage etcd (package storage/etcd,
+// a module of its own; several servers over one cluster and prefix are replicas of one
+// API, and /readyz/etcd reports whether this one reaches the cluster):
+//
+//	-etcd-endpoints URLS
+//	                   comma-separated etcd client URLs (kube's --etcd-servers)
+//	-etcd-prefix PREFIX
+//	                   key prefix of every object (default /registry)
+//	-etcd-cafile FILE, -etcd-certfile FILE, -etcd-keyfile FILE
+//	                   CA of the etcd servers and client certificate presented to them
+//	-etcd-compaction-interval DURATION
+//	                   how often this server compacts etcd's history (default 5m; 0: never)
 //
 // and kube-apiserver's flags for serving as an aggregated API server (package serving):
 //
@@ -77,7 +90,9 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/apikit-dev/apikit/apiextensions"
 	"github.com/apikit-dev/apikit/examples/widgets/server"
@@ -110,7 +125,14 @@ func parseFlags(args []string, output io.Writer) (server.Config, error) {
 	var cfg server.Config
 	fs.StringVar(&cfg.Addr, "addr", server.DefaultAddr, "listen `address` (host:port) for HTTPS and plain HTTP")
 	fs.StringVar(&cfg.DataDir, "data", "./widgets-data", "`directory` of the durable store (bolt), created if missing")
-	fs.StringVar(&cfg.Storage, "storage", server.StorageBolt, "storage backend: bolt or memory")
+	fs.StringVar(&cfg.Storage, "storage", server.StorageBolt, "storage backend: bolt, memory or etcd")
+	var etcdCfg server.EtcdConfig
+	etcdEndpoints := fs.String("etcd-endpoints", "", "comma-separated etcd client `URLs` of -storage etcd (kube's --etcd-servers)")
+	fs.StringVar(&etcdCfg.Prefix, "etcd-prefix", "/registry", "the `prefix` of every etcd key; replicas of one API share it")
+	fs.StringVar(&etcdCfg.CAFile, "etcd-cafile", "", "SSL Certificate Authority `file` used to secure etcd communication")
+	fs.StringVar(&etcdCfg.CertFile, "etcd-certfile", "", "SSL certification `file` used to secure etcd communication")
+	fs.StringVar(&etcdCfg.KeyFile, "etcd-keyfile", "", "SSL key `file` used to secure etcd communication")
+	fs.DurationVar(&etcdCfg.CompactionInterval, "etcd-compaction-interval", 5*time.Minute, "the `interval` of compaction requests; 0 disables compaction from this server")
 	fs.StringVar(&cfg.KubeconfigPath, "kubeconfig", "./widgets.kubeconfig", "`file` to write a kubeconfig for this server to (empty: none)")
 	fs.StringVar(&cfg.Token, "token", "", "bearer `token` clients must send (default: random)")
 	fs.IntVar(&cfg.MaxRequestsInFlight, "max-requests-inflight", 0, "read-only requests served at once, beyond which kube's 429 (0: 400, negative: no limit)")
@@ -132,8 +154,28 @@ func parseFlags(args []string, output io.Writer) (server.Config, error) {
 	}
 	switch cfg.Storage {
 	case server.StorageBolt, server.StorageMemory:
+		if *etcdEndpoints != "" {
+			err := fmt.Errorf("-etcd-endpoints needs -storage etcd, not %s", cfg.Storage)
+			fmt.Fprintln(output, err)
+			return server.Config{}, err
+		}
+	case server.StorageEtcd:
+		for _, e := range strings.Split(*etcdEndpoints, ",") {
+			if e = strings.TrimSpace(e); e != "" {
+				etcdCfg.Endpoints = append(etcdCfg.Endpoints, e)
+			}
+		}
+		if len(etcdCfg.Endpoints) == 0 {
+			err := errors.New("-storage etcd needs -etcd-endpoints")
+			fmt.Fprintln(output, err)
+			return server.Config{}, err
+		}
+		if etcdCfg.CompactionInterval == 0 {
+			etcdCfg.CompactionInterval = -1 // never, as kube's --etcd-compaction-interval=0
+		}
+		cfg.Etcd = etcdCfg
 	default:
-		err := fmt.Errorf("-storage must be %s or %s, not %q", server.StorageBolt, server.StorageMemory, cfg.Storage)
+		err := fmt.Errorf("-storage must be %s, %s or %s, not %q", server.StorageBolt, server.StorageMemory, server.StorageEtcd, cfg.Storage)
 		fmt.Fprintln(output, err)
 		return server.Config{}, err
 	}

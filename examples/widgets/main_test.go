@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -49,9 +50,42 @@ func TestParseFlags(t *testing.T) {
 		},
 		{
 			name:       "an unknown storage is refused",
-			args:       []string{"-storage", "etcd"},
+			args:       []string{"-storage", "sqlite"},
 			wantErr:    errAny,
-			wantOutput: `-storage must be bolt or memory, not "etcd"`,
+			wantOutput: `-storage must be bolt, memory or etcd, not "sqlite"`,
+		},
+		{
+			name: "etcd storage with kube-apiserver's etcd flags",
+			args: []string{"-storage=etcd", "-etcd-endpoints", "https://10.0.0.1:2379, https://10.0.0.2:2379", "-etcd-prefix=/widgets",
+				"-etcd-cafile=/pki/etcd/ca.crt", "-etcd-certfile=/pki/apiserver-etcd-client.crt", "-etcd-keyfile=/pki/apiserver-etcd-client.key"},
+			want: server.Config{Addr: "127.0.0.1:8080", DataDir: "./widgets-data", Storage: "etcd", KubeconfigPath: "./widgets.kubeconfig",
+				Etcd: server.EtcdConfig{Endpoints: []string{"https://10.0.0.1:2379", "https://10.0.0.2:2379"}, Prefix: "/widgets",
+					CAFile: "/pki/etcd/ca.crt", CertFile: "/pki/apiserver-etcd-client.crt", KeyFile: "/pki/apiserver-etcd-client.key",
+					CompactionInterval: 5 * time.Minute}},
+		},
+		{
+			name: "etcd storage defaults to kube's prefix and compaction interval",
+			args: []string{"-storage=etcd", "-etcd-endpoints=http://127.0.0.1:2379"},
+			want: server.Config{Addr: "127.0.0.1:8080", DataDir: "./widgets-data", Storage: "etcd", KubeconfigPath: "./widgets.kubeconfig",
+				Etcd: server.EtcdConfig{Endpoints: []string{"http://127.0.0.1:2379"}, Prefix: "/registry", CompactionInterval: 5 * time.Minute}},
+		},
+		{
+			name: "a compaction interval of 0 compacts never",
+			args: []string{"-storage=etcd", "-etcd-endpoints=http://127.0.0.1:2379", "-etcd-compaction-interval=0"},
+			want: server.Config{Addr: "127.0.0.1:8080", DataDir: "./widgets-data", Storage: "etcd", KubeconfigPath: "./widgets.kubeconfig",
+				Etcd: server.EtcdConfig{Endpoints: []string{"http://127.0.0.1:2379"}, Prefix: "/registry", CompactionInterval: -1}},
+		},
+		{
+			name:       "etcd storage without endpoints is refused",
+			args:       []string{"-storage=etcd"},
+			wantErr:    errAny,
+			wantOutput: "-storage etcd needs -etcd-endpoints",
+		},
+		{
+			name:       "etcd endpoints without etcd storage are refused",
+			args:       []string{"-etcd-endpoints=http://127.0.0.1:2379"},
+			wantErr:    errAny,
+			wantOutput: "-etcd-endpoints needs -storage etcd, not bolt",
 		},
 		{
 			name:       "an unknown flag is refused with usage",

@@ -1,6 +1,8 @@
 // Package server assembles the example widget API server: the toys.example.com scheme of
 // package api, strategies that validate Widgets and Warehouses, a storage backend (the
-// durable storage/bolt by default, or storage/memory), authentication and authorization
+// durable storage/bolt by default, storage/memory, or storage/etcd, over which several
+// servers are replicas of one API, with /readyz/etcd reporting the cluster's health),
+// authentication and authorization
 // from kube-apiserver's flags (package serving: the server's bearer token, client
 // certificates, the front proxy, a token file, delegation to a kube-apiserver; RBAC over
 // the rbac.authorization.k8s.io/v1 objects it serves and stores) and the handler of

@@ -39,6 +39,9 @@ const (
 	StorageBolt = "bolt"
 	// StorageMemory keeps everything in memory (storage/memory); nothing survives a restart.
 	StorageMemory = "memory"
+	// StorageEtcd keeps the objects in an etcd cluster (storage/etcd, Config.Etcd), so
+	// that several servers over one cluster are replicas of one API.
+	StorageEtcd = "etcd"
 )
 
 // DefaultAddr is the listen address when Config.Addr is empty.
@@ -59,11 +62,13 @@ type Config struct {
 	// Addr is the TCP address to serve plain HTTP on; "" means DefaultAddr, and port 0
 	// picks a free port (see Server.URL).
 	Addr string
-	// Storage is StorageBolt ("" means the same) or StorageMemory.
+	// Storage is StorageBolt ("" means the same), StorageMemory or StorageEtcd.
 	Storage string
 	// DataDir is the directory of the bolt file DBFile, created if missing; required for
-	// StorageBolt, unused for StorageMemory.
+	// StorageBolt, unused otherwise.
 	DataDir string
+	// Etcd is the cluster of StorageEtcd; its Endpoints are required for it.
+	Etcd EtcdConfig
 	// KubeconfigPath, when set, is where New writes (mode 0600) a kubeconfig for the
 	// server carrying Token.
 	KubeconfigPath string
@@ -119,9 +124,11 @@ type Server struct {
 	log        *slog.Logger
 	store      storage.Interface
 	closeStore func() error
-	handler    http.Handler
-	crds       *crds.Handler
-	ln         net.Listener
+	// readyChecks are /readyz's checks of the storage (openStorage).
+	readyChecks []rest.HealthCheck
+	handler     http.Handler
+	crds        *crds.Handler
+	ln          net.Listener
 	// rawListener is ln before TLS sniffing, closed by New when it fails.
 	rawListener net.Listener
 	// rbacDone is closed when the RBAC authorizer stops following storage.
@@ -242,6 +249,8 @@ func New(cfg Config) (_ *Server, err error) {
 			Metrics:   metrics.NewRegistry(),
 			Audit:     auditConfig,
 			AccessLog: accessLogger(cfg),
+
+			ReadyChecks: s.readyChecks,
 		}),
 	})
 	if err != nil {
@@ -308,8 +317,10 @@ func (s *Server) openStorage(sch *scheme.Scheme) error {
 		st := memory.New(memory.Options{})
 		s.store, s.closeStore = st, func() error { st.Close(); return nil }
 		s.log.Info("storage opened", "backend", StorageMemory)
+	case StorageEtcd:
+		return s.openEtcd(sch)
 	default:
-		return fmt.Errorf("widgets server: unknown storage %q (want %q or %q)", s.cfg.Storage, StorageBolt, StorageMemory)
+		return fmt.Errorf("widgets server: unknown storage %q (want %q, %q or %q)", s.cfg.Storage, StorageBolt, StorageMemory, StorageEtcd)
 	}
 	return nil
 }

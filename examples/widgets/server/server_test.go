@@ -260,7 +260,13 @@ func TestNew_RejectsUnusableConfig(t *testing.T) {
 		cfg     server.Config
 		wantErr string
 	}{
-		{name: "unknown storage", cfg: server.Config{Storage: "etcd", DataDir: t.TempDir()}, wantErr: `unknown storage "etcd"`},
+		{name: "unknown storage", cfg: server.Config{Storage: "sqlite", DataDir: t.TempDir()}, wantErr: `unknown storage "sqlite"`},
+		{name: "etcd without endpoints", cfg: server.Config{Storage: server.StorageEtcd}, wantErr: "etcd storage needs endpoints"},
+		{name: "etcd at an endpoint that is no URL", cfg: server.Config{Storage: server.StorageEtcd, Etcd: server.EtcdConfig{Endpoints: []string{"10.0.0.1:2379"}}},
+			wantErr: `etcd endpoint "10.0.0.1:2379" is not an http:// or https:// URL`},
+		{name: "etcd with a CA file that is missing", cfg: server.Config{Storage: server.StorageEtcd,
+			Etcd: server.EtcdConfig{Endpoints: []string{"https://127.0.0.1:2379"}, CAFile: filepath.Join(t.TempDir(), "missing.crt")}},
+			wantErr: "reading the etcd CA file"},
 		{name: "bolt without a data directory", cfg: server.Config{Storage: server.StorageBolt}, wantErr: "data directory"},
 		{name: "default storage is bolt and needs a data directory", cfg: server.Config{}, wantErr: "data directory"},
 		{name: "an address that cannot be listened on", cfg: server.Config{Storage: server.StorageMemory, Addr: "127.0.0.1:-1"}, wantErr: "listen"},

@@ -32,6 +32,8 @@
 //	                   CA of the etcd servers and client certificate presented to them
 //	-etcd-compaction-interval DURATION
 //	                   how often this server compacts etcd's history (default 5m; 0: never)
+//	-watch-cache       serve watches, lists and gets from a watch cache kept by one etcd
+//	                   watch per resource (default true, as kube's --watch-cache)
 //
 // and kube-apiserver's flags for serving as an aggregated API server (package serving):
 //
@@ -133,6 +135,7 @@ func parseFlags(args []string, output io.Writer) (server.Config, error) {
 	fs.StringVar(&etcdCfg.CertFile, "etcd-certfile", "", "SSL certification `file` used to secure etcd communication")
 	fs.StringVar(&etcdCfg.KeyFile, "etcd-keyfile", "", "SSL key `file` used to secure etcd communication")
 	fs.DurationVar(&etcdCfg.CompactionInterval, "etcd-compaction-interval", 5*time.Minute, "the `interval` of compaction requests; 0 disables compaction from this server")
+	watchCache := fs.Bool("watch-cache", true, "serve -storage etcd through a watch cache (kube's --watch-cache)")
 	fs.StringVar(&cfg.KubeconfigPath, "kubeconfig", "./widgets.kubeconfig", "`file` to write a kubeconfig for this server to (empty: none)")
 	fs.StringVar(&cfg.Token, "token", "", "bearer `token` clients must send (default: random)")
 	fs.IntVar(&cfg.MaxRequestsInFlight, "max-requests-inflight", 0, "read-only requests served at once, beyond which kube's 429 (0: 400, negative: no limit)")
@@ -173,6 +176,7 @@ func parseFlags(args []string, output io.Writer) (server.Config, error) {
 		if etcdCfg.CompactionInterval == 0 {
 			etcdCfg.CompactionInterval = -1 // never, as kube's --etcd-compaction-interval=0
 		}
+		etcdCfg.NoWatchCache = !*watchCache
 		cfg.Etcd = etcdCfg
 	default:
 		err := fmt.Errorf("-storage must be %s, %s or %s, not %q", server.StorageBolt, server.StorageMemory, server.StorageEtcd, cfg.Storage)

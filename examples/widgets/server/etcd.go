@@ -12,6 +12,7 @@ import (
 
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage/cache"
 	"github.com/apikit-dev/apikit/storage/etcd"
 )
 
@@ -32,6 +33,10 @@ type EtcdConfig struct {
 	// --etcd-compaction-interval); 0 means etcd.DefaultCompactionInterval (5m, as kube),
 	// a negative value never (etcd's own --auto-compaction, or another replica, does).
 	CompactionInterval time.Duration
+	// NoWatchCache reads straight from etcd instead of through a watch cache
+	// (storage/cache) in front of it, kube's --watch-cache=false. The cache keeps one
+	// etcd watch per resource and answers watches, lists and gets from memory.
+	NoWatchCache bool
 }
 
 // check returns the first mistake of c for StorageEtcd.
@@ -117,6 +122,13 @@ func (s *Server) openEtcd(sch *scheme.Scheme) error {
 		return fmt.Errorf("widgets server: opening storage: %w", err)
 	}
 	s.store, s.closeStore = st, st.Close
+	if !c.NoWatchCache {
+		wc, err := cache.New(st, cache.Options{})
+		if err != nil {
+			return errors.Join(fmt.Errorf("widgets server: starting the watch cache: %w", err), st.Close())
+		}
+		s.store, s.closeStore = wc, func() error { wc.Close(); return st.Close() }
+	}
 	s.readyChecks = append(s.readyChecks, rest.HealthCheck{Name: "etcd", Check: st.Check})
 	s.log.Info("storage opened", "backend", StorageEtcd, "endpoints", c.Endpoints, "prefix", c.Prefix)
 	return nil

@@ -614,15 +614,31 @@ func TestEtcdRobustness(t *testing.T) {
 	case porcupine.Unknown:
 		t.Errorf("porcupine did not decide on %d operations within its time limit", len(history))
 	}
-	violations := checkRobustWatches(t, watchers, clients, startRV, markerRV)
+	violations := checkRobustWatches(watchers, clients, startRV, markerRV)
+	for i, v := range violations {
+		if i == 20 {
+			t.Errorf("... and %d more watch violations", len(violations)-i)
+			break
+		}
+		t.Error(v)
+	}
+	events := 0
+	for _, w := range watchers {
+		for _, seg := range w.segments {
+			events += len(seg.events)
+		}
+	}
 	relists := 0
 	for _, w := range watchers {
 		relists += w.relists
 	}
-	t.Logf("%d operations checked (%d while a member was down, %d after its restart, %d of unknown outcome), linearizable: %v; %d watchers, %d relists after 410, %d watch violations",
-		len(history), duringOutage, afterRestart, unknown, result == porcupine.Ok, len(watchers), relists, violations)
-	if len(history) == 0 {
-		t.Fatal("no operation recorded: the test checked nothing")
+	t.Logf("%d operations checked (%d while a member was down, %d after its restart, %d of unknown outcome), linearizable: %v; %d events on %d watchers, %d relists after 410, %d watch violations",
+		len(history), duringOutage, afterRestart, unknown, result == porcupine.Ok, events, len(watchers), relists, len(violations))
+	if relists == 0 {
+		t.Error("no watch was answered with 410: resumption after compaction went unchecked")
+	}
+	if len(history) == 0 || events == 0 {
+		t.Fatal("no operation or no event recorded: the test checked nothing")
 	}
 }
 
@@ -635,15 +651,11 @@ type robustWrite struct {
 }
 
 // checkRobustWatches checks every watcher's events against the writes the clients
-// recorded and against each other, and returns how many violations it reported.
-func checkRobustWatches(t *testing.T, watchers []*robustWatcher, clients []*robustClient, startRV, endRV uint64) int {
-	t.Helper()
-	violations := 0
+// recorded and against each other, and returns the violations it found.
+func checkRobustWatches(watchers []*robustWatcher, clients []*robustClient, startRV, endRV uint64) []string {
+	var violations []string
 	fail := func(format string, args ...any) {
-		violations++
-		if violations <= 20 {
-			t.Errorf(format, args...)
-		}
+		violations = append(violations, fmt.Sprintf(format, args...))
 	}
 	// Writes by the size they wrote (unique per call) and acknowledged writes by rv.
 	bySize := map[int64]robustWrite{}
@@ -741,4 +753,122 @@ func checkRobustWatches(t *testing.T, watchers []*robustWatcher, clients []*robu
 		}
 	}
 	return violations
+}
+
+// rop builds one recorded call for the checker tests below.
+func rop(client int, call, ret int64, in robustInput, out robustOutput) porcupine.Operation {
+	return porcupine.Operation{ClientId: client, Input: in, Call: call, Output: out, Return: ret}
+}
+
+func okEntry(size int64, rv uint64) robustOutput {
+	return robustOutput{outcome: outcomeOK, entry: robustEntry{exists: true, size: size, rv: rv}}
+}
+
+// TestEtcdRobustnessModel: the model accepts the histories storage may produce and
+// rejects the ones a broken store would, so the robustness test can fail.
+func TestEtcdRobustnessModel(t *testing.T) {
+	create := robustInput{op: opCreate, key: 0, size: 1}
+	update := robustInput{op: opUpdate, key: 0, size: 2}
+	get := robustInput{op: opGet, key: 0}
+	unknown := robustOutput{outcome: outcomeUnknown}
+	for _, tc := range []struct {
+		name    string
+		history []porcupine.Operation
+		want    porcupine.CheckResult
+	}{
+		{"create then read sees it", []porcupine.Operation{
+			rop(0, 0, 1, create, okEntry(1, 10)),
+			rop(1, 2, 3, get, okEntry(1, 10)),
+		}, porcupine.Ok},
+		{"a read after an acknowledged update sees the old value (stale read)", []porcupine.Operation{
+			rop(0, 0, 1, create, okEntry(1, 10)),
+			rop(0, 2, 3, update, okEntry(2, 11)),
+			rop(1, 4, 5, get, okEntry(1, 10)),
+		}, porcupine.Illegal},
+		{"an acknowledged create is not found later (lost write)", []porcupine.Operation{
+			rop(0, 0, 1, create, okEntry(1, 10)),
+			rop(1, 2, 3, get, robustOutput{outcome: outcomeNotFound}),
+		}, porcupine.Illegal},
+		{"two creates of one name both succeed", []porcupine.Operation{
+			rop(0, 0, 3, create, okEntry(1, 10)),
+			rop(1, 1, 2, robustInput{op: opCreate, key: 0, size: 5}, okEntry(5, 11)),
+		}, porcupine.Illegal},
+		{"a later write returns an older resourceVersion", []porcupine.Operation{
+			rop(0, 0, 1, create, okEntry(1, 10)),
+			rop(0, 2, 3, update, okEntry(2, 9)),
+		}, porcupine.Illegal},
+		{"a conditional update on the current resourceVersion conflicts", []porcupine.Operation{
+			rop(0, 0, 1, create, okEntry(1, 10)),
+			rop(0, 2, 3, robustInput{op: opUpdate, key: 0, size: 2, expectRV: 10}, robustOutput{outcome: outcomeConflict}),
+		}, porcupine.Illegal},
+		{"a conditional update on an old resourceVersion conflicts", []porcupine.Operation{
+			rop(0, 0, 1, create, okEntry(1, 10)),
+			rop(0, 2, 3, update, okEntry(2, 11)),
+			rop(0, 4, 5, robustInput{op: opUpdate, key: 0, size: 3, expectRV: 10}, robustOutput{outcome: outcomeConflict}),
+		}, porcupine.Ok},
+		{"a create of unknown outcome that took effect is read later", []porcupine.Operation{
+			rop(0, 0, math.MaxInt64, create, unknown),
+			rop(1, 2, 3, get, okEntry(1, 12)),
+			rop(1, 4, 5, update, okEntry(2, 13)),
+		}, porcupine.Ok},
+		{"a create of unknown outcome that never took effect", []porcupine.Operation{
+			rop(0, 0, math.MaxInt64, create, unknown),
+			rop(1, 2, 3, get, robustOutput{outcome: outcomeNotFound}),
+		}, porcupine.Ok},
+		{"a delete returns the last state and the key is gone", []porcupine.Operation{
+			rop(0, 0, 1, create, okEntry(1, 10)),
+			rop(0, 2, 3, robustInput{op: opDelete, key: 0}, okEntry(1, 10)),
+			rop(1, 4, 5, robustInput{op: opList}, robustOutput{outcome: outcomeOK, listRV: 11}),
+		}, porcupine.Ok},
+		{"a list misses an acknowledged create", []porcupine.Operation{
+			rop(0, 0, 1, create, okEntry(1, 10)),
+			rop(1, 2, 3, robustInput{op: opList}, robustOutput{outcome: outcomeOK, listRV: 10}),
+		}, porcupine.Illegal},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := porcupine.CheckOperationsTimeout(robustModel, tc.history, 10*time.Second); got != tc.want {
+				t.Errorf("check = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestEtcdRobustnessWatchCheck: the watch checker finds a gap, a duplicate, an event
+// no write made and a relist that disagrees with the events.
+func TestEtcdRobustnessWatchCheck(t *testing.T) {
+	client := &robustClient{ops: []porcupine.Operation{
+		rop(0, 0, 1, robustInput{op: opCreate, key: 0, size: 1}, okEntry(1, 11)),
+		rop(0, 2, 3, robustInput{op: opUpdate, key: 0, size: 2}, okEntry(2, 12)),
+		rop(0, 4, 5, robustInput{op: opUpdate, key: 0, size: 3}, okEntry(3, 13)),
+	}}
+	added := robustEvent{typ: watch.Added, name: "k0", size: 1, rv: 11}
+	mod12 := robustEvent{typ: watch.Modified, name: "k0", size: 2, rv: 12}
+	mod13 := robustEvent{typ: watch.Modified, name: "k0", size: 3, rv: 13}
+	for _, tc := range []struct {
+		name     string
+		segments []*robustSegment
+		bad      bool
+	}{
+		{"every write once in order", []*robustSegment{{from: 10, events: []robustEvent{added, mod12, mod13}}}, false},
+		{"a gap", []*robustSegment{{from: 10, events: []robustEvent{added, mod13}}}, true},
+		{"a duplicate", []*robustSegment{{from: 10, events: []robustEvent{added, mod12, mod12, mod13}}}, true},
+		{"out of order", []*robustSegment{{from: 10, events: []robustEvent{added, mod13, mod12}}}, true},
+		{"an event no write made", []*robustSegment{{from: 10, events: []robustEvent{added, mod12, mod13, {typ: watch.Modified, name: "k0", size: 99, rv: 14}}}}, true},
+		{"a relist after 410 that matches the events", []*robustSegment{
+			{from: 10, events: []robustEvent{added}},
+			{from: 12, listed: map[string]robustEntry{"k0": {exists: true, size: 2, rv: 12}}, events: []robustEvent{mod13}},
+		}, false},
+		{"a relist after 410 that shows an old state", []*robustSegment{
+			{from: 10, events: []robustEvent{added}},
+			{from: 12, listed: map[string]robustEntry{"k0": {exists: true, size: 1, rv: 11}}, events: []robustEvent{mod13}},
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &robustWatcher{name: "w", segments: tc.segments}
+			violations := checkRobustWatches([]*robustWatcher{w}, []*robustClient{client}, 10, 13)
+			if got := len(violations) > 0; got != tc.bad {
+				t.Errorf("violations %q, want some: %v", violations, tc.bad)
+			}
+		})
+	}
 }

@@ -525,7 +525,7 @@ func TestEtcdRobustness(t *testing.T) {
 	stores := []storage.Interface{a, b, cached}
 	begin := time.Now()
 	clients := make([]*robustClient, 6)
-	faultDone := make(chan struct{})
+	killed, faultDone := make(chan struct{}), make(chan struct{})
 	var loadEnd time.Duration // set before faultDone closes
 	var cwg sync.WaitGroup
 	for i := range clients {
@@ -534,16 +534,34 @@ func TestEtcdRobustness(t *testing.T) {
 		go func() {
 			defer cwg.Done()
 			// The load lasts until the killed member is back and has served for a
-			// third of load, and at least load in all;
-			// maxOpsPerClient bounds the history porcupine has to search.
-			for n := 0; n < maxOpsPerClient && ctx.Err() == nil; n++ {
+			// third of load, and at least load in all. Each phase (before the
+			// kill, during the outage, after the restart) takes at most a third of
+			// maxOpsPerClient calls, which bounds the history porcupine searches
+			// however long the member takes to come back.
+			var calls [3]int
+			for ctx.Err() == nil {
+				phase := 0
 				select {
 				case <-faultDone:
+					phase = 2
 					if time.Since(begin) >= loadEnd {
 						return
 					}
+				case <-killed:
+					phase = 1
 				default:
 				}
+				if calls[phase] >= maxOpsPerClient/3 {
+					if phase == 2 {
+						return
+					}
+					select {
+					case <-map[int]chan struct{}{0: killed, 1: faultDone}[phase]:
+					case <-ctx.Done():
+					}
+					continue
+				}
+				calls[phase]++
 				clients[i].step(ctx)
 				// A pause between calls spreads each client's calls over the whole
 				// load, before, during and after the outage.
@@ -559,6 +577,7 @@ func TestEtcdRobustness(t *testing.T) {
 		victim := c.Leader()
 		killedAt = time.Since(begin).Nanoseconds()
 		c.Kill(victim)
+		close(killed)
 		time.Sleep(load / 3)
 		restartErr = c.start(victim)
 		restartedAt = time.Since(begin).Nanoseconds()

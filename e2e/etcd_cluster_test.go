@@ -151,25 +151,8 @@ func (c *testCluster) stopAll() {
 // test ends; opts may set the timeouts and the compactor.
 func newClusterStore(tb testing.TB, c *testCluster, prefix string, opts etcdstore.Options) *etcdstore.Store {
 	tb.Helper()
-	s := scheme.New()
-	if err := storagetest.AddToScheme(s); err != nil {
-		tb.Fatal(err)
-	}
-	opts.Endpoints = c.Endpoints()
-	opts.Prefix = prefix
-	opts.Codec = etcdstore.NewCodec(s)
-	ctx, cancel := context.WithTimeout(context.Background(), etcdReadyTimeout)
-	defer cancel()
-	st, err := etcdstore.New(ctx, opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := st.Close(); err != nil {
-			tb.Errorf("closing the store: %v", err)
-		}
-	})
-	return st
+	opts.Endpoints, opts.Prefix = c.Endpoints(), prefix
+	return openTestStore(tb, opts)
 }
 
 // ackedWrite is a create or update that returned success.

@@ -104,11 +104,18 @@ var prefixes atomic.Int64
 // ends.
 func newEtcdStore(tb testing.TB, e *testEtcd, opts etcdstore.Options) *etcdstore.Store {
 	tb.Helper()
+	opts.Endpoints = []string{e.Endpoint}
+	return openTestStore(tb, opts)
+}
+
+// openTestStore returns a Store with opts on opts.Endpoints, the storagetest codec and,
+// unless opts names one, a key prefix of its own; it is closed when the test ends.
+func openTestStore(tb testing.TB, opts etcdstore.Options) *etcdstore.Store {
+	tb.Helper()
 	s := scheme.New()
 	if err := storagetest.AddToScheme(s); err != nil {
 		tb.Fatal(err)
 	}
-	opts.Endpoints = []string{e.Endpoint}
 	if opts.Prefix == "" {
 		opts.Prefix = fmt.Sprintf("/apikit-test-%d", prefixes.Add(1))
 	}

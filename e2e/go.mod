@@ -23,6 +23,7 @@ require (
 )
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/apikit-dev/apikit v0.0.0
 	github.com/apikit-dev/apikit/cel v0.0.0
 	github.com/apikit-dev/apikit/storage/etcd v0.0.0

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -47,18 +46,6 @@ func startRestartableEtcd(t *testing.T) *restartableEtcd {
 	e.Start(t)
 	t.Cleanup(e.Stop)
 	return e
-}
-
-// freeLoopbackURL is http://127.0.0.1:PORT for a port free when it returns: etcd must
-// listen on a port known before it starts so that it can start again on the same one.
-func freeLoopbackURL(t *testing.T) url.URL {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return url.URL{Scheme: "http", Host: ln.Addr().String()}
 }
 
 // Endpoint is etcd's client URL.

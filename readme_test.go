@@ -85,7 +85,7 @@ func TestREADME_DefineYourOwnKindIsCompiled(t *testing.T) {
 
 // repoPath matches what the README names as a path of this repository: a top-level
 // directory of it (or ./ before one), then path elements, in or after code.
-var repoPath = regexp.MustCompile("(?:^|[\\s`(\\[])\\.?/?((?:\\.ci|codec|conversion|e2e|examples|patch|rest|scheme|storage|validation|watch)(?:/[\\w.-]*[\\w-])*)")
+var repoPath = regexp.MustCompile("(?:^|[\\s`(\\[])\\.?/?((?:\\.ci|bench|codec|conversion|e2e|examples|patch|rest|scheme|storage|validation|watch)(?:/[\\w.-]*[\\w-])*)")
 
 // TestREADME_PathsExist checks that every file and directory of this repository the
 // README names (commands, manifests, packages, links) exists.

@@ -80,6 +80,9 @@ type Store struct {
 	// epoch is when the store was made; the log keeps times as durations since it, which
 	// take no pointer and a third of a time.Time's room.
 	epoch time.Time
+	// systemClock tells that Options.Now was left to its default, so that the time since
+	// epoch is read from the monotonic clock alone (see sinceEpoch).
+	systemClock bool
 
 	mu   sync.RWMutex
 	live *tree
@@ -129,13 +132,14 @@ func New(opts Options) *Store {
 // made. A nil fill gives an empty store.
 func Restore(opts Options, rv uint64, fill func(add func(key string, obj scheme.Object) error) error) (*Store, error) {
 	s := &Store{
-		opts:    opts.withDefaults(),
-		live:    newKeyTree(),
-		index:   make(map[string]*entry),
-		notify:  make(chan struct{}),
-		rv:      rv,
-		visible: rv,
-		oldest:  rv,
+		opts:        opts.withDefaults(),
+		systemClock: opts.Now == nil,
+		live:        newKeyTree(),
+		index:       make(map[string]*entry),
+		notify:      make(chan struct{}),
+		rv:          rv,
+		visible:     rv,
+		oldest:      rv,
 	}
 	if fill != nil {
 		err := fill(func(key string, obj scheme.Object) error {
@@ -225,7 +229,7 @@ func (s *Store) commitLocked(typ watch.EventType, key string, old *entry, obj sc
 		delete(s.index, key)
 		s.live.delete(key)
 	}
-	now := s.opts.Now().Sub(s.epoch)
+	now := s.sinceEpoch()
 	s.appendLogLocked(change{rv: rv, at: now, key: key, prev: old})
 	// A Deleted change leaves Object nil: the broadcaster makes the last state at the
 	// deletion's resourceVersion only if a watcher receives the event.
@@ -237,6 +241,16 @@ func (s *Store) commitLocked(typ watch.EventType, key string, old *entry, obj sc
 	}
 	s.trimLocked(now)
 	return rv, d, nil
+}
+
+// sinceEpoch is the time since the store's epoch on its clock, taken once per write.
+// With the default clock it is time.Since, which reads only the monotonic clock (all that
+// a difference of two readings of time.Now uses) instead of the wall clock too.
+func (s *Store) sinceEpoch() time.Duration {
+	if s.systemClock {
+		return time.Since(s.epoch)
+	}
+	return s.opts.Now().Sub(s.epoch)
 }
 
 // showLocked makes a write visible: it publishes it to the watches, advances the

@@ -22,14 +22,26 @@ func appendVarint(b []byte, v uint64) []byte {
 	return protowire.AppendVarint(b, v)
 }
 
-// appendTag appends a field key.
+// appendTag appends a field key. Field numbers under 16 (every field of the meta
+// kinds but ObjectMeta's managedFields) make a one-byte key, written inline.
 func appendTag(b []byte, num protowire.Number, typ protowire.Type) []byte {
-	return appendVarint(b, uint64(num)<<3|uint64(typ))
+	if num < 16 {
+		return append(b, byte(num)<<3|byte(typ))
+	}
+	return protowire.AppendVarint(b, uint64(num)<<3|uint64(typ))
 }
 
 // appendString appends a length-delimited string field, empty or not (gogo's
-// non-nullable proto2 fields are always written).
+// non-nullable proto2 fields are always written). The common field, a one-byte key
+// and a length under 128, is written without calling further.
 func appendString(b []byte, num protowire.Number, s string) []byte {
+	if num < 16 && len(s) < 0x80 {
+		return append(append(b, byte(num)<<3|byte(protowire.BytesType), byte(len(s))), s...)
+	}
+	return appendStringLong(b, num, s)
+}
+
+func appendStringLong(b []byte, num protowire.Number, s string) []byte {
 	b = appendVarint(appendTag(b, num, protowire.BytesType), uint64(len(s)))
 	return append(b, s...)
 }

@@ -55,6 +55,9 @@ func appendBytesField(b []byte, num protowire.Number, v []byte) []byte {
 // appendVarintField appends a varint field; negative int32 and int64 values are
 // sign-extended to ten bytes, as protobuf requires.
 func appendVarintField(b []byte, num protowire.Number, v uint64) []byte {
+	if num < 16 && v < 0x80 {
+		return append(b, byte(num)<<3|byte(protowire.VarintType), byte(v))
+	}
 	return appendVarint(appendTag(b, num, protowire.VarintType), v)
 }
 

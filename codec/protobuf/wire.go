@@ -147,13 +147,24 @@ func (r *reader) expect(typ protowire.Type) error {
 	return nil
 }
 
-// bytes reads a length-delimited value. The result aliases the input.
-func (r *reader) bytes() ([]byte, error) {
+// shortLen returns the length of the length-delimited value at pos when its length
+// takes one byte and the value is all there, else -1. It calls nothing, so that it
+// is inlined into bytes, string and embedded: each of them then reads the common
+// value without a call.
+func (r *reader) shortLen() int {
 	if r.typ == protowire.BytesType && r.pos < len(r.b) {
 		if n := int(r.b[r.pos]); n < 0x80 && n < len(r.b)-r.pos {
-			r.pos += 1 + n
-			return r.b[r.pos-n : r.pos], nil
+			return n
 		}
+	}
+	return -1
+}
+
+// bytes reads a length-delimited value. The result aliases the input.
+func (r *reader) bytes() ([]byte, error) {
+	if n := r.shortLen(); n >= 0 {
+		r.pos += 1 + n
+		return r.b[r.pos-n : r.pos], nil
 	}
 	return r.bytesLong()
 }
@@ -172,6 +183,10 @@ func (r *reader) bytesLong() ([]byte, error) {
 
 // string reads a length-delimited value as a string.
 func (r *reader) string() (string, error) {
+	if n := r.shortLen(); n >= 0 && r.src != "" {
+		r.pos += 1 + n
+		return r.src[r.pos-n : r.pos], nil
+	}
 	v, err := r.bytes()
 	if err != nil || r.src == "" {
 		return string(v), err

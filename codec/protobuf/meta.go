@@ -2,6 +2,7 @@ package protobuf
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -68,23 +69,27 @@ func decodeTimestamp(data []byte, msg string) (secs int64, nanos int32, err erro
 	}
 }
 
+// mapEntry is one entry of a map<string,string>.
+type mapEntry struct{ key, value string }
+
 // appendStringMap appends map<string,string> entries, sorted by key.
 func appendStringMap(b []byte, num protowire.Number, m map[string]string) []byte {
 	if len(m) == 0 {
 		return b
 	}
-	// Most label and annotation maps are small: their keys are sorted on the stack.
-	var small [16]string
-	keys := small[:0]
-	for k := range m {
-		keys = append(keys, k)
+	// Most label and annotation maps are small: their entries are sorted on the stack,
+	// keys with their values, so that no key is looked up again.
+	var small [16]mapEntry
+	entries := small[:0]
+	for k, v := range m {
+		entries = append(entries, mapEntry{k, v})
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	slices.SortFunc(entries, func(a, b mapEntry) int { return strings.Compare(a.key, b.key) })
+	for i := range entries {
 		var start int
 		b, start = beginMessage(b, num)
-		b = appendString(b, 1, k)
-		b = appendString(b, 2, m[k])
+		b = appendString(b, 1, entries[i].key)
+		b = appendString(b, 2, entries[i].value)
 		b = endMessage(b, start)
 	}
 	return b

@@ -87,8 +87,13 @@ func (s *Serializer) MediaType() string { return codec.MediaTypeProtobuf }
 func (s *Serializer) Encode(w io.Writer, obj scheme.Kinded) error {
 	ok := obj.GetObjectKind()
 	if tm, isTM := ok.(*scheme.TypeMeta); isTM && tm.Kind != "" {
-		// The strings as set, without rebuilding apiVersion from its parts.
-		return s.encode(w, tm.APIVersion, tm.Kind, ok.GroupVersionKind(), obj)
+		// The strings as set, without rebuilding apiVersion from its parts; and without
+		// parsing them either when the Go type alone picks the encoding.
+		var gvk scheme.GroupVersionKind
+		if !encodesByType(obj) {
+			gvk = ok.GroupVersionKind()
+		}
+		return s.encode(w, tm.APIVersion, tm.Kind, gvk, obj)
 	}
 	gvk := ok.GroupVersionKind()
 	if gvk.Kind == "" {
@@ -121,7 +126,18 @@ func (s *Serializer) AppendAs(b []byte, gvk scheme.GroupVersionKind, v any) ([]b
 	})
 }
 
-// appendObject appends the message (no envelope) of v.
+// encodesByType reports whether appendObject encodes v by its Go type alone, without
+// looking at the kind it is given.
+func encodesByType(v any) bool {
+	switch v.(type) {
+	case *scheme.Status, *scheme.PartialObjectMetadata, *scheme.PartialObjectMetadataList, Marshaler, proto.Message:
+		return true
+	}
+	return false
+}
+
+// appendObject appends the message (no envelope) of v; gvk is only read when
+// encodesByType(v) is false.
 func (s *Serializer) appendObject(b []byte, gvk scheme.GroupVersionKind, v any) ([]byte, error) {
 	switch o := v.(type) {
 	case *scheme.Status:
@@ -190,7 +206,8 @@ func (s *Serializer) Decode(data []byte, defaults *scheme.GroupVersionKind, into
 	if err != nil {
 		return codec.Result{}, err
 	}
-	actual := scheme.FromAPIVersionAndKind(u.APIVersion, u.Kind)
+	named := scheme.FromAPIVersionAndKind(u.APIVersion, u.Kind)
+	actual := named
 	if defaults != nil {
 		actual = codec.WithDefaults(actual, *defaults)
 	}
@@ -224,8 +241,7 @@ func (s *Serializer) Decode(data []byte, defaults *scheme.GroupVersionKind, into
 	if err := s.decodeObject(u.Raw, actual, obj); err != nil {
 		return codec.Result{GVK: actual}, fmt.Errorf("decoding %s: %w", actual.Kind, err)
 	}
-	if tm, ok := obj.GetObjectKind().(*scheme.TypeMeta); ok && u.Kind == actual.Kind &&
-		scheme.FromAPIVersionAndKind(u.APIVersion, u.Kind) == actual {
+	if tm, ok := obj.GetObjectKind().(*scheme.TypeMeta); ok && u.Kind == actual.Kind && named == actual {
 		// The envelope's strings as they are, without rebuilding apiVersion.
 		tm.APIVersion, tm.Kind = u.APIVersion, u.Kind
 	} else {

@@ -22,14 +22,26 @@ func appendVarint(b []byte, v uint64) []byte {
 	return protowire.AppendVarint(b, v)
 }
 
-// appendTag appends a field key.
+// appendTag appends a field key. Field numbers under 16 (every field of the meta
+// kinds but ObjectMeta's managedFields) make a one-byte key, written inline.
 func appendTag(b []byte, num protowire.Number, typ protowire.Type) []byte {
-	return appendVarint(b, uint64(num)<<3|uint64(typ))
+	if num < 16 {
+		return append(b, byte(num)<<3|byte(typ))
+	}
+	return protowire.AppendVarint(b, uint64(num)<<3|uint64(typ))
 }
 
 // appendString appends a length-delimited string field, empty or not (gogo's
-// non-nullable proto2 fields are always written).
+// non-nullable proto2 fields are always written). The common field, a one-byte key
+// and a length under 128, is written without calling further.
 func appendString(b []byte, num protowire.Number, s string) []byte {
+	if num < 16 && len(s) < 0x80 {
+		return append(append(b, byte(num)<<3|byte(protowire.BytesType), byte(len(s))), s...)
+	}
+	return appendStringLong(b, num, s)
+}
+
+func appendStringLong(b []byte, num protowire.Number, s string) []byte {
 	b = appendVarint(appendTag(b, num, protowire.BytesType), uint64(len(s)))
 	return append(b, s...)
 }
@@ -43,6 +55,9 @@ func appendBytesField(b []byte, num protowire.Number, v []byte) []byte {
 // appendVarintField appends a varint field; negative int32 and int64 values are
 // sign-extended to ten bytes, as protobuf requires.
 func appendVarintField(b []byte, num protowire.Number, v uint64) []byte {
+	if num < 16 && v < 0x80 {
+		return append(b, byte(num)<<3|byte(protowire.VarintType), byte(v))
+	}
 	return appendVarint(appendTag(b, num, protowire.VarintType), v)
 }
 
@@ -132,13 +147,24 @@ func (r *reader) expect(typ protowire.Type) error {
 	return nil
 }
 
-// bytes reads a length-delimited value. The result aliases the input.
-func (r *reader) bytes() ([]byte, error) {
+// shortLen returns the length of the length-delimited value at pos when its length
+// takes one byte and the value is all there, else -1. It calls nothing, so that it
+// is inlined into bytes, string and embedded: each of them then reads the common
+// value without a call.
+func (r *reader) shortLen() int {
 	if r.typ == protowire.BytesType && r.pos < len(r.b) {
 		if n := int(r.b[r.pos]); n < 0x80 && n < len(r.b)-r.pos {
-			r.pos += 1 + n
-			return r.b[r.pos-n : r.pos], nil
+			return n
 		}
+	}
+	return -1
+}
+
+// bytes reads a length-delimited value. The result aliases the input.
+func (r *reader) bytes() ([]byte, error) {
+	if n := r.shortLen(); n >= 0 {
+		r.pos += 1 + n
+		return r.b[r.pos-n : r.pos], nil
 	}
 	return r.bytesLong()
 }
@@ -157,6 +183,10 @@ func (r *reader) bytesLong() ([]byte, error) {
 
 // string reads a length-delimited value as a string.
 func (r *reader) string() (string, error) {
+	if n := r.shortLen(); n >= 0 && r.src != "" {
+		r.pos += 1 + n
+		return r.src[r.pos-n : r.pos], nil
+	}
 	v, err := r.bytes()
 	if err != nil || r.src == "" {
 		return string(v), err

@@ -294,9 +294,7 @@ func encodeTime(e *encodeState, b []byte, p unsafe.Pointer) ([]byte, error) {
 	if t.IsZero() {
 		return append(b, "null"...), nil
 	}
-	b = append(b, '"')
-	b = appendRFC3339(b, t.Time, false)
-	return append(b, '"'), nil
+	return AppendTime(b, t.Time, false), nil
 }
 
 // encodeMicroTime is scheme.MicroTime's MarshalJSON without the allocation and the
@@ -306,9 +304,7 @@ func encodeMicroTime(e *encodeState, b []byte, p unsafe.Pointer) ([]byte, error)
 	if t.IsZero() {
 		return append(b, "null"...), nil
 	}
-	b = append(b, '"')
-	b = appendRFC3339(b, t.Time, true)
-	return append(b, '"'), nil
+	return AppendTime(b, t.Time, true), nil
 }
 
 // appendRFC3339 appends t in UTC as time.RFC3339 ("2006-01-02T15:04:05Z") or, with

@@ -265,7 +265,7 @@ func newCodecs(opts Options) *codec.Codecs {
 // (route.go).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	obs, w, r := h.observe(w, r)
+	obs, w, r := h.observe(w, r, start)
 	defer obs.end()
 	rw := &responseWriter{ResponseWriter: w}
 	defer func() {
@@ -287,7 +287,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !longRunning {
 		var cancel context.CancelFunc
 		var st *scheme.Status
-		if ctx, cancel, st = h.limits.requestDeadline(ctx, r, start); st != nil {
+		if ctx, cancel, st = h.limits.requestDeadline(ctx, info, start); st != nil {
 			h.writeStatus(rw, r, st)
 			return
 		}

@@ -49,6 +49,9 @@ func (i impersonation) String() string {
 // groups when no group is named. The headers are removed from r. A request without
 // impersonation headers keeps user.
 func (h *Handler) impersonate(ctx context.Context, r *http.Request, user *User) (*User, *scheme.Status) {
+	if !hasImpersonationHeader(r.Header) {
+		return user, nil // nearly every request: no header to parse
+	}
 	wanted, st := impersonationsOf(r.Header)
 	if st != nil || len(wanted) == 0 {
 		return user, st
@@ -99,6 +102,17 @@ func (h *Handler) impersonate(ctx context.Context, r *http.Request, user *User) 
 
 // impersonationsOf reads the impersonation headers in kube's order: user, groups,
 // extras (by header name, each value in order), uid.
+// hasImpersonationHeader tells whether header has any Impersonate-* header, in one pass
+// over its names (which net/http keeps canonical, as the constants are).
+func hasImpersonationHeader(header http.Header) bool {
+	for name := range header {
+		if strings.HasPrefix(name, "Impersonate-") {
+			return true
+		}
+	}
+	return false
+}
+
 func impersonationsOf(header http.Header) ([]impersonation, *scheme.Status) {
 	var out []impersonation
 	user := header.Get(ImpersonateUserHeader)

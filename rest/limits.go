@@ -134,17 +134,15 @@ const invalidTimeoutMessage = "invalid timeout specified in the request URL"
 // kube-apiserver's deadline: ?timeout= when it is positive and shorter than the
 // request timeout, the request timeout otherwise, counted from start. A ?timeout= that
 // is no Go duration is kube's 400.
-func (l *limits) requestDeadline(ctx context.Context, r *http.Request, start time.Time) (context.Context, context.CancelFunc, *scheme.Status) {
+func (l *limits) requestDeadline(ctx context.Context, info *RequestInfo, start time.Time) (context.Context, context.CancelFunc, *scheme.Status) {
 	timeout := l.requestTimeout
-	if r.URL.RawQuery != "" {
-		if v := r.URL.Query().Get("timeout"); v != "" {
-			d, err := time.ParseDuration(v)
-			if err != nil {
-				return ctx, nil, NewBadRequest(fmt.Sprintf("%s - %v", invalidTimeoutMessage, err))
-			}
-			if d > 0 && (d < timeout || timeout == 0) {
-				timeout = d
-			}
+	if v := info.query.Get("timeout"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return ctx, nil, NewBadRequest(fmt.Sprintf("%s - %v", invalidTimeoutMessage, err))
+		}
+		if d > 0 && (d < timeout || timeout == 0) {
+			timeout = d
 		}
 	}
 	if timeout == 0 {

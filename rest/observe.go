@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apikit-dev/apikit/rest/audit"
-
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -77,15 +75,15 @@ func observationFrom(ctx context.Context) *observation {
 	return o
 }
 
-// observe starts observing a request: it sets the Audit-Id response header (the
+// observe starts observing a request that arrived at start: it sets the Audit-Id response header (the
 // client's Audit-ID or a new one) when an access or audit log is on, and returns the
 // ResponseWriter that records the response code. With nothing observed it returns w
 // and r as they are.
-func (h *Handler) observe(w http.ResponseWriter, r *http.Request) (*observation, http.ResponseWriter, *http.Request) {
+func (h *Handler) observe(w http.ResponseWriter, r *http.Request, start time.Time) (*observation, http.ResponseWriter, *http.Request) {
 	if h.obs == nil {
 		return nil, w, r
 	}
-	o := &observation{obs: h.obs, start: time.Now(), r: r}
+	o := &observation{obs: h.obs, start: start, r: r}
 	if h.obs.accessLog != nil || h.obs.audit != nil {
 		o.auditID = r.Header.Get(headerAuditID)
 		if o.auditID == "" {
@@ -119,7 +117,8 @@ func (o *observation) impersonated(as *User) {
 	if o == nil || o.audit == nil {
 		return
 	}
-	o.audit.ev.ImpersonatedUser = &audit.UserInfo{Username: as.Name, UID: as.UID, Groups: as.Groups, Extra: as.Extra}
+	ui := auditUser(as)
+	o.audit.ev.ImpersonatedUser = &ui
 }
 
 // recovered records that serving the request panicked with p.

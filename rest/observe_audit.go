@@ -58,6 +58,11 @@ type auditRecord struct {
 	annotationsMu sync.Mutex
 }
 
+// auditUser is user as an audit event records it (authentication/v1 UserInfo).
+func auditUser(user *User) audit.UserInfo {
+	return audit.UserInfo{Username: user.Name, UID: user.UID, Groups: user.Groups, Extra: user.Extra}
+}
+
 // begin evaluates the policy for the request and, unless its level is None, fills the
 // event's metadata and sends RequestReceived (not for a request that failed
 // authentication, user nil).
@@ -70,7 +75,7 @@ func (a *auditor) begin(o *observation, user *User) *auditRecord {
 	}
 	var ui audit.UserInfo
 	if user != nil {
-		ui = audit.UserInfo{Username: user.Name, UID: user.UID, Groups: user.Groups, Extra: user.Extra}
+		ui = auditUser(user)
 		attrs.User = &ui
 	}
 	cfg := a.eval.Evaluate(&attrs)

@@ -3,6 +3,7 @@ package rest
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -29,6 +30,9 @@ type RequestInfo struct {
 	Name        string
 	// Parts are the path segments after the group version (without a "watch" prefix).
 	Parts []string
+	// query is the parsed URL query (nil without one): parsed here once for every step
+	// of the request that reads it.
+	query url.Values
 }
 
 // ParseRequestInfo reads verb, group, version, namespace, resource, name and
@@ -46,6 +50,9 @@ type RequestInfo struct {
 // method.
 func ParseRequestInfo(r *http.Request) *RequestInfo {
 	info := &RequestInfo{Path: r.URL.Path, Verb: strings.ToLower(r.Method)}
+	if r.URL.RawQuery != "" {
+		info.query = r.URL.Query()
+	}
 	parts := splitPath(r.URL.Path)
 	if len(parts) < 3 {
 		return info
@@ -106,7 +113,7 @@ func ParseRequestInfo(r *http.Request) *RequestInfo {
 	}
 	if info.Name == "" && info.Verb == "get" {
 		info.Verb = "list"
-		if isTrue(r.URL.Query().Get("watch")) {
+		if isTrue(info.query.Get("watch")) {
 			info.Verb = "watch"
 		}
 	}
@@ -114,7 +121,7 @@ func ParseRequestInfo(r *http.Request) *RequestInfo {
 		info.Verb = "deletecollection"
 	}
 	if (info.Verb == "list" || info.Verb == "watch") && info.Name == "" {
-		if fs := r.URL.Query().Get("fieldSelector"); fs != "" {
+		if fs := info.query.Get("fieldSelector"); fs != "" {
 			if sel, err := storage.ParseFieldSelector(fs); err == nil {
 				if name, ok := sel.RequiresExactMatch("metadata.name"); ok {
 					info.Name = name

@@ -57,7 +57,7 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 	rq := &request{
 		h: h, w: w, r: r, ctx: r.Context(), info: info, user: user,
 		res: res, gr: gr, stored: h.scheme.StorageResource(res).GroupResource(), gv: gv, gvk: gv.WithKind(res.Kind),
-		hooks: h.hooksOf(gr), query: r.URL.Query(),
+		hooks: h.hooksOf(gr), query: info.query,
 	}
 	if text, ok := h.deprecations[gr][gv.Version]; ok {
 		// Like kube-apiserver for a deprecated CRD version: on every verb, before anything else.

@@ -144,6 +144,7 @@ func parseFlags(args []string, output io.Writer) (server.Config, error) {
 	fs.BoolVar(&cfg.AccessLog, "access-log", false, "log one line per request (verb, URI, latency, user, response code) to the server's log")
 	fs.StringVar(&cfg.AuditPolicyFile, "audit-policy-file", "", "`path` to the file that defines the audit policy configuration (audit.k8s.io/v1 Policy)")
 	fs.StringVar(&cfg.AuditLogPath, "audit-log-path", "", "if set, the audit events of the requests the policy selects are appended to this `file` as JSON lines; '-' means standard out")
+	fs.StringVar(&cfg.AuthorizationMode, "authorization-mode", server.AuthorizationRBAC, "how this server authorizes requests: RBAC (over the stored roles and bindings) or AlwaysAllow (everything; with -anonymous-auth the API is open to anyone, for benchmarks only)")
 	cfg.Serving = serving.NewOptions()
 	cfg.Serving.AddFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -180,6 +181,11 @@ func parseFlags(args []string, output io.Writer) (server.Config, error) {
 		cfg.Etcd = etcdCfg
 	default:
 		err := fmt.Errorf("-storage must be %s, %s or %s, not %q", server.StorageBolt, server.StorageMemory, server.StorageEtcd, cfg.Storage)
+		fmt.Fprintln(output, err)
+		return server.Config{}, err
+	}
+	if m := cfg.AuthorizationMode; m != server.AuthorizationRBAC && m != server.AuthorizationAlwaysAllow {
+		err := fmt.Errorf("-authorization-mode must be %s or %s, not %q", server.AuthorizationRBAC, server.AuthorizationAlwaysAllow, m)
 		fmt.Fprintln(output, err)
 		return server.Config{}, err
 	}

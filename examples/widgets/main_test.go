@@ -30,23 +30,34 @@ func TestParseFlags(t *testing.T) {
 	}{
 		{
 			name: "defaults serve bolt on 127.0.0.1:8080 and write ./widgets.kubeconfig",
-			want: server.Config{Addr: "127.0.0.1:8080", DataDir: "./widgets-data", Storage: "bolt", KubeconfigPath: "./widgets.kubeconfig"},
+			want: server.Config{AuthorizationMode: "RBAC", Addr: "127.0.0.1:8080", DataDir: "./widgets-data", Storage: "bolt", KubeconfigPath: "./widgets.kubeconfig"},
 		},
 		{
 			name: "the documented command line",
 			args: []string{"-addr", "127.0.0.1:9090", "-data", "/tmp/w", "-kubeconfig", "/tmp/w.kubeconfig"},
-			want: server.Config{Addr: "127.0.0.1:9090", DataDir: "/tmp/w", Storage: "bolt", KubeconfigPath: "/tmp/w.kubeconfig"},
+			want: server.Config{AuthorizationMode: "RBAC", Addr: "127.0.0.1:9090", DataDir: "/tmp/w", Storage: "bolt", KubeconfigPath: "/tmp/w.kubeconfig"},
 		},
 		{
 			name: "memory storage and a fixed token",
 			args: []string{"-storage=memory", "-token=abc", "-addr=:0"},
-			want: server.Config{Addr: ":0", DataDir: "./widgets-data", Storage: "memory", KubeconfigPath: "./widgets.kubeconfig", Token: "abc"},
+			want: server.Config{AuthorizationMode: "RBAC", Addr: ":0", DataDir: "./widgets-data", Storage: "memory", KubeconfigPath: "./widgets.kubeconfig", Token: "abc"},
 		},
 		{
 			name: "kube-apiserver's audit flags and the access log",
 			args: []string{"-audit-policy-file=/etc/audit/policy.yaml", "-audit-log-path=-", "-access-log"},
-			want: server.Config{Addr: "127.0.0.1:8080", DataDir: "./widgets-data", Storage: "bolt", KubeconfigPath: "./widgets.kubeconfig",
+			want: server.Config{AuthorizationMode: "RBAC", Addr: "127.0.0.1:8080", DataDir: "./widgets-data", Storage: "bolt", KubeconfigPath: "./widgets.kubeconfig",
 				AuditPolicyFile: "/etc/audit/policy.yaml", AuditLogPath: "-", AccessLog: true},
+		},
+		{
+			name: "the benchmarks' open mode: anonymous plain HTTP, everything allowed",
+			args: []string{"-storage=memory", "-anonymous-auth", "-authorization-mode=AlwaysAllow"},
+			want: server.Config{AuthorizationMode: "AlwaysAllow", Addr: "127.0.0.1:8080", DataDir: "./widgets-data", Storage: "memory", KubeconfigPath: "./widgets.kubeconfig"},
+		},
+		{
+			name:       "an authorization mode kube has but this server does not is refused",
+			args:       []string{"-authorization-mode=Node"},
+			wantErr:    errAny,
+			wantOutput: `-authorization-mode must be RBAC or AlwaysAllow, not "Node"`,
 		},
 		{
 			name:       "an unknown storage is refused",
@@ -58,7 +69,7 @@ func TestParseFlags(t *testing.T) {
 			name: "etcd storage with kube-apiserver's etcd flags",
 			args: []string{"-storage=etcd", "-etcd-endpoints", "https://10.0.0.1:2379, https://10.0.0.2:2379", "-etcd-prefix=/widgets",
 				"-etcd-cafile=/pki/etcd/ca.crt", "-etcd-certfile=/pki/apiserver-etcd-client.crt", "-etcd-keyfile=/pki/apiserver-etcd-client.key"},
-			want: server.Config{Addr: "127.0.0.1:8080", DataDir: "./widgets-data", Storage: "etcd", KubeconfigPath: "./widgets.kubeconfig",
+			want: server.Config{AuthorizationMode: "RBAC", Addr: "127.0.0.1:8080", DataDir: "./widgets-data", Storage: "etcd", KubeconfigPath: "./widgets.kubeconfig",
 				Etcd: server.EtcdConfig{Endpoints: []string{"https://10.0.0.1:2379", "https://10.0.0.2:2379"}, Prefix: "/widgets",
 					CAFile: "/pki/etcd/ca.crt", CertFile: "/pki/apiserver-etcd-client.crt", KeyFile: "/pki/apiserver-etcd-client.key",
 					CompactionInterval: 5 * time.Minute}},
@@ -66,13 +77,13 @@ func TestParseFlags(t *testing.T) {
 		{
 			name: "etcd storage defaults to kube's prefix and compaction interval",
 			args: []string{"-storage=etcd", "-etcd-endpoints=http://127.0.0.1:2379"},
-			want: server.Config{Addr: "127.0.0.1:8080", DataDir: "./widgets-data", Storage: "etcd", KubeconfigPath: "./widgets.kubeconfig",
+			want: server.Config{AuthorizationMode: "RBAC", Addr: "127.0.0.1:8080", DataDir: "./widgets-data", Storage: "etcd", KubeconfigPath: "./widgets.kubeconfig",
 				Etcd: server.EtcdConfig{Endpoints: []string{"http://127.0.0.1:2379"}, Prefix: "/registry", CompactionInterval: 5 * time.Minute}},
 		},
 		{
 			name: "a compaction interval of 0 compacts never",
 			args: []string{"-storage=etcd", "-etcd-endpoints=http://127.0.0.1:2379", "-etcd-compaction-interval=0"},
-			want: server.Config{Addr: "127.0.0.1:8080", DataDir: "./widgets-data", Storage: "etcd", KubeconfigPath: "./widgets.kubeconfig",
+			want: server.Config{AuthorizationMode: "RBAC", Addr: "127.0.0.1:8080", DataDir: "./widgets-data", Storage: "etcd", KubeconfigPath: "./widgets.kubeconfig",
 				Etcd: server.EtcdConfig{Endpoints: []string{"http://127.0.0.1:2379"}, Prefix: "/registry", CompactionInterval: -1}},
 		},
 		{

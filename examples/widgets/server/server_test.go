@@ -24,6 +24,7 @@ import (
 	"github.com/apikit-dev/apikit/examples/widgets/server"
 	"github.com/apikit-dev/apikit/rest/audit"
 	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/serving"
 	"github.com/apikit-dev/apikit/validation"
 )
 
@@ -254,6 +255,55 @@ func TestServer_CloseClosesConnectionsThatSentNoRequest(t *testing.T) {
 	}
 }
 
+// plainRequest sends an anonymous request over plain HTTP and returns its status code.
+func plainRequest(t *testing.T, srv *server.Server, method, path, body string) int {
+	t.Helper()
+	req, err := http.NewRequest(method, srv.URL()+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode
+}
+
+func TestNew_OpensTheAPIToAnonymousPlainHTTPOnlyWhenAskedTwice(t *testing.T) {
+	tests := []struct {
+		name       string
+		anonymous  bool
+		mode       string
+		wantList   int
+		wantCreate int
+	}{
+		{name: "defaults: no anonymous access", wantList: http.StatusUnauthorized, wantCreate: http.StatusUnauthorized},
+		{name: "anonymous under RBAC: authenticated, not authorized", anonymous: true, mode: server.AuthorizationRBAC, wantList: http.StatusForbidden, wantCreate: http.StatusForbidden},
+		{name: "AlwaysAllow without anonymous: still unauthenticated", mode: server.AuthorizationAlwaysAllow, wantList: http.StatusUnauthorized, wantCreate: http.StatusUnauthorized},
+		{name: "anonymous and AlwaysAllow: open, as the benchmarks run it", anonymous: true, mode: server.AuthorizationAlwaysAllow, wantList: http.StatusOK, wantCreate: http.StatusCreated},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := serving.NewOptions()
+			opts.AnonymousAuth = tt.anonymous
+			srv := start(t, server.Config{Storage: server.StorageMemory, Serving: opts, AuthorizationMode: tt.mode})
+			if got := plainRequest(t, srv, http.MethodGet, widgetsPath, ""); got != tt.wantList {
+				t.Errorf("anonymous plain-HTTP list = %d, want %d", got, tt.wantList)
+			}
+			if got := plainRequest(t, srv, http.MethodPost, widgetsPath, widgetJSON("w1", "red")); got != tt.wantCreate {
+				t.Errorf("anonymous plain-HTTP create = %d, want %d", got, tt.wantCreate)
+			}
+			// The token keeps working over TLS in every mode.
+			if code, body := do(t, srv, http.MethodGet, widgetsPath, srv.Token(), ""); code != http.StatusOK {
+				t.Errorf("token list over TLS = %d, want 200: %s", code, body)
+			}
+		})
+	}
+}
+
 func TestNew_RejectsUnusableConfig(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -273,6 +323,7 @@ func TestNew_RejectsUnusableConfig(t *testing.T) {
 		{name: "a data directory under a file", cfg: server.Config{DataDir: filepath.Join(writeFile(t), "sub")}, wantErr: "creating data directory"},
 		{name: "an audit policy that is no Policy, even without a log path", cfg: server.Config{Storage: server.StorageMemory, AuditPolicyFile: writeFile(t)}, wantErr: "audit"},
 		{name: "a missing audit policy file", cfg: server.Config{Storage: server.StorageMemory, AuditPolicyFile: filepath.Join(t.TempDir(), "none.yaml"), AuditLogPath: "-"}, wantErr: "reading policy"},
+		{name: "an authorization mode kube has but this server does not", cfg: server.Config{Storage: server.StorageMemory, AuthorizationMode: "Webhook"}, wantErr: `authorization mode must be RBAC or AlwaysAllow, not "Webhook"`},
 		{name: "an audit log under a file", cfg: server.Config{Storage: server.StorageMemory, AuditPolicyFile: writePolicy(t, audit.LevelMetadata), AuditLogPath: filepath.Join(writeFile(t), "audit.log")}, wantErr: "audit log"},
 	}
 	for _, tt := range tests {

@@ -172,6 +172,14 @@ type UpdateOptions struct {
 	Preconditions *Preconditions
 	// IgnoreNotFound makes a missing object a create: tryUpdate is called with nil.
 	IgnoreNotFound bool
+	// CachedExisting, when set, is a recent state of the object (a watch cache's, with
+	// its resourceVersion) that a backend whose reads cost a round trip may start from
+	// instead of reading (kube-apiserver's cachedExistingObject). It may be stale: a
+	// backend that uses it decides nothing on it alone (a failed precondition, an
+	// error of tryUpdate, a write that changes nothing, a conflict) without reading the
+	// current state and trying again. The backend does not modify it; tryUpdate still
+	// gets its own copy. Backends that hold their state in memory ignore it.
+	CachedExisting scheme.Object
 }
 
 // DeleteOptions are the options of Interface.Delete.
@@ -180,6 +188,10 @@ type DeleteOptions struct {
 	Preconditions *Preconditions
 	// Validate, when set, runs on the current object just before it is removed.
 	Validate ValidateDeletionFunc
+	// CachedExisting is UpdateOptions.CachedExisting for a delete: the deletion is
+	// conditional on the key still being at its resourceVersion, and a failed
+	// precondition or Validate error on it is checked again on the current state.
+	CachedExisting scheme.Object
 }
 
 // WatchOptions are the options of Interface.Watch.

@@ -202,17 +202,25 @@ func (c *Cache) Create(ctx context.Context, key string, obj scheme.Object) (sche
 	return c.settle(ctx, r, out, err)
 }
 
-// GuaranteedUpdate passes the read-modify-write loop to the backend and returns once the
-// cache holds the result.
+// GuaranteedUpdate passes the read-modify-write loop to the backend, with the cached
+// object as the state to start from (a backend like etcd then saves a read), and returns
+// once the cache holds the result.
 func (c *Cache) GuaranteedUpdate(ctx context.Context, key string, opts storage.UpdateOptions, tryUpdate storage.UpdateFunc) (scheme.Object, error) {
 	r := c.readyResource(ctx, key)
+	if opts.CachedExisting == nil {
+		opts.CachedExisting = r.cached(key)
+	}
 	out, err := c.backend.GuaranteedUpdate(ctx, key, opts, tryUpdate)
 	return c.settle(ctx, r, out, err)
 }
 
-// Delete passes the deletion to the backend and returns once the cache holds it.
+// Delete passes the deletion to the backend, with the cached object as the state to
+// start from, and returns once the cache holds it.
 func (c *Cache) Delete(ctx context.Context, key string, opts storage.DeleteOptions) (scheme.Object, error) {
 	r := c.readyResource(ctx, key)
+	if opts.CachedExisting == nil {
+		opts.CachedExisting = r.cached(key)
+	}
 	out, err := c.backend.Delete(ctx, key, opts)
 	if err != nil || r == nil {
 		return out, err

@@ -81,6 +81,17 @@ func (r *resource) get(key string) (scheme.Object, bool) {
 	return it.obj, true
 }
 
+// cached returns the object the cache holds at key for the backend's writes to start
+// from (storage.UpdateOptions.CachedExisting): nil when r is nil, not ready, or holds
+// no such object. It is the cache's own object, which the backend does not modify.
+func (r *resource) cached(key string) scheme.Object {
+	if r == nil {
+		return nil
+	}
+	obj, _ := r.get(key)
+	return obj
+}
+
 // List serves a page from the cache: the current state for "0", NotOlderThan and Most
 // Recent reads (after the waits Get makes), a snapshot for Exact reads and the pages
 // after the first (continue tokens carry the version of the first page's snapshot).

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -366,13 +367,29 @@ func (s *Store) writeIfAt(ctx context.Context, key string, rev int64, op clientv
 	return txn, err
 }
 
-// GuaranteedUpdate reads the object, runs tryUpdate on it and writes the result in a
-// transaction that holds only if the key is still at the revision read; when another
+// startState is the state GuaranteedUpdate and Delete start from: the caller's cached
+// object when it has one with a resourceVersion (fresh is false: it may be stale, and
+// its data is encoded only when needed), else the key read from etcd (fresh).
+func (s *Store) startState(ctx context.Context, key string, cached scheme.Object) (cur current, fresh bool, err error) {
+	if cached != nil {
+		if rv, err := storage.ParseResourceVersion(cached.GetResourceVersion()); err == nil && rv > 0 && rv <= math.MaxInt64 {
+			return current{obj: cached, rev: int64(rv)}, false, nil
+		}
+	}
+	cur, err = s.readKey(ctx, key)
+	return cur, true, err
+}
+
+// GuaranteedUpdate runs tryUpdate on the object and writes the result in a transaction
+// that holds only if the key is still at the revision the object had; when another
 // writer (on any replica) got there first, the transaction's other branch returns the
-// new state and the loop runs again on it. See storage.Interface.
+// new state and the loop runs again on it. It starts from opts.CachedExisting when the
+// watch cache passed one, saving a read: every decision taken on that possibly stale
+// state (a failed precondition, an error of tryUpdate, a write that changes nothing) is
+// taken again on the state read from etcd, as kube-apiserver's store does. See
+// storage.Interface.
 func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.UpdateOptions, tryUpdate storage.UpdateFunc) (scheme.Object, error) {
-	ek := s.etcdKey(key)
-	cur, err := s.readKey(ctx, key)
+	cur, fresh, err := s.startState(ctx, key, opts.CachedExisting)
 	if err != nil {
 		return nil, err
 	}
@@ -380,34 +397,22 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 		if err := ctx.Err(); err != nil {
 			return nil, storage.WithKey(err, key)
 		}
-		if cur.obj == nil && !opts.IgnoreNotFound {
-			return nil, storage.NewError(storage.ErrNotFound, key)
-		}
-		if cur.obj != nil {
-			if err := opts.Preconditions.Check(key, cur.obj); err != nil {
+		out, data, unchanged, err := s.computeUpdate(key, &cur, fresh, opts, tryUpdate)
+		if (err != nil || unchanged) && !fresh {
+			// Decided on a cached state: decide again on etcd's.
+			if cur, err = s.readKey(ctx, key); err != nil {
 				return nil, err
 			}
+			fresh = true
+			continue
 		}
-		curRV := storage.FormatResourceVersion(uint64(cur.rev))
-		out, err := tryUpdate(cur.obj)
 		if err != nil {
 			return nil, err
 		}
-		if out == nil {
-			return nil, storage.NewErrorf(storage.ErrInvalidObject, key, "the update function returned no object")
-		}
-		if rv := out.GetResourceVersion(); rv != "" && rv != curRV {
-			return nil, storage.NewErrorf(storage.ErrConflict, key, "the object has been modified; please apply your changes to the latest version and try again")
-		}
-		data, err := s.encode(key, out)
-		if err != nil {
-			return nil, err
-		}
-		if cur.obj != nil && bytes.Equal(data, cur.data) {
-			out.SetResourceVersion(curRV)
+		if unchanged {
 			return out, nil
 		}
-		txn, err := s.writeIfAt(ctx, key, cur.rev, clientv3.OpPut(ek, string(data)))
+		txn, err := s.writeIfAt(ctx, key, cur.rev, clientv3.OpPut(s.etcdKey(key), string(data)))
 		if err != nil {
 			return nil, err
 		}
@@ -418,15 +423,59 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 		if cur, err = s.readCurrent(key, txn.Responses[0].GetResponseRange().Kvs); err != nil {
 			return nil, err
 		}
+		fresh = true
 	}
 }
 
+// computeUpdate checks opts on cur and runs tryUpdate on it (on a copy when cur is a
+// cached state, which is shared and must not be written to), returning the new object and its encoding, or
+// unchanged when the new object encodes as cur does (out then carries cur's version).
+func (s *Store) computeUpdate(key string, cur *current, fresh bool, opts storage.UpdateOptions, tryUpdate storage.UpdateFunc) (out scheme.Object, data []byte, unchanged bool, err error) {
+	if cur.obj == nil && !opts.IgnoreNotFound {
+		return nil, nil, false, storage.NewError(storage.ErrNotFound, key)
+	}
+	curRV := storage.FormatResourceVersion(uint64(cur.rev))
+	in := cur.obj
+	if cur.obj != nil {
+		if err := opts.Preconditions.Check(key, cur.obj); err != nil {
+			return nil, nil, false, err
+		}
+		if !fresh {
+			in = scheme.DeepCopy(cur.obj) // the cache's object is shared: read it only
+		}
+		if cur.data == nil { // a cached state: its bytes, to tell a write that changes nothing
+			if cur.data, err = s.encode(key, in); err != nil {
+				return nil, nil, false, err
+			}
+			in.SetResourceVersion(curRV)
+		}
+	}
+	if out, err = tryUpdate(in); err != nil {
+		return nil, nil, false, err
+	}
+	if out == nil {
+		return nil, nil, false, storage.NewErrorf(storage.ErrInvalidObject, key, "the update function returned no object")
+	}
+	if rv := out.GetResourceVersion(); rv != "" && rv != curRV {
+		return nil, nil, false, storage.NewErrorf(storage.ErrConflict, key, "the object has been modified; please apply your changes to the latest version and try again")
+	}
+	if data, err = s.encode(key, out); err != nil {
+		return nil, nil, false, err
+	}
+	if cur.obj != nil && bytes.Equal(data, cur.data) {
+		out.SetResourceVersion(curRV)
+		return out, data, true, nil
+	}
+	return out, data, false, nil
+}
+
 // Delete removes the object at key in a transaction on the revision that was checked,
-// so the preconditions and opts.Validate hold on exactly what is removed. See
-// storage.Interface.
+// so the preconditions and opts.Validate hold on exactly what is removed. It starts from
+// opts.CachedExisting when given; a failed check on it is checked again on the state
+// read from etcd. See storage.Interface.
 func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptions) (scheme.Object, error) {
 	ek := s.etcdKey(key)
-	cur, err := s.readKey(ctx, key)
+	cur, fresh, err := s.startState(ctx, key, opts.CachedExisting)
 	if err != nil {
 		return nil, err
 	}
@@ -434,24 +483,34 @@ func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptio
 		if cur.obj == nil {
 			return nil, storage.NewError(storage.ErrNotFound, key)
 		}
-		if err := opts.Preconditions.Check(key, cur.obj); err != nil {
-			return nil, err
+		err := opts.Preconditions.Check(key, cur.obj)
+		if err == nil && opts.Validate != nil {
+			err = opts.Validate(ctx, cur.obj)
 		}
-		if opts.Validate != nil {
-			if err := opts.Validate(ctx, cur.obj); err != nil {
+		if err != nil {
+			if fresh {
 				return nil, err
 			}
+			if cur, err = s.readKey(ctx, key); err != nil {
+				return nil, err
+			}
+			fresh = true
+			continue
 		}
 		txn, err := s.writeIfAt(ctx, key, cur.rev, clientv3.OpDelete(ek))
 		if err != nil {
 			return nil, err
 		}
 		if txn.Succeeded {
+			if !fresh {
+				return scheme.DeepCopy(cur.obj), nil // the cache's object is shared
+			}
 			return cur.obj, nil
 		}
 		if cur, err = s.readCurrent(key, txn.Responses[0].GetResponseRange().Kvs); err != nil {
 			return nil, err
 		}
+		fresh = true
 	}
 }
 

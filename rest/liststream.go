@@ -21,9 +21,9 @@ import (
 // or PartialObjectMetadata) only when its turn comes, so neither the converted list nor
 // its encoding is ever held whole. What goes on the wire is byte for byte what
 // respond sends for the whole list. The whole list is built and sent as before where
-// streaming cannot apply: no items, HEAD, pretty-printed JSON (indenting needs the
-// document), an audit policy that records response bodies, or a media type without
-// a streaming encoder (YAML).
+// streaming cannot apply: no items, HEAD, an audit policy that records response
+// bodies, or a media type without a streaming encoder (YAML). Pretty-printed JSON (for
+// curl and browsers, as kube-apiserver does) is indented as it streams.
 func (rq *request) respondList(lr *storage.ListResult) {
 	whole := func() {
 		list, err := rq.newListOf(lr, lr.Items)
@@ -48,7 +48,7 @@ func (rq *request) respondList(lr *storage.ListResult) {
 		return
 	}
 	streamer, ok := out.Serializer.(codec.ListStreamer)
-	if !ok || out.MediaType == codec.MediaTypeJSON && prettyPrint(rq.r) {
+	if !ok {
 		whole()
 		return
 	}
@@ -62,7 +62,15 @@ func (rq *request) respondList(lr *storage.ListResult) {
 		hdr.Set("X-Content-Type-Options", "nosniff")
 		addWarnings(rq.w, rq.warnings)
 	})
-	err = streamer.EncodeList(lw, src)
+	if out.MediaType == codec.MediaTypeJSON && prettyPrint(rq.r) {
+		// Indented as it streams, byte for byte as respond indents a whole document.
+		iw := codec.NewIndentWriter(lw)
+		if err = streamer.EncodeList(iw, src); err == nil {
+			err = iw.Flush()
+		}
+	} else {
+		err = streamer.EncodeList(lw, src)
+	}
 	if err == nil {
 		err = lw.Close()
 	}

@@ -86,6 +86,9 @@ func TestList_StreamedResponseIsByteForByteTheWholeListsResponse(t *testing.T) {
 		{"table without headers", widgetsPath + "?noHeaders=true"},
 		{"bad table option", widgetsPath + "?includeObject=Everything"},
 		{"none selected", widgetsPath + "?labelSelector=shard%3D99"},
+		{"pretty", widgetsPath + "?pretty=true"},
+		{"pretty page", widgetsPath + "?limit=7&pretty=1"},
+		{"pretty table with objects", widgetsPath + "?includeObject=Object&pretty=true"},
 	}
 	for _, gz := range []bool{false, true} {
 		for _, a := range accepts {
@@ -111,6 +114,12 @@ func TestList_StreamedResponseIsByteForByteTheWholeListsResponse(t *testing.T) {
 				})
 			}
 		}
+	}
+	// curl's user agent gets indented JSON too, streamed like the rest.
+	curl := []string{"User-Agent", "curl/8.5.0"}
+	got, want := streamed.do(http.MethodGet, widgetsPath, "", "", curl...), whole.do(http.MethodGet, widgetsPath, "", "", curl...)
+	if !bytes.Equal(got.body, want.body) || !bytes.Contains(got.body, []byte("{\n  \"kind\": \"WidgetList\"")) {
+		t.Errorf("curl's list: %d bytes, want the whole list's indented %d bytes; starts %.40q", len(got.body), len(want.body), got.body)
 	}
 	// The matrix must have exercised both sides of the gzip threshold.
 	res := streamed.do(http.MethodGet, widgetsPath, "", "", "Accept-Encoding", "gzip")

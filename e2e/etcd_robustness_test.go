@@ -687,6 +687,7 @@ func runRobustness(t *testing.T, ctx context.Context, sc robustScenario) {
 	relists := 0
 	for _, w := range watchers {
 		relists += w.relists
+		t.Logf("watcher %s: %d re-watches from its last event, %d relists after 410", w.name, w.resumes, w.relists)
 	}
 	t.Logf("%d operations checked (%d while a member was down, %d after its restart, %d of unknown outcome), linearizable: %v; %d events on %d watchers, %d relists after 410, %d watch violations",
 		len(history), duringOutage, afterRestart, unknown, result == porcupine.Ok, events, len(watchers), relists, len(violations))

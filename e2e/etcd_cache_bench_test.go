@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -24,24 +23,16 @@ func populateEtcd(b *testing.B, st storage.Interface, n, perNS int) {
 	b.Helper()
 	const writers = 8
 	ctx := context.Background()
-	errs := make(chan error, writers)
-	var wg sync.WaitGroup
-	for w := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < n; i += writers {
-				ns, name := fmt.Sprintf("ns-%04d", i/perNS), fmt.Sprintf("w-%06d", i)
-				if _, err := st.Create(ctx, storage.Key(storagetest.Widgets, ns, name), storagetest.BenchWidget(ns, name, i)); err != nil {
-					errs <- err
-					return
-				}
+	err := concurrently(writers, func(w int) error {
+		for i := w; i < n; i += writers {
+			ns, name := fmt.Sprintf("ns-%04d", i/perNS), fmt.Sprintf("w-%06d", i)
+			if _, err := st.Create(ctx, storage.Key(storagetest.Widgets, ns, name), storagetest.BenchWidget(ns, name, i)); err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+		}
+		return nil
+	})
+	if err != nil {
 		b.Fatal(err)
 	}
 }

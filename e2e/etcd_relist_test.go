@@ -250,42 +250,42 @@ func etcdWidgets(ctx context.Context, c *clientv3.Client, prefix string) ([]stri
 	return out, resp.Header.Revision, nil
 }
 
+// concurrently runs f(0) to f(n-1) at once and returns their errors joined.
+func concurrently(n int, f func(i int) error) error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f(i)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 // writeEvents makes at least n changes to widgets through the replicas, round robin
 // over four writers: creates, and a delete of every third widget created.
 func writeEvents(ctx context.Context, reps []*replica, prefix string, n int) error {
 	const writers = 4
-	errs := make(chan error, writers)
-	var wg sync.WaitGroup
-	for w := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs <- func() error {
-				r := reps[w%len(reps)]
-				for i, made := 0, 0; made < (n+writers-1)/writers; i++ {
-					name := fmt.Sprintf("%s-%d-%d", prefix, w, i)
-					if _, err := r.widgets.Create(ctx, newWidget(replicasNamespace, name, "red", 1, nil), metav1.CreateOptions{}); err != nil {
-						return fmt.Errorf("create %s: %w", name, err)
-					}
-					made++
-					if i%3 == 0 {
-						if err := r.widgets.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
-							return fmt.Errorf("delete %s: %w", name, err)
-						}
-						made++
-					}
+	return concurrently(writers, func(w int) error {
+		r := reps[w%len(reps)]
+		for i, made := 0, 0; made < (n+writers-1)/writers; i++ {
+			name := fmt.Sprintf("%s-%d-%d", prefix, w, i)
+			if _, err := r.widgets.Create(ctx, newWidget(replicasNamespace, name, "red", 1, nil), metav1.CreateOptions{}); err != nil {
+				return fmt.Errorf("create %s: %w", name, err)
+			}
+			made++
+			if i%3 == 0 {
+				if err := r.widgets.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+					return fmt.Errorf("delete %s: %w", name, err)
 				}
-				return nil
-			}()
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	var all []error
-	for err := range errs {
-		all = append(all, err)
-	}
-	return errors.Join(all...)
+				made++
+			}
+		}
+		return nil
+	})
 }
 
 // TestReplicas_InformersRelistAfterA410ForACompactedResourceVersion: two replicas over

@@ -179,7 +179,11 @@ func robustStep(s robustState, in robustInput, out robustOutput) []robustState {
 			if in.op == opUpdate {
 				return written(out.entry.rv)
 			}
-			// A delete returns the object as it was last stored.
+			// A delete returns the object as it was last stored, or nothing (the
+			// Status of success a REST API may answer with).
+			if out.entry == (robustEntry{}) {
+				return []robustState{with(robustEntry{})}
+			}
 			if _, ok := observe(e, out.entry); ok {
 				return []robustState{with(robustEntry{})}
 			}
@@ -229,10 +233,22 @@ func robustName(k int) string { return fmt.Sprintf("k%d", k) }
 // robustEndName is written after the load; watchers stop once they have seen it.
 const robustEndName = "zz-end"
 
+// robustStore is what the robustness clients and watchers call: the reads, writes and
+// watch of storage.Interface, so that a Store, the watch cache and a replica's HTTP API
+// (robustHTTPStore) are driven and checked alike.
+type robustStore interface {
+	Create(ctx context.Context, key string, obj scheme.Object) (scheme.Object, error)
+	Get(ctx context.Context, key string, opts storage.GetOptions) (scheme.Object, error)
+	List(ctx context.Context, prefix string, opts storage.ListOptions) (*storage.ListResult, error)
+	GuaranteedUpdate(ctx context.Context, key string, opts storage.UpdateOptions, tryUpdate storage.UpdateFunc) (scheme.Object, error)
+	Delete(ctx context.Context, key string, opts storage.DeleteOptions) (scheme.Object, error)
+	Watch(ctx context.Context, key string, opts storage.WatchOptions) (watch.Interface, error)
+}
+
 // robustClient runs calls on one store and records them.
 type robustClient struct {
 	id    int
-	st    storage.Interface
+	st    robustStore
 	rng   *rand.Rand
 	start time.Time
 	seen  [robustKeys]uint64
@@ -350,7 +366,7 @@ type robustSegment struct {
 // resumes later, so the compactor overtakes it.
 type robustWatcher struct {
 	name     string
-	st       storage.Interface
+	st       robustStore
 	lag      bool
 	segments []*robustSegment
 	resumes  int // re-watches from the last event seen
@@ -479,10 +495,6 @@ func (w *robustWatcher) relist(ctx context.Context, prefix string) error {
 // running, is linearizable, and every watch is ordered, complete and duplicate-free,
 // including across relists after 410.
 func TestEtcdRobustness(t *testing.T) {
-	load, maxOpsPerClient := 3*time.Second, 1500
-	if testing.Short() {
-		load, maxOpsPerClient = time.Second, 500
-	}
 	c := startTestCluster(t)
 	opts := etcdstore.Options{RequestTimeout: 2 * time.Second, CompactionInterval: 100 * time.Millisecond}
 	a := newClusterStore(t, c, "/robust", opts)
@@ -499,17 +511,43 @@ func TestEtcdRobustness(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Watchers on every store, one of them lagging behind the compactor.
+	runRobustness(t, ctx, robustScenario{
+		cluster: c,
+		stores:  []robustStore{a, b, cached},
+		// Watchers on every store, one of them lagging behind the compactor.
+		watchers: []*robustWatcher{
+			{name: "replica a", st: a},
+			{name: "replica b", st: b},
+			{name: "cache", st: cached},
+			{name: "lagging replica b", st: b, lag: true},
+		},
+		startRV: startRV,
+		marker:  a,
+	})
+}
+
+// robustScenario is what one robustness run drives and watches.
+type robustScenario struct {
+	cluster  *testCluster  // its leader is killed under load and started again
+	stores   []robustStore // the clients', round robin
+	watchers []*robustWatcher
+	startRV  uint64      // where the watchers start
+	marker   robustStore // where the end marker is written
+}
+
+// runRobustness runs clients on sc's stores while the cluster's leader is killed and
+// restarted, then checks the history for linearizability and every watcher's events.
+func runRobustness(t *testing.T, ctx context.Context, sc robustScenario) {
+	t.Helper()
+	load, maxOpsPerClient := 3*time.Second, 1500
+	if testing.Short() {
+		load, maxOpsPerClient = time.Second, 500
+	}
+	c, stores, watchers, startRV := sc.cluster, sc.stores, sc.watchers, sc.startRV
 	var endMu sync.Mutex
 	var end uint64
 	endRV := func() uint64 { endMu.Lock(); defer endMu.Unlock(); return end }
 	loadDone := make(chan struct{})
-	watchers := []*robustWatcher{
-		{name: "replica a", st: a},
-		{name: "replica b", st: b},
-		{name: "cache", st: cached},
-		{name: "lagging replica b", st: b, lag: true},
-	}
 	var wwg sync.WaitGroup
 	watchErrs := make([]error, len(watchers))
 	for i, w := range watchers {
@@ -520,9 +558,8 @@ func TestEtcdRobustness(t *testing.T) {
 		}()
 	}
 
-	// Clients on both replicas and the cache; the leader dies a third of the way in
-	// and comes back at two thirds.
-	stores := []storage.Interface{a, b, cached}
+	// Clients on every store; the leader dies a third of the way in and comes back at
+	// two thirds.
 	begin := time.Now()
 	clients := make([]*robustClient, 6)
 	killed, faultDone := make(chan struct{}), make(chan struct{})
@@ -589,7 +626,7 @@ func TestEtcdRobustness(t *testing.T) {
 		t.Fatalf("restarting the killed member: %v", restartErr)
 	}
 	close(loadDone)
-	marker, err := a.Create(ctx, storage.Key(storagetest.Widgets, "ns1", robustEndName), storagetest.NewWidget("ns1", robustEndName, nil, 0))
+	marker, err := sc.marker.Create(ctx, storage.Key(storagetest.Widgets, "ns1", robustEndName), storagetest.NewWidget("ns1", robustEndName, nil, 0))
 	if err != nil {
 		t.Fatalf("writing the end marker: %v", err)
 	}
@@ -650,6 +687,7 @@ func TestEtcdRobustness(t *testing.T) {
 	relists := 0
 	for _, w := range watchers {
 		relists += w.relists
+		t.Logf("watcher %s: %d re-watches from its last event, %d relists after 410", w.name, w.resumes, w.relists)
 	}
 	t.Logf("%d operations checked (%d while a member was down, %d after its restart, %d of unknown outcome), linearizable: %v; %d events on %d watchers, %d relists after 410, %d watch violations",
 		len(history), duringOutage, afterRestart, unknown, result == porcupine.Ok, events, len(watchers), relists, len(violations))
@@ -839,6 +877,18 @@ func TestEtcdRobustnessModel(t *testing.T) {
 			rop(0, 2, 3, robustInput{op: opDelete, key: 0}, okEntry(1, 10)),
 			rop(1, 4, 5, robustInput{op: opList}, robustOutput{outcome: outcomeOK, listRV: 11}),
 		}, porcupine.Ok},
+		{"a delete that returns no object removes the key", []porcupine.Operation{
+			rop(0, 0, 1, create, okEntry(1, 10)),
+			rop(0, 2, 3, robustInput{op: opDelete, key: 0}, robustOutput{outcome: outcomeOK}),
+			rop(1, 4, 5, get, robustOutput{outcome: outcomeNotFound}),
+		}, porcupine.Ok},
+		{"a delete that returns no object of a key that does not exist", []porcupine.Operation{
+			rop(0, 0, 1, robustInput{op: opDelete, key: 0}, robustOutput{outcome: outcomeOK}),
+		}, porcupine.Illegal},
+		{"a delete returns a state the key never had", []porcupine.Operation{
+			rop(0, 0, 1, create, okEntry(1, 10)),
+			rop(0, 2, 3, robustInput{op: opDelete, key: 0}, okEntry(7, 10)),
+		}, porcupine.Illegal},
 		{"a list misses an acknowledged create", []porcupine.Operation{
 			rop(0, 0, 1, create, okEntry(1, 10)),
 			rop(1, 2, 3, robustInput{op: opList}, robustOutput{outcome: outcomeOK, listRV: 10}),

@@ -71,7 +71,7 @@ func (l *Log) checkpoint() error {
 			return err
 		}
 		if l.checkpointHook != nil {
-			l.checkpointHook(first, last)
+			return l.checkpointHook(first, last)
 		}
 		return nil
 	})

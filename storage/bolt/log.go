@@ -164,8 +164,8 @@ type Log struct {
 	// transaction. Tests use it to block the committer and to inject failures.
 	testHook func(records int, firstRV, lastRV uint64) error
 	// checkpointHook, when set, runs inside every checkpoint transaction just before it
-	// commits, with the resource versions it applies.
-	checkpointHook func(firstRV, lastRV uint64)
+	// commits, with the resource versions it applies; an error aborts the checkpoint.
+	checkpointHook func(firstRV, lastRV uint64) error
 }
 
 // Open opens the log at path, creating the file (and a new, empty log) if it does not

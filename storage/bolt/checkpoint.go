@@ -115,6 +115,18 @@ func (l *Log) recycle(seg *segment) {
 	}
 }
 
+// trimSpares removes the spares that the checkpointer would not keep: beyond
+// maxSpareSegments, or of another size than the segments it creates.
+func (l *Log) trimSpares() {
+	l.walMu.Lock()
+	defer l.walMu.Unlock()
+	spares := l.wal.spares
+	l.wal.spares = nil
+	for _, seg := range spares {
+		l.recycle(seg)
+	}
+}
+
 // ensureSpare creates a segment for the committer to move to when the current one is
 // full, unless one is ready.
 func (l *Log) ensureSpare() error {

@@ -258,6 +258,14 @@ func Open(path string, opts Options) (*Log, error) {
 	}
 	l.walCond = sync.NewCond(&l.walMu)
 	l.durableRV.Store(lastRV)
+	// Every frame is in the B+tree now: keep a few segments for reuse and make sure the
+	// first write finds one ready, so that it does not preallocate one itself.
+	l.trimSpares()
+	if err := l.ensureSpare(); err != nil {
+		_ = w.close()
+		_ = db.Close()
+		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+	}
 	go l.run()
 	go l.runCheckpointer()
 	logger.Info("storage log opened", "path", path, "created", fresh, "resourceVersion", lastRV, "replayedFrames", len(live))

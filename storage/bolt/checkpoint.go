@@ -28,15 +28,20 @@ func (l *Log) runCheckpointer() {
 	ticker := time.NewTicker(l.ckptEvery)
 	defer ticker.Stop()
 	for {
+		due := true
 		select {
 		case <-l.ckptStop:
 			return
 		case <-l.ckptWake:
 		case <-ticker.C:
+		case <-l.spareWake:
+			due = false
 		}
-		if err := l.checkpoint(); err != nil {
-			l.logger.Error("storage log checkpoint failed; the log accepts no more writes", "path", l.path, "error", err)
-			return
+		if due {
+			if err := l.checkpoint(); err != nil {
+				l.logger.Error("storage log checkpoint failed; the log accepts no more writes", "path", l.path, "error", err)
+				return
+			}
 		}
 		if err := l.ensureSpare(); err != nil {
 			// Not fatal: the committer creates the segment it needs itself.
@@ -129,7 +134,10 @@ func (l *Log) trimSpares() {
 
 // ensureSpare creates a segment for the committer to move to when the current one is
 // full, unless one is ready.
-func (l *Log) ensureSpare() error {
+func (l *Log) ensureSpare() error { return l.ensureSpareOf(l.wal.segSize) }
+
+// ensureSpareOf creates a spare segment of size bytes unless one is ready.
+func (l *Log) ensureSpareOf(size int64) error {
 	l.walMu.Lock()
 	if len(l.wal.spares) > 0 {
 		l.walMu.Unlock()
@@ -138,7 +146,7 @@ func (l *Log) ensureSpare() error {
 	slot := l.wal.nextSlot
 	l.wal.nextSlot++
 	l.walMu.Unlock()
-	seg, err := createSegment(l.wal.dir, slot, l.wal.segSize, l.wal.noSync)
+	seg, err := createSegment(l.wal.dir, slot, size, l.wal.noSync)
 	if err != nil {
 		return err
 	}
@@ -165,19 +173,26 @@ func (l *Log) waitForCheckpointer() error {
 }
 
 // takeSegment returns a spare of at least need bytes for the committer, or none and the
-// slot of a new segment file.
-func (l *Log) takeSegment(need int64) (*segment, int, error) {
+// slot of a new segment file. Taking the last spare wakes the checkpointer to prepare the
+// next one.
+func (l *Log) takeSegment(need int64) (*segment, int) {
 	l.walMu.Lock()
 	defer l.walMu.Unlock()
 	for i, seg := range l.wal.spares {
 		if seg.size >= need {
 			l.wal.spares = append(l.wal.spares[:i], l.wal.spares[i+1:]...)
-			return seg, 0, nil
+			if len(l.wal.spares) == 0 {
+				select {
+				case l.spareWake <- struct{}{}:
+				default:
+				}
+			}
+			return seg, 0
 		}
 	}
 	slot := l.wal.nextSlot
 	l.wal.nextSlot++
-	return nil, slot, nil
+	return nil, slot
 }
 
 // retireSegment hands the segment the committer leaves to the checkpointer.

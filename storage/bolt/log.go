@@ -26,6 +26,9 @@ const FormatVersion = 2
 // walSuffix names the write-ahead log directory beside the B+tree file.
 const walSuffix = ".wal"
 
+// starterSegmentSize bounds the segment a log without spares preallocates when it opens.
+const starterSegmentSize = 1 << 20
+
 // Defaults of the write-ahead log's Options.
 const (
 	// DefaultWALSegmentSize is the size of a write-ahead log segment when
@@ -140,6 +143,7 @@ type Log struct {
 
 	ckptMu    sync.Mutex    // serializes checkpoints
 	ckptWake  chan struct{} // capacity 1: enough frames are pending
+	spareWake chan struct{} // capacity 1: the committer took the last spare segment
 	ckptStop  chan struct{} // closed by Close to stop the checkpointer
 	ckptEnded chan struct{} // closed when the checkpointer goroutine has returned
 
@@ -253,15 +257,19 @@ func Open(path string, opts Options) (*Log, error) {
 		wake:         make(chan struct{}, 1),
 		stopped:      make(chan struct{}),
 		ckptWake:     make(chan struct{}, 1),
+		spareWake:    make(chan struct{}, 1),
 		ckptStop:     make(chan struct{}),
 		ckptEnded:    make(chan struct{}),
 	}
 	l.walCond = sync.NewCond(&l.walMu)
 	l.durableRV.Store(lastRV)
 	// Every frame is in the B+tree now: keep a few segments for reuse and make sure the
-	// first write finds one ready, so that it does not preallocate one itself.
+	// first write finds one ready, so that it does not preallocate one itself. A new log
+	// starts with a small segment, cheap to preallocate; the checkpointer prepares
+	// full-size ones in the background from then on, and removes the small one once it
+	// is checkpointed.
 	l.trimSpares()
-	if err := l.ensureSpare(); err != nil {
+	if err := l.ensureSpareOf(min(l.wal.segSize, starterSegmentSize)); err != nil {
 		_ = w.close()
 		_ = db.Close()
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)

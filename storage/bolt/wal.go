@@ -340,14 +340,12 @@ func sealFrame(frame []byte, gen, prevRV, firstRV, lastRV uint64) []byte {
 // append writes frame (sealed for no generation yet) durably: into the current segment
 // if it fits, else into a spare or new segment that becomes the current one. take pops a
 // spare under the Log's lock; retire hands the segment it leaves to the checkpointer.
-func (w *wal) append(frame []byte, prevRV, firstRV, lastRV uint64, take func(need int64) (*segment, int, error), retire func(*segment)) error {
+func (w *wal) append(frame []byte, prevRV, firstRV, lastRV uint64, take func(need int64) (*segment, int), retire func(*segment)) error {
 	need := alignFrame(int64(len(frame)))
 	if w.cur == nil || w.cur.off+need > w.cur.size {
-		seg, slot, err := take(segmentHeaderSize + need)
-		if err != nil {
-			return err
-		}
+		seg, slot := take(segmentHeaderSize + need)
 		if seg == nil {
+			var err error
 			if seg, err = createSegment(w.dir, slot, max(w.segSize, segmentHeaderSize+need), w.noSync); err != nil {
 				return err
 			}

@@ -163,38 +163,45 @@ func TestCrash_KillDuringWriteBurstLosesNoAcknowledgedWrite(t *testing.T) {
 		if len(acks) < killAfter {
 			t.Fatalf("round %d: child acknowledged %d writes before it ended, want %d; stderr:\n%s", round, len(acks), killAfter, stderr)
 		}
-		var maxAck uint64
-		for _, rv := range acks {
-			if rv <= start {
-				t.Fatalf("round %d: child acknowledged version %d at or below its start %d", round, rv, start)
-			}
-			maxAck = max(maxAck, rv)
-		}
+		last := checkAfterKill(t, round, path, acks, start)
+		t.Logf("round %d: killed after %d acks; file holds versions up to %d", round, len(acks), last)
+	}
+}
 
-		l, err := Open(path, Options{NoSync: true})
-		if err != nil {
-			t.Fatalf("round %d: reopen after kill: %v", round, err)
+// checkAfterKill reopens the log at path after the crash child that started at version
+// start and acknowledged acks was killed, checks that it holds exactly the workload's
+// writes 1..last (every acknowledged one, with its value, and nothing out of order or
+// half written) and returns last.
+func checkAfterKill(t *testing.T, round int, path string, acks []uint64, start uint64) (last uint64) {
+	t.Helper()
+	var maxAck uint64
+	for _, rv := range acks {
+		if rv <= start {
+			t.Fatalf("round %d: child acknowledged version %d at or below its start %d", round, rv, start)
 		}
-		got, last := loadAll(t, l)
-		if err := l.Close(); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("round %d: killed after %d acks (highest %d); file holds versions up to %d", round, len(acks), maxAck, last)
-		if last < maxAck {
-			t.Fatalf("round %d: file restored version %d, below the acknowledged %d", round, last, maxAck)
-		}
-		// The file holds exactly the writes 1..last: every acknowledged one (all are at or
-		// below last), with its value, and nothing out of order or half written.
-		want := crashState(last)
-		if len(got) != len(want) {
-			t.Fatalf("round %d: %d keys at version %d, want %d", round, len(got), last, len(want))
-		}
-		for i := range want {
-			if got[i] != want[i] {
-				t.Fatalf("round %d: entry %d = %q at %d, want %q at %d", round, i, got[i].Key, got[i].RV, want[i].Key, want[i].RV)
-			}
+		maxAck = max(maxAck, rv)
+	}
+	l, err := Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatalf("round %d: reopen after kill: %v", round, err)
+	}
+	got, last := loadAll(t, l)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if last < maxAck {
+		t.Fatalf("round %d: file restored version %d, below the acknowledged %d", round, last, maxAck)
+	}
+	want := crashState(last)
+	if len(got) != len(want) {
+		t.Fatalf("round %d: %d keys at version %d, want %d", round, len(got), last, len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("round %d: entry %d = %q at %d, want %q at %d", round, i, got[i].Key, got[i].RV, want[i].Key, want[i].RV)
 		}
 	}
+	return last
 }
 
 // runAndKill runs the crash child on path, SIGKILLs it once it has acknowledged

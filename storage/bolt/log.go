@@ -482,13 +482,7 @@ func (l *Log) Path() string {
 // those writes and for running Loads; later calls return the first one's result.
 func (l *Log) Close() error {
 	l.closeOnce.Do(func() {
-		l.mu.Lock()
-		l.closing = true
-		l.mu.Unlock()
-		l.signal()
-		<-l.stopped
-		close(l.ckptStop)
-		<-l.ckptEnded
+		l.stopWorkers()
 		var errs []error
 		if err := l.checkpoint(); err != nil {
 			errs = append(errs, err)
@@ -505,4 +499,16 @@ func (l *Log) Close() error {
 		l.logger.Info("storage log closed", "path", l.path, "resourceVersion", l.durableRV.Load())
 	})
 	return l.closeErr
+}
+
+// stopWorkers stops accepting records, lets the committer write everything queued and
+// stops it, then stops the checkpointer.
+func (l *Log) stopWorkers() {
+	l.mu.Lock()
+	l.closing = true
+	l.mu.Unlock()
+	l.signal()
+	<-l.stopped
+	close(l.ckptStop)
+	<-l.ckptEnded
 }

@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -128,31 +129,23 @@ func openWAL(dir string, segSize int64, noSync bool, checkpointed uint64) (*wal,
 		w.nextGen = max(w.nextGen, seg.gen+1)
 		frames = append(frames, found...)
 	}
-	// Frames in generation order, then file order, are the log's order.
-	slices.SortStableFunc(frames, func(a, b walFrame) int {
-		if a.seg.gen != b.seg.gen {
-			return cmpUint64(a.seg.gen, b.seg.gen)
-		}
-		return cmpUint64(uint64(a.off), uint64(b.off))
-	})
+	slices.SortFunc(frames, compareFrames)
 	live, err := chainFrames(dir, frames, checkpointed)
 	if err != nil {
 		return nil, nil, err
 	}
 	// Spares are reused in generation order, the oldest content first.
-	slices.SortFunc(w.spares, func(a, b *segment) int { return cmpUint64(a.gen, b.gen) })
+	slices.SortFunc(w.spares, func(a, b *segment) int { return cmp.Compare(a.gen, b.gen) })
 	ok = true
 	return w, live, nil
 }
 
-func cmpUint64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// compareFrames orders frames as the log does: by generation, then by offset.
+func compareFrames(a, b walFrame) int {
+	if c := cmp.Compare(a.seg.gen, b.seg.gen); c != 0 {
+		return c
 	}
-	return 0
+	return cmp.Compare(a.off, b.off)
 }
 
 // chainFrames returns the frames above checkpointed after checking that they continue one

@@ -1,10 +1,10 @@
 package bolt
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 )
@@ -45,11 +45,11 @@ func TestWALCrash_KillAtRandomPointsLosesNoAcknowledgedWrite(t *testing.T) {
 		what := ""
 		if round%2 == 0 {
 			killAfter := 1 + rng.IntN(1500)
-			what = "after " + itoa(killAfter) + " acknowledgements"
+			what = fmt.Sprintf("after %d acknowledgements", killAfter)
 			kill = func(_ string, acks int) bool { return acks >= killAfter }
 		} else {
 			killAt, seen := 1+rng.IntN(8), 0
-			what = "in checkpoint " + itoa(killAt)
+			what = fmt.Sprintf("in checkpoint %d", killAt)
 			kill = func(verb string, _ int) bool {
 				if verb == "ckpt" {
 					seen++
@@ -65,39 +65,8 @@ func TestWALCrash_KillAtRandomPointsLosesNoAcknowledgedWrite(t *testing.T) {
 		if start != prevLast {
 			t.Fatalf("round %d: child started at version %d, the reopened log was at %d", round, start, prevLast)
 		}
-		var maxAck uint64
-		for _, rv := range acks {
-			if rv <= start {
-				t.Fatalf("round %d: child acknowledged version %d at or below its start %d", round, rv, start)
-			}
-			maxAck = max(maxAck, rv)
-		}
-
-		l, err := Open(path, Options{NoSync: true})
-		if err != nil {
-			t.Fatalf("round %d: reopen after kill %s: %v", round, what, err)
-		}
-		got, last := loadAll(t, l)
-		if err := l.Close(); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("round %d: killed %s (%d acks, highest %d); the log holds versions up to %d", round, what, len(acks), maxAck, last)
-		if last < maxAck {
-			t.Fatalf("round %d: log restored version %d, below the acknowledged %d", round, last, maxAck)
-		}
-		// Exactly the writes 1..last: every acknowledged one, with its value, and nothing
-		// later or out of order.
-		want := crashState(last)
-		if len(got) != len(want) {
-			t.Fatalf("round %d: %d keys at version %d, want %d", round, len(got), last, len(want))
-		}
-		for i := range want {
-			if got[i] != want[i] {
-				t.Fatalf("round %d: entry %d = %q at %d, want %q at %d", round, i, got[i].Key, got[i].RV, want[i].Key, want[i].RV)
-			}
-		}
+		last := checkAfterKill(t, round, path, acks, start)
+		t.Logf("round %d: killed %s (%d acks); the log holds versions up to %d", round, what, len(acks), last)
 		prevLast = last
 	}
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

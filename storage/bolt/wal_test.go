@@ -24,13 +24,7 @@ var walOnly = Options{CheckpointBytes: 1 << 40, CheckpointInterval: time.Hour}
 func crashLog(t *testing.T, l *Log) {
 	t.Helper()
 	l.closeOnce.Do(func() {
-		l.mu.Lock()
-		l.closing = true
-		l.mu.Unlock()
-		l.signal()
-		<-l.stopped
-		close(l.ckptStop)
-		<-l.ckptEnded
+		l.stopWorkers()
 		if err := errors.Join(l.wal.close(), l.db.Close()); err != nil {
 			t.Fatalf("crash: %v", err)
 		}
@@ -54,12 +48,7 @@ func walFrames(t *testing.T, path string) []walFrame {
 		_ = seg.f.Close()
 		frames = append(frames, found...)
 	}
-	slices.SortFunc(frames, func(a, b walFrame) int {
-		if c := cmpUint64(a.seg.gen, b.seg.gen); c != 0 {
-			return c
-		}
-		return cmpUint64(uint64(a.off), uint64(b.off))
-	})
+	slices.SortFunc(frames, compareFrames)
 	return frames
 }
 
@@ -186,25 +175,14 @@ func TestWAL_ReopenAfterCrash(t *testing.T) {
 			}
 			before := snapshotDir(t, filepath.Dir(path))
 
-			l, err := Open(path, Options{NoSync: true})
 			if tt.wantErr != nil {
-				if err == nil {
-					_ = l.Close()
-					t.Fatalf("Open() succeeded, want %v", tt.wantErr)
-				}
-				t.Logf("Open() = %v", err)
-				if !errors.Is(err, tt.wantErr) {
-					t.Errorf("Open() = %v, want %v", err, tt.wantErr)
-				}
+				openFails(t, path, tt.wantErr)
 				if !maps.EqualFunc(before, snapshotDir(t, filepath.Dir(path)), bytes.Equal) {
 					t.Errorf("Open() changed files it refused")
 				}
 				return
 			}
-			if err != nil {
-				t.Fatalf("Open() = %v", err)
-			}
-			t.Cleanup(func() { _ = l.Close() })
+			l = openTestLog(t, path, Options{})
 			got, last := loadAll(t, l)
 			if diff := cmp.Diff(tt.want, got); diff != "" || last != tt.wantRV {
 				t.Errorf("state at %d, want %d (-want +got):\n%s", last, tt.wantRV, diff)

@@ -163,19 +163,22 @@ type Log struct {
 	closeOnce sync.Once
 	closeErr  error
 
-	// testHook, when set, runs inside every write transaction just before it commits,
-	// with the number of records and their resource version range; an error aborts the
-	// transaction. Tests use it to block the committer and to inject failures.
+	// testHook, when set, runs before every frame is appended, with the number of records
+	// and their resource version range; an error fails the batch before anything is
+	// written. Tests use it to block the committer and to inject failures.
 	testHook func(records int, firstRV, lastRV uint64) error
 	// checkpointHook, when set, runs inside every checkpoint transaction just before it
 	// commits, with the resource versions it applies; an error aborts the checkpoint.
 	checkpointHook func(firstRV, lastRV uint64) error
 }
 
-// Open opens the log at path, creating the file (and a new, empty log) if it does not
-// exist. It refuses, without writing to it, a file that is not an apikit storage log
-// (ErrNotLog) or has a newer format (ErrUnsupportedVersion). A file locked by another Log
-// fails after Options.LockTimeout. Open starts the committer goroutine; Close stops it.
+// Open opens the log at path and its write-ahead log at path+".wal", creating them (and a
+// new, empty log) if they do not exist, and applies the write-ahead log's frames that the
+// file does not hold yet. It refuses, without writing to either, a file that is not an
+// apikit storage log (ErrNotLog), has a newer format (ErrUnsupportedVersion) or whose
+// write-ahead log is damaged before its tail (ErrCorruptWAL). A file locked by another
+// Log fails after Options.LockTimeout. Open starts the committer and checkpointer
+// goroutines; Close stops them.
 func Open(path string, opts Options) (*Log, error) {
 	logger := opts.Logger
 	if logger == nil {

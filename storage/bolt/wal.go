@@ -52,6 +52,11 @@ type segment struct {
 	gen  uint64
 	off  int64  // where the next frame goes
 	last uint64 // resource version of the last frame written in this generation, 0 if none
+	// firstGen is the generation of the valid frame at the start of the segment, if
+	// recovery found one: the header's, or a later one if a crash before the first
+	// frame's sync kept the frame but not the header that went with it. Either was handed
+	// out and must not be handed out again.
+	firstGen uint64
 }
 
 // wal is the write-ahead log's directory and segments.
@@ -126,7 +131,7 @@ func openWAL(dir string, segSize int64, noSync bool, checkpointed uint64) (*wal,
 			return nil, nil, err
 		}
 		w.spares = append(w.spares, seg)
-		w.nextGen = max(w.nextGen, seg.gen+1)
+		w.nextGen = max(w.nextGen, seg.gen+1, seg.firstGen+1)
 		frames = append(frames, found...)
 	}
 	slices.SortFunc(frames, compareFrames)
@@ -184,6 +189,12 @@ func readSegment(path string, checkpointed uint64) (*segment, []walFrame, error)
 		return nil, nil, fmt.Errorf("write-ahead log: read %s: %w", path, err)
 	}
 	seg := &segment{f: f, name: path, size: int64(len(data))}
+	if len(data) >= segmentHeaderSize+frameHeaderSize {
+		first := binary.BigEndian.Uint64(data[segmentHeaderSize+16:])
+		if _, _, ok := parseFrame(data, segmentHeaderSize, first); ok {
+			seg.firstGen = first
+		}
+	}
 	gen, ok := parseSegmentHeader(data)
 	if !ok {
 		// A crash while a new segment was being prepared, or before its first frame was

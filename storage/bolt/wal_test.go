@@ -346,3 +346,38 @@ func TestOpen_UpgradesAVersion1File(t *testing.T) {
 		return nil
 	})
 }
+
+func TestWAL_GenerationOfAFrameWithoutItsHeaderIsNotReused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log.db")
+	l := openTestLog(t, path, walOnly)
+	if err := l.Commit(context.Background(), put("/a", "A", 1)); err != nil {
+		t.Fatal(err)
+	}
+	crashLog(t, l)
+	frames := walFrames(t, path)
+	if len(frames) != 1 {
+		t.Fatalf("the log holds %d frames, want 1", len(frames))
+	}
+	// The crash kept the first frame of the segment but not its new header: the header
+	// names an earlier generation, so the frame (never acknowledged) is not replayed.
+	gen := frames[0].seg.gen
+	writeAt(t, frames[0].seg.name, 0, appendSegmentHeader(nil, gen-1))
+
+	w, live, err := openWAL(path+walSuffix, DefaultWALSegmentSize, true, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close()
+	if len(live) != 0 {
+		t.Errorf("replayed %d frames of a segment whose header names another generation, want none", len(live))
+	}
+	if w.nextGen <= gen {
+		t.Errorf("next generation %d, want above %d, the generation of the frame found", w.nextGen, gen)
+	}
+}
+
+// writeAt writes data at off in file.
+func writeAt(t *testing.T, file string, off int64, data []byte) {
+	t.Helper()
+	damage(t, file, off, func(b []byte) { copy(b, data) })
+}

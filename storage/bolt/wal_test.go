@@ -381,3 +381,60 @@ func writeAt(t *testing.T, file string, off int64, data []byte) {
 	t.Helper()
 	damage(t, file, off, func(b []byte) { copy(b, data) })
 }
+
+func TestWAL_WritesWaitForTheCheckpointerWhenTooMuchIsPending(t *testing.T) {
+	const ckptBytes = 2048
+	l := openTestLog(t, filepath.Join(t.TempDir(), "log.db"), Options{MaxBatch: 1, CheckpointBytes: ckptBytes, CheckpointInterval: time.Hour})
+	stuck := newGate(1, nil)
+	l.checkpointHook = func(first, _ uint64) error { return stuck.pass(first) }
+
+	value := strings.Repeat("v", 1000)
+	var pending []*Pending
+	for rv := uint64(1); rv <= 20; rv++ {
+		pending = append(pending, enqueue(t, l, put(keyOf(rv), value, rv)))
+	}
+	waitFor(t, "the first checkpoint", stuck.entered)
+	// The committer stops once four times CheckpointBytes are pending.
+	deadline := time.Now().Add(guard)
+	for {
+		l.walMu.Lock()
+		full := l.unappliedBytes >= 4*ckptBytes
+		pendingBytes := l.unappliedBytes
+		l.walMu.Unlock()
+		if full {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes pending, want the committer to reach %d", pendingBytes, 4*ckptBytes)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	done := 0
+	for _, p := range pending {
+		select {
+		case <-p.Done():
+			done++
+		default:
+		}
+	}
+	if done == 0 || done >= len(pending) {
+		t.Errorf("%d of %d writes acknowledged while the checkpointer is stuck, want the committer held part of the way", done, len(pending))
+	}
+	l.walMu.Lock()
+	// At most one frame beyond the bound: the one appended when it was reached.
+	if limit := int64(4*ckptBytes + 1100); l.unappliedBytes > limit {
+		t.Errorf("%d bytes pending, want at most %d", l.unappliedBytes, limit)
+	}
+	l.walMu.Unlock()
+
+	close(stuck.release)
+	for _, p := range pending {
+		if err := wait(t, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, last := loadAll(t, l)
+	if len(got) != 20 || last != 20 {
+		t.Errorf("state: %d keys at %d, want 20 at 20", len(got), last)
+	}
+}

@@ -46,6 +46,15 @@
 // chooses the resource versions; they must increase strictly from record to record and
 // call to call, or the call fails with [ErrOutOfOrder].
 //
+// A failed append fails every caller in its batch with the cause, and the log then stops:
+// every later call fails with [ErrFailed] until the log is closed and opened again, so
+// nothing queued after a failed record can become durable without it. (Whether the
+// failed frame itself reached the disk is unknown, as after a crash during a write.)
+//
+// A caller whose context ends while it waits gets the context's error, but its records
+// stay queued and may still become durable: the outcome is unknown, as with a timed-out
+// request to etcd. A context that has already ended when Commit is called queues nothing.
+//
 // # Write-ahead log and checkpoints
 //
 // An acknowledged write costs one fdatasync per group, not the two fsyncs and the page
@@ -73,15 +82,6 @@
 // would lose acknowledged writes silently, so Open refuses it with [ErrCorruptWAL]: a
 // frame that does not check followed by a valid one not yet applied, or a frame whose
 // predecessor is missing (each frame names the last resource version before it).
-//
-// A failed append fails every caller in its batch with the cause, and the log then stops:
-// every later call fails with [ErrFailed] until the log is closed and opened again, so
-// nothing queued after a failed record can become durable without it. (Whether the
-// failed frame itself reached the disk is unknown, as after a crash during a write.)
-//
-// A caller whose context ends while it waits gets the context's error, but its records
-// stay queued and may still become durable: the outcome is unknown, as with a timed-out
-// request to etcd. A context that has already ended when Commit is called queues nothing.
 //
 // # File format (version 2)
 //

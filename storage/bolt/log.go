@@ -87,7 +87,8 @@ type Options struct {
 	// Memory configures the in-memory engine of a Store: history window, future-version
 	// wait, bookmarks and watch buffers. Its Journal field is set by New.
 	Memory memory.Options
-	// NoSync skips fsync on commit: a commit survives a crash of the process but not of
+	// NoSync skips every fsync and fdatasync, and leaves write-ahead log segments sparse
+	// instead of writing their zeros: a commit survives a crash of the process but not of
 	// the machine. For tests only.
 	NoSync bool
 	// MaxBatch bounds the number of records written in one transaction; 0 means

@@ -113,9 +113,15 @@ func (l *Log) recycle(seg *segment) {
 		l.wal.spares = append(l.wal.spares, seg)
 		return
 	}
-	// Its frames are applied, so a crash that brings the file back loses nothing.
+	// Its frames are applied, so losing them loses nothing. The removal is made durable
+	// before the generation it names can be handed out again by a later Open, so that a
+	// crash cannot bring back a second segment of one generation.
 	_ = seg.f.Close()
-	if err := os.Remove(seg.name); err != nil {
+	err := os.Remove(seg.name)
+	if err == nil && !l.wal.noSync {
+		err = syncDir(l.wal.dir)
+	}
+	if err != nil {
 		l.logger.Warn("storage log could not remove a write-ahead log segment", "path", seg.name, "error", err)
 	}
 }

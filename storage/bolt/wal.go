@@ -145,9 +145,13 @@ func openWAL(dir string, segSize int64, noSync bool, checkpointed uint64) (*wal,
 	return w, live, nil
 }
 
-// compareFrames orders frames as the log does: by generation, then by offset.
+// compareFrames orders frames as the log does: by generation, then by offset (and never
+// interleaves two files).
 func compareFrames(a, b walFrame) int {
 	if c := cmp.Compare(a.seg.gen, b.seg.gen); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.seg.name, b.seg.name); c != 0 {
 		return c
 	}
 	return cmp.Compare(a.off, b.off)

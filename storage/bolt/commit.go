@@ -261,39 +261,53 @@ func (l *Log) take(batch []*Pending) []*Pending {
 	return batch
 }
 
-// write applies batch in one read-write transaction.
+// write appends batch to the write-ahead log as one frame, made durable by one
+// fdatasync, and hands its records to the checkpointer.
 func (l *Log) write(batch []*Pending, first, last uint64) error {
-	tx, err := l.db.Begin(true)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback() }() // after Commit it only reports ErrTxClosed
-
-	state := tx.Bucket(stateBucket)
 	records := 0
 	for _, p := range batch {
-		for _, r := range p.recs {
-			if r.val == nil {
-				err = state.Delete(r.key)
-			} else {
-				err = state.Put(r.key, r.val)
-			}
-			if err != nil {
-				return fmt.Errorf("key %q: %w", r.key, err)
-			}
-		}
 		records += len(p.recs)
 	}
-	if err := tx.Bucket(metaBucket).Put(rvKey, encodeRV(last)); err != nil {
-		return err
-	}
+	frame := append(l.frameBuf[:0], make([]byte, frameHeaderSize)...)
+	frame = appendFramePayload(frame, batch)
+	defer func() {
+		if cap(frame) <= maxKeptFrameBuffer {
+			l.frameBuf = frame[:0]
+		}
+	}()
 	if l.testHook != nil {
 		if err := l.testHook(records, first, last); err != nil {
 			return err
 		}
 	}
-	return tx.Commit()
+	if err := l.waitForCheckpointer(); err != nil {
+		return err
+	}
+	// The frame chains to the last durable one: the committer alone advances durableRV.
+	if err := l.wal.append(frame, l.durableRV.Load(), first, last, l.takeSegment, l.retireSegment); err != nil {
+		return err
+	}
+
+	applied := appliedFrame{firstRV: first, lastRV: last, bytes: alignFrame(int64(len(frame))), recs: make([]encodedRecord, 0, records)}
+	for _, p := range batch {
+		applied.recs = append(applied.recs, p.recs...)
+	}
+	l.walMu.Lock()
+	l.unapplied = append(l.unapplied, applied)
+	l.unappliedBytes += applied.bytes
+	due := l.unappliedBytes >= l.ckptBytes
+	l.walMu.Unlock()
+	if due {
+		select {
+		case l.ckptWake <- struct{}{}:
+		default:
+		}
+	}
+	return nil
 }
+
+// maxKeptFrameBuffer bounds the frame buffer the committer keeps from batch to batch.
+const maxKeptFrameBuffer = 4 << 20
 
 // complete releases the callers of batch with err and forgets them.
 func complete(batch []*Pending, err error) {

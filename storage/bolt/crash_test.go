@@ -23,7 +23,10 @@ const crashChildEnv = "APIKIT_BOLT_CRASH_CHILD"
 
 func TestMain(m *testing.M) {
 	if path := os.Getenv(crashChildEnv); path != "" {
-		os.Exit(runCrashChild(path))
+		os.Exit(runCrashChild(path, Options{MaxBatch: 64}, false))
+	}
+	if path := os.Getenv(walCrashChildEnv); path != "" {
+		os.Exit(runCrashChild(path, walCrashOptions, true))
 	}
 	if path := os.Getenv(storeCrashChildEnv); path != "" {
 		os.Exit(runStoreCrashChild(path))
@@ -66,15 +69,16 @@ func crashState(last uint64) []entry {
 	return out
 }
 
-// runCrashChild opens the Log at path with fsync on and, from 8 goroutines, writes the
-// workload from the version after the last committed one, printing "ack <rv>" for each
-// acknowledged write, until it is killed. It stops by itself after a bounded number of
-// writes or time, so that it never outlives a parent that died.
-func runCrashChild(path string) int {
+// runCrashChild opens the Log at path with opts and fsync on and, from 8 goroutines,
+// writes the workload from the version after the last committed one, printing "ack <rv>"
+// for each acknowledged write (and, with checkpoints, "ckpt <rv>" inside every
+// checkpoint transaction, before it commits), until it is killed. It stops by itself
+// after a bounded number of writes or time, so that it never outlives a parent that died.
+func runCrashChild(path string, opts Options, checkpoints bool) int {
 	const writers, maxWrites, maxTime = 8, 20000, 2 * time.Minute
 	time.AfterFunc(maxTime, func() { os.Exit(3) })
 
-	l, err := Open(path, Options{MaxBatch: 64})
+	l, err := Open(path, opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -93,6 +97,17 @@ func runCrashChild(path string) int {
 		wg    sync.WaitGroup
 		code  = 0
 	)
+	if checkpoints {
+		l.checkpointHook = func(_, last uint64) error {
+			outMu.Lock()
+			fmt.Printf("ckpt %d\n", last)
+			outMu.Unlock()
+			// Holds the transaction open a moment, so that a kill on this line lands in
+			// the checkpoint more often than not.
+			time.Sleep(time.Millisecond)
+			return nil
+		}
+	}
 	for range writers {
 		wg.Add(1)
 		go func() {
@@ -148,38 +163,45 @@ func TestCrash_KillDuringWriteBurstLosesNoAcknowledgedWrite(t *testing.T) {
 		if len(acks) < killAfter {
 			t.Fatalf("round %d: child acknowledged %d writes before it ended, want %d; stderr:\n%s", round, len(acks), killAfter, stderr)
 		}
-		var maxAck uint64
-		for _, rv := range acks {
-			if rv <= start {
-				t.Fatalf("round %d: child acknowledged version %d at or below its start %d", round, rv, start)
-			}
-			maxAck = max(maxAck, rv)
-		}
+		last := checkAfterKill(t, round, path, acks, start)
+		t.Logf("round %d: killed after %d acks; file holds versions up to %d", round, len(acks), last)
+	}
+}
 
-		l, err := Open(path, Options{NoSync: true})
-		if err != nil {
-			t.Fatalf("round %d: reopen after kill: %v", round, err)
+// checkAfterKill reopens the log at path after the crash child that started at version
+// start and acknowledged acks was killed, checks that it holds exactly the workload's
+// writes 1..last (every acknowledged one, with its value, and nothing out of order or
+// half written) and returns last.
+func checkAfterKill(t *testing.T, round int, path string, acks []uint64, start uint64) (last uint64) {
+	t.Helper()
+	var maxAck uint64
+	for _, rv := range acks {
+		if rv <= start {
+			t.Fatalf("round %d: child acknowledged version %d at or below its start %d", round, rv, start)
 		}
-		got, last := loadAll(t, l)
-		if err := l.Close(); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("round %d: killed after %d acks (highest %d); file holds versions up to %d", round, len(acks), maxAck, last)
-		if last < maxAck {
-			t.Fatalf("round %d: file restored version %d, below the acknowledged %d", round, last, maxAck)
-		}
-		// The file holds exactly the writes 1..last: every acknowledged one (all are at or
-		// below last), with its value, and nothing out of order or half written.
-		want := crashState(last)
-		if len(got) != len(want) {
-			t.Fatalf("round %d: %d keys at version %d, want %d", round, len(got), last, len(want))
-		}
-		for i := range want {
-			if got[i] != want[i] {
-				t.Fatalf("round %d: entry %d = %q at %d, want %q at %d", round, i, got[i].Key, got[i].RV, want[i].Key, want[i].RV)
-			}
+		maxAck = max(maxAck, rv)
+	}
+	l, err := Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatalf("round %d: reopen after kill: %v", round, err)
+	}
+	got, last := loadAll(t, l)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if last < maxAck {
+		t.Fatalf("round %d: file restored version %d, below the acknowledged %d", round, last, maxAck)
+	}
+	want := crashState(last)
+	if len(got) != len(want) {
+		t.Fatalf("round %d: %d keys at version %d, want %d", round, len(got), last, len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("round %d: entry %d = %q at %d, want %q at %d", round, i, got[i].Key, got[i].RV, want[i].Key, want[i].RV)
 		}
 	}
+	return last
 }
 
 // runAndKill runs the crash child on path, SIGKILLs it once it has acknowledged
@@ -196,6 +218,14 @@ func runAndKill(t *testing.T, exe, path string, killAfter int) (acks []uint64, s
 // has printed killAfter "ack" lines and returns the version of each acknowledgement, the
 // start version, its stderr and (in lines) the text after "ack " of each.
 func runAndKillEnv(t *testing.T, exe, env string, killAfter int, lines *[]string) (acks []uint64, start uint64, stderr string) {
+	t.Helper()
+	return runAndKillWhen(t, exe, env, func(_ string, acks int) bool { return acks == killAfter }, lines)
+}
+
+// runAndKillWhen runs the test binary as a crash child with env set, SIGKILLs it the
+// first time kill returns true for a line it printed (its verb, and the number of
+// acknowledgements so far) and returns what runAndKillEnv does.
+func runAndKillWhen(t *testing.T, exe, env string, kill func(verb string, acks int) bool, lines *[]string) (acks []uint64, start uint64, stderr string) {
 	t.Helper()
 	cmd := exec.Command(exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), env)
@@ -228,7 +258,7 @@ func runAndKillEnv(t *testing.T, exe, env string, killAfter int, lines *[]string
 			acks = append(acks, n)
 			*lines = append(*lines, extra)
 		}
-		if len(acks) == killAfter && !killed {
+		if !killed && kill(verb, len(acks)) {
 			// Reading goes on to the end: acknowledgements printed before the kill count.
 			if err := cmd.Process.Kill(); err != nil {
 				t.Fatal(err)

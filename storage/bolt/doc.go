@@ -12,7 +12,7 @@
 // Under the engine's lock a write is computed against the latest state, given the next
 // resourceVersion, applied to the engine and queued to the Log ([Log.Enqueue]), so the
 // Log receives writes in version order; the writer then waits for its commit outside
-// the lock, so that concurrent writers share one transaction and one fsync. Reads,
+// the lock, so that concurrent writers share one log frame and one fdatasync. Reads,
 // counts and watch events are served at a watermark that advances over durable writes
 // only, in version order: nothing is seen before it is durable, and everything
 // acknowledged is seen (read-your-writes). Read-modify-write calls (GuaranteedUpdate,
@@ -39,28 +39,58 @@
 //
 // [Log.Commit] (or [Log.Enqueue] followed by [Pending.Wait]) queues records in call order.
 // A single committer goroutine takes as many queued records as are waiting, up to
-// [Options.MaxBatch], writes them in one bbolt read-write transaction (one fsync) and then
-// releases every caller in that batch. Records become durable in the order they were
-// queued, and a transaction is atomic, so a record is never durable without every record
-// queued before it. The caller chooses the resource versions; they must increase
-// strictly from record to record and call to call, or the call fails with [ErrOutOfOrder].
+// [Options.MaxBatch], appends them to the write-ahead log as one frame, makes it durable
+// with one fdatasync and then releases every caller in that batch. Records become
+// durable in the order they were queued, and a frame is atomic (it checks whole or not at
+// all), so a record is never durable without every record queued before it. The caller
+// chooses the resource versions; they must increase strictly from record to record and
+// call to call, or the call fails with [ErrOutOfOrder].
 //
-// A failed transaction fails every caller in it with the cause, and the log then stops:
+// A failed append fails every caller in its batch with the cause, and the log then stops:
 // every later call fails with [ErrFailed] until the log is closed and opened again, so
-// nothing queued after a failed record can become durable without it.
+// nothing queued after a failed record can become durable without it. (Whether the
+// failed frame itself reached the disk is unknown, as after a crash during a write.)
 //
 // A caller whose context ends while it waits gets the context's error, but its records
 // stay queued and may still become durable: the outcome is unknown, as with a timed-out
 // request to etcd. A context that has already ended when Commit is called queues nothing.
 //
-// # File format (version 1)
+// # Write-ahead log and checkpoints
+//
+// An acknowledged write costs one fdatasync per group, not the two fsyncs and the page
+// writes of a bbolt commit: the B+tree is brought up to date off the request path. A
+// checkpointer goroutine applies the durable frames to the B+tree in one bbolt
+// transaction, which also records the last resource version applied, whenever
+// [Options.CheckpointBytes] of frames are pending or [Options.CheckpointInterval] has
+// passed, on [Log.Load] (so that it reads every acknowledged write) and on Close. Segments
+// whose frames are all applied are reused. Writes wait for the checkpointer when four
+// times CheckpointBytes are pending, which bounds the memory that holds their records
+// until they are applied; a failed checkpoint stops the log's writes as a failed commit
+// does (the frames stay in the log and the next Open applies them).
+//
+// Segments are preallocated: written with zeros and synced once when created, so that an
+// append changes neither a segment's size nor its block allocation, and the fdatasync
+// that acknowledges a group flushes its data and no file system metadata. The committer
+// moves to a spare segment (prepared by the checkpointer) when a frame does not fit; a
+// frame larger than a segment gets a segment of its own.
+//
+// Durability: a frame is appended, and synced, only after every earlier frame is durable,
+// so a crash can tear at most the last frame of the log, which nobody was told about. On
+// Open the log is read in order, a torn tail ends it, and every frame above the resource
+// version the B+tree records is applied to it before anything else happens; the B+tree is
+// never ahead of the log, because it only receives durable frames. Damage anywhere else
+// would lose acknowledged writes silently, so Open refuses it with [ErrCorruptWAL]: a
+// frame that does not check followed by a valid one not yet applied, or a frame whose
+// predecessor is missing (each frame names the last resource version before it).
+//
+// # File format (version 2)
 //
 // The file is a bbolt database with two top-level buckets:
 //
 //	"meta"   "magic"   -> "apikit-storage-bolt-log" (marks the file as ours)
-//	         "version" -> format version, uint64 big-endian (currently 1)
-//	         "rv"      -> the highest resource version ever committed, uint64 big-endian,
-//	                      deletes included; the counter restored on restart
+//	         "version" -> format version, uint64 big-endian (currently 2)
+//	         "rv"      -> the highest resource version applied to this file, uint64
+//	                      big-endian, deletes included: the checkpointed version
 //	"state"  <key>     -> resource version of the key's last write, uint64 big-endian,
 //	                      followed by the value bytes (possibly none)
 //
@@ -70,4 +100,28 @@
 // database with buckets but without this meta data ([ErrNotLog]) and a newer format
 // version ([ErrUnsupportedVersion]); it never writes to a file it refuses. An existing
 // bbolt file with no buckets at all cannot be told apart from a new one and is adopted.
+//
+// Beside the file, the directory <file>.wal holds the write-ahead log: segment files
+// named 00000000.seg, 00000001.seg and so on, in no particular order. A segment starts
+// with a 32-byte header, rewritten each time the segment is (re)used: "apikitwl", its
+// generation (uint64, increasing from segment to segment, which orders the log) and the
+// CRC32C (Castagnoli) of those 16 bytes. Frames follow, each at an 8-byte aligned offset:
+//
+//	payload length    uint64
+//	CRC32C            uint32, of the bytes after it to the end of the payload
+//	reserved          uint32, zero
+//	generation        uint64, the segment's: frames left from an earlier use do not match
+//	previous version  uint64, the last resource version of the frame before
+//	first, last       uint64, the resource versions of the first and last records
+//	payload           per record: uvarint key length, key, then uvarint 0 for a delete or
+//	                  the length of the "state" value plus one and that value
+//
+// All integers are big-endian. The log ends at the first offset that does not hold a
+// valid frame of the segment's generation. The file and its directory go together: copy,
+// move or delete both. Open refuses a damaged write-ahead log without writing to either.
+//
+// Version 1 is version 2 without the write-ahead log, its "rv" being the last committed
+// version. Open reads it unchanged and records version 2 before its first write: a build
+// that knows only version 1 would ignore the write-ahead log and lose the acknowledged
+// writes that are only there, so it must refuse the file instead.
 package bolt

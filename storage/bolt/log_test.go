@@ -302,15 +302,7 @@ func TestOpen_RefusesFilesThatAreNotOurs(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			l, err := Open(path, Options{NoSync: true})
-			if err == nil {
-				_ = l.Close()
-				t.Fatalf("Open() succeeded, want %v", tt.wantErr)
-			}
-			t.Logf("Open() = %v", err)
-			if !errors.Is(err, tt.wantErr) {
-				t.Errorf("Open() = %v, want %v", err, tt.wantErr)
-			}
+			err = openFails(t, path, tt.wantErr)
 			if !bytes.Contains([]byte(err.Error()), []byte(path)) {
 				t.Errorf("Open() error %q does not name the file", err)
 			}
@@ -371,6 +363,21 @@ func TestOpen_RefusesADirectory(t *testing.T) {
 		_ = l.Close()
 		t.Fatal("Open() of a directory succeeded")
 	}
+}
+
+// openFails checks that Open refuses path with wantErr and returns its error.
+func openFails(t *testing.T, path string, wantErr error) error {
+	t.Helper()
+	l, err := Open(path, Options{NoSync: true})
+	if err == nil {
+		_ = l.Close()
+		t.Fatalf("Open() succeeded, want %v", wantErr)
+	}
+	t.Logf("Open() = %v", err)
+	if !errors.Is(err, wantErr) {
+		t.Errorf("Open() = %v, want %v", err, wantErr)
+	}
+	return err
 }
 
 func writeFile(t *testing.T, path string, data []byte) {

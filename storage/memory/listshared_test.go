@@ -53,28 +53,22 @@ func TestListShared_IsListWithoutTheCopies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			copies, err := s.List(ctx, prefix, tt.opts)
-			if err != nil {
-				t.Fatal(err)
+			list := func(list func(context.Context, string, storage.ListOptions) (*storage.ListResult, error)) *storage.ListResult {
+				t.Helper()
+				lr, err := list(ctx, prefix, tt.opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return lr
 			}
-			shared, err := s.ListShared(ctx, prefix, tt.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			copies, shared := list(s.List), list(s.ListShared)
 			if !reflect.DeepEqual(shared, copies) {
 				t.Fatalf("ListShared = %+v, List = %+v", shared, copies)
 			}
 			if len(shared.Items) == 0 {
 				t.Fatal("listed nothing")
 			}
-			again, err := s.ListShared(ctx, prefix, tt.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			copiesAgain, err := s.List(ctx, prefix, tt.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			again, copiesAgain := list(s.ListShared), list(s.List)
 			for i := range shared.Items {
 				if shared.Items[i] != again.Items[i] {
 					t.Errorf("item %d: two shared lists hold different objects; want the stored one", i)

@@ -3,6 +3,7 @@ package rest
 import (
 	"bufio"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,28 @@ import (
 	"github.com/apikit-dev/apikit/storage"
 )
 
+// sharedLister is a backend that lists its stored objects themselves, shared read-only
+// with every other reader, instead of a copy of each (memory.Store and bolt.Store; the
+// watch cache of kube-apiserver likewise lists the objects it holds). A list response
+// encodes its items one at a time, so copies made up front for the whole page would be
+// the largest thing it holds, more than the encoding itself: with shared items it holds
+// one pointer per item and copies or converts an item only when its turn comes.
+type sharedLister interface {
+	ListShared(ctx context.Context, prefix string, opts storage.ListOptions) (*storage.ListResult, error)
+}
+
+// listToSend reads the page of a list response: the store's shared objects when it
+// can list them (shared is then true, and nothing may modify the items), else its
+// copies.
+func (h *Handler) listToSend(ctx context.Context, prefix string, opts storage.ListOptions) (lr *storage.ListResult, shared bool, err error) {
+	if sl, ok := h.store.(sharedLister); ok {
+		lr, err = sl.ListShared(ctx, prefix, opts)
+		return lr, true, err
+	}
+	lr, err = h.store.List(ctx, prefix, opts)
+	return lr, false, err
+}
+
 // respondList sends the items of a list read at the URL version, encoded one at a
 // time onto the wire: each item is converted to the URL version (and to its Table row
 // or PartialObjectMetadata) only when its turn comes, so neither the converted list nor
@@ -23,10 +46,18 @@ import (
 // respond sends for the whole list. The whole list is built and sent as before where
 // streaming cannot apply: no items, HEAD, an audit policy that records response
 // bodies, or a media type without a streaming encoder (YAML). Pretty-printed JSON (for
-// curl and browsers, as kube-apiserver does) is indented as it streams.
-func (rq *request) respondList(lr *storage.ListResult) {
+// curl and browsers, as kube-apiserver does) is indented as it streams. shared says the
+// items are the store's own objects (listToSend), read here without being modified.
+func (rq *request) respondList(lr *storage.ListResult, shared bool) {
 	whole := func() {
-		list, err := rq.newListOf(lr, lr.Items)
+		objs := lr.Items
+		if shared {
+			objs = make([]scheme.Object, len(lr.Items))
+			for i, o := range lr.Items {
+				objs[i] = rq.h.unshared(o)
+			}
+		}
+		list, err := rq.newListOf(lr, objs)
 		if err != nil {
 			rq.fail(err)
 			return
@@ -52,7 +83,7 @@ func (rq *request) respondList(lr *storage.ListResult) {
 		whole()
 		return
 	}
-	src, err := rq.listSource(list, lr.Items, out.As)
+	src, err := rq.listSource(list, lr.Items, shared, out.As)
 	if err != nil {
 		whole()
 		return
@@ -79,6 +110,7 @@ func (rq *request) respondList(lr *storage.ListResult) {
 	case !lw.started:
 		// Nothing is sent yet: the whole-list path answers, with the Status it gives
 		// for this failure (a list that cannot be split is sent whole).
+		lw.release()
 		whole()
 	default:
 		// The status line and part of the body are on the wire: a Status now would
@@ -110,9 +142,15 @@ func (rq *request) newListOf(lr *storage.ListResult, objs []scheme.Object) (sche
 var errNotStreamed = errors.New("response is not streamed")
 
 // listSource describes how the list's items become the elements written for the "as"
-// target: the list's own items, a PartialObjectMetadataList's or a Table's rows.
-func (rq *request) listSource(list scheme.ListObject, objs []scheme.Object, as string) (codec.ListSource, error) {
-	item := func(i int) (scheme.Object, error) { return rq.h.readAs(objs[i], rq.gv) }
+// target: the list's own items, a PartialObjectMetadataList's or a Table's rows. shared
+// says objs are the store's own objects: each is then read as a watch event's object is
+// (sharedAs), copied first if reading would change it.
+func (rq *request) listSource(list scheme.ListObject, objs []scheme.Object, shared bool, as string) (codec.ListSource, error) {
+	readAs := rq.h.readAs
+	if shared {
+		readAs = rq.h.sharedAs
+	}
+	item := func(i int) (scheme.Object, error) { return readAs(objs[i], rq.gv) }
 	switch as {
 	case "":
 		one := make([]scheme.Object, 1)
@@ -211,11 +249,14 @@ func (rq *request) auditsResponseBody() bool {
 // client accepts gzip — the same decision respond makes on the whole body — then
 // written through a fixed buffer as it is encoded. So a list response holds at most
 // gzipThreshold bytes plus the buffers (and the compressor's window) however long it is.
+// Every buffer comes from a pool and goes back to it once the response no longer needs
+// it, so a list allocates next to nothing for its bytes.
 type listWriter struct {
-	w       http.ResponseWriter
-	r       *http.Request
-	header  func(http.Header)
-	held    []byte
+	w      http.ResponseWriter
+	r      *http.Request
+	header func(http.Header)
+	// held is what is held back, in a buffer of heldBuffers (nil before the first Write).
+	held    *[]byte
 	started bool
 	body    *bufio.Writer
 	zw      *gzip.Writer
@@ -232,7 +273,11 @@ const listBodyBuffer = 32 << 10
 
 var (
 	listBodyBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, listBodyBuffer) }}
-	gzipWriters     = sync.Pool{New: func() any {
+	heldBuffers     = sync.Pool{New: func() any {
+		b := make([]byte, 0, gzipThreshold)
+		return &b
+	}}
+	gzipWriters = sync.Pool{New: func() any {
 		zw, _ := gzip.NewWriterLevel(nil, gzip.DefaultCompression)
 		return zw
 	}}
@@ -240,8 +285,11 @@ var (
 
 func (lw *listWriter) Write(p []byte) (int, error) {
 	if !lw.started {
-		if len(lw.held)+len(p) <= gzipThreshold {
-			lw.held = append(lw.held, p...)
+		if lw.held == nil {
+			lw.held = heldBuffers.Get().(*[]byte)
+		}
+		if held := *lw.held; len(held)+len(p) <= gzipThreshold {
+			*lw.held = append(held, p...)
 			return len(p), nil
 		}
 		if err := lw.start(true); err != nil {
@@ -262,8 +310,11 @@ func (lw *listWriter) start(long bool) error {
 	lw.header(hdr)
 	if !long {
 		lw.w.WriteHeader(http.StatusOK)
-		_, err := wireWriter{lw}.Write(lw.held)
-		lw.held = nil
+		var err error
+		if lw.held != nil {
+			_, err = wireWriter{lw}.Write(*lw.held)
+		}
+		lw.releaseHeld()
 		return err
 	}
 	lw.body = listBodyBuffers.Get().(*bufio.Writer)
@@ -275,15 +326,26 @@ func (lw *listWriter) start(long bool) error {
 		lw.zw.Reset(lw.body)
 	}
 	lw.w.WriteHeader(http.StatusOK)
-	held := lw.held
-	lw.held = nil
 	var err error
-	if lw.zw != nil {
-		_, err = lw.zw.Write(held)
-	} else {
-		_, err = lw.body.Write(held)
+	if lw.held != nil {
+		if lw.zw != nil {
+			_, err = lw.zw.Write(*lw.held)
+		} else {
+			_, err = lw.body.Write(*lw.held)
+		}
 	}
+	lw.releaseHeld()
 	return err
+}
+
+// releaseHeld returns the buffer of what was held back to its pool: neither the
+// connection nor the compressor keeps a slice passed to Write.
+func (lw *listWriter) releaseHeld() {
+	if lw.held != nil {
+		*lw.held = (*lw.held)[:0]
+		heldBuffers.Put(lw.held)
+		lw.held = nil
+	}
 }
 
 // Close sends what is held back or buffered and ends the compressed stream.
@@ -318,6 +380,7 @@ func (ww wireWriter) Write(p []byte) (int, error) {
 
 // release returns the buffers to their pools.
 func (lw *listWriter) release() {
+	lw.releaseHeld()
 	if lw.zw != nil {
 		lw.zw.Reset(io.Discard)
 		gzipWriters.Put(lw.zw)

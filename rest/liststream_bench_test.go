@@ -1,7 +1,9 @@
 package rest_test
 
 import (
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"runtime"
 	"runtime/debug"
@@ -57,18 +59,52 @@ func (p *heapPeak) end() uint64 {
 	return p.peak.Load()
 }
 
-// BenchmarkList_PeakMemoryPerEncodedByte lists 3,000 widgets of 10 KB each (issue 16's
-// workload) over a memory store and reports how much the server's heap grows at its
-// peak during one list, per byte of the encoded response (peak/encoded): a response
-// built whole holds the converted list, its encoding and the compressed copy; a
-// streamed one a bounded window. The garbage collector runs at GOGC=10 while measuring,
+// BenchmarkList_PeakMemoryPerEncodedByte lists 3,000 widgets over a memory store and
+// reports how much the server's heap grows at its peak during one list, per byte of the
+// encoded response (peak/encoded): a response built whole holds the converted list, its
+// encoding and the compressed copy; a streamed one a bounded window. The widgets are of
+// 10 KB each, mostly one annotation (issue 16's workload), or of 1 KB in many small
+// fields as httpload writes them (shared/bench/httpload), where a copy of each item
+// costs more than its encoding. The garbage collector runs at GOGC=10 while measuring,
 // so that the peak is what the request holds rather than garbage awaiting collection.
 // The client in the same process reads the body into io.Discard without decoding it.
 //
 //	go test -run '^$' -bench BenchmarkList_PeakMemoryPerEncodedByte -benchtime 5x ./rest/
 func BenchmarkList_PeakMemoryPerEncodedByte(b *testing.B) {
-	srv := newServer(b, nil)
-	srv.createWidgets(3000, 10<<10)
+	for _, shape := range []struct {
+		name   string
+		create func(*testServer)
+	}{
+		{"10KB", func(s *testServer) { s.createWidgets(3000, 10<<10) }},
+		{"1KB-fields", func(s *testServer) { s.createFieldyWidgets(3000) }},
+	} {
+		b.Run(shape.name, func(b *testing.B) {
+			srv := newServer(b, nil)
+			shape.create(srv)
+			benchmarkListPeakMemory(b, srv)
+		})
+	}
+}
+
+// createFieldyWidgets stores n widgets shaped as httpload's: about 1 KB of JSON in
+// four labels, one 621-character annotation and five parts.
+func (s *testServer) createFieldyWidgets(n int) {
+	s.t.Helper()
+	for i := range n {
+		rnd := rand.New(rand.NewPCG(uint64(i), 1))
+		noteBytes := make([]byte, 621)
+		for j := range noteBytes {
+			noteBytes[j] = 'a' + byte(rnd.IntN(26)) // hardly compressible, as real data is
+		}
+		note := string(noteBytes)
+		body := fmt.Sprintf(`{"apiVersion":"toys.example.com/v1","kind":"Widget","metadata":{"name":"w-%06d","labels":{"app":"httpload","shard":"%d","tier":"backend","team":"bench"},"annotations":{"httpload.bench/note":%q}},"spec":{"color":"red","replicas":%d,"parts":[{"name":"p0","count":1},{"name":"p1","count":2},{"name":"p2","count":3},{"name":"p3","count":4},{"name":"p4","count":5}]}}`, i, i%10, note, i%5)
+		if res := s.do(http.MethodPost, widgetsPath, "application/json", body); res.code != http.StatusCreated {
+			s.t.Fatalf("create %d: %d %s", i, res.code, res.body)
+		}
+	}
+}
+
+func benchmarkListPeakMemory(b *testing.B, srv *testServer) {
 	for _, c := range []struct{ name, accept, encoding string }{
 		{"json", "application/json", "identity"},
 		{"json+gzip", "application/json", "gzip"},

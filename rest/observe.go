@@ -37,7 +37,7 @@ func newObserver(h *Handler, opts Options) *observer {
 	o := &observer{accessLog: opts.AccessLog}
 	if opts.Metrics != nil {
 		o.metrics = newRequestMetrics(opts.Metrics, h)
-		h.store = instrumentedStore{Interface: h.store, m: o.metrics}
+		h.store = newInstrumentedStore(h.store, o.metrics)
 	}
 	if a := opts.Audit; a != nil && a.Policy != nil && a.Sink != nil {
 		o.audit = newAuditor(h, a)

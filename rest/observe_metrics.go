@@ -245,12 +245,32 @@ func (h *Handler) serveMetrics(w http.ResponseWriter, r *http.Request) bool {
 }
 
 // instrumentedStore records kube's etcd_request_* metrics of every storage call the
-// Handler makes. Nothing in package rest asserts optional interfaces on the Handler's
-// store, so the wrapper needs only storage.Interface; Options.Storage itself is left as
-// it is for whoever else holds it.
+// Handler makes. The only optional interface package rest asserts on the Handler's
+// store is sharedLister, which newInstrumentedStore keeps; Options.Storage itself is
+// left as it is for whoever else holds it.
 type instrumentedStore struct {
 	storage.Interface
 	m *requestMetrics
+}
+
+// newInstrumentedStore wraps store, keeping its sharedLister if it has one.
+func newInstrumentedStore(store storage.Interface, m *requestMetrics) storage.Interface {
+	s := instrumentedStore{Interface: store, m: m}
+	if sl, ok := store.(sharedLister); ok {
+		return instrumentedSharedStore{instrumentedStore: s, shared: sl}
+	}
+	return s
+}
+
+// instrumentedSharedStore is the instrumentedStore of a sharedLister; its shared lists
+// are recorded as lists.
+type instrumentedSharedStore struct {
+	instrumentedStore
+	shared sharedLister
+}
+
+func (s instrumentedSharedStore) ListShared(ctx context.Context, prefix string, opts storage.ListOptions) (*storage.ListResult, error) {
+	return timed(s.instrumentedStore, "list", prefix, func() (*storage.ListResult, error) { return s.shared.ListShared(ctx, prefix, opts) })
 }
 
 func (s instrumentedStore) observe(op, key string, start time.Time, err error) {

@@ -115,7 +115,7 @@ func (rq *request) list() {
 		}
 	}
 	prefix := storage.Prefix(rq.stored, rq.info.Namespace)
-	lr, err := rq.h.store.List(rq.ctx, prefix, storage.ListOptions{
+	lr, shared, err := rq.h.listToSend(rq.ctx, prefix, storage.ListOptions{
 		ResourceVersion:      rq.query.Get("resourceVersion"),
 		ResourceVersionMatch: storage.ResourceVersionMatch(rq.query.Get("resourceVersionMatch")),
 		Limit:                limit,
@@ -129,7 +129,7 @@ func (rq *request) list() {
 		rq.fail(err)
 		return
 	}
-	rq.respondList(lr)
+	rq.respondList(lr, shared)
 }
 
 // newList builds the URL version's list kind holding stored objs as read at the URL

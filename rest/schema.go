@@ -240,10 +240,17 @@ func (h *Handler) readAs(obj scheme.Object, gv scheme.GroupVersion) (scheme.Obje
 // a kind with a compiled schema is coerced in a copy, so the shared object stays as
 // it was stored; the copy is made only for such kinds.
 func (h *Handler) sharedAs(obj scheme.Object, gv scheme.GroupVersion) (scheme.Object, error) {
+	return h.readAs(h.unshared(obj), gv)
+}
+
+// unshared returns a shared object as readAs may take it: a copy for a kind with a
+// compiled schema (readAs coerces it in place), the object itself otherwise (readAs
+// only reads it; a conversion makes a new object).
+func (h *Handler) unshared(obj scheme.Object) scheme.Object {
 	if _, ks := h.schemaFor(obj); ks != nil {
-		obj = scheme.DeepCopy(obj)
+		return scheme.DeepCopy(obj)
 	}
-	return h.readAs(obj, gv)
+	return obj
 }
 
 // deprecationWarnings returns the Warning of each deprecated served version of each

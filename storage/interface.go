@@ -37,7 +37,9 @@ import (
 // to what was stored, so that a create costs one copy, as kube-apiserver's fills in its
 // out argument. Objects in watch events are the exception:
 // like kube-apiserver's watch cache, a backend may share one event object between all
-// its watches, so event objects are read-only.
+// its watches, so event objects are read-only. So are the items of ListShared, a
+// method some backends add (memory, bolt and the watch cache): List without the copies,
+// for a reader that only encodes the items, such as a list response.
 //
 // # Errors
 //

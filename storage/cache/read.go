@@ -97,6 +97,35 @@ func (r *resource) cached(key string) scheme.Object {
 // after the first (continue tokens carry the version of the first page's snapshot).
 // Reads at a version no snapshot holds go to the backend, which keeps a longer history.
 func (c *Cache) List(ctx context.Context, prefix string, opts storage.ListOptions) (*storage.ListResult, error) {
+	return c.list(ctx, prefix, opts, false)
+}
+
+// ListShared is List without the copies: a page the cache serves holds the objects it
+// holds, which it never changes and shares read-only with every reader (as its watch
+// events do), like the lists of kube-apiserver's watch cache; a page the backend serves
+// is the backend's ListShared when it has one, else its List. The caller must not
+// modify the items. A list response, which encodes its items one at a time, then holds
+// a pointer per item rather than a copy of the whole page.
+func (c *Cache) ListShared(ctx context.Context, prefix string, opts storage.ListOptions) (*storage.ListResult, error) {
+	return c.list(ctx, prefix, opts, true)
+}
+
+// sharedLister is a backend that lists its stored objects without copying them
+// (memory.Store, bolt.Store).
+type sharedLister interface {
+	ListShared(ctx context.Context, prefix string, opts storage.ListOptions) (*storage.ListResult, error)
+}
+
+// backendList is List or ListShared of the backend.
+func (c *Cache) backendList(ctx context.Context, prefix string, opts storage.ListOptions, shared bool) (*storage.ListResult, error) {
+	if sl, ok := c.backend.(sharedLister); ok && shared {
+		return sl.ListShared(ctx, prefix, opts)
+	}
+	return c.backend.List(ctx, prefix, opts)
+}
+
+// list is List, or ListShared when shared is set.
+func (c *Cache) list(ctx context.Context, prefix string, opts storage.ListOptions, shared bool) (*storage.ListResult, error) {
 	prefix = storage.EnsurePrefix(prefix)
 	spec, err := storage.ResolveList(opts)
 	if err != nil {
@@ -112,7 +141,7 @@ func (c *Cache) List(ctx context.Context, prefix string, opts storage.ListOption
 		if err != nil {
 			return nil, err
 		}
-		return c.backend.List(ctx, prefix, opts)
+		return c.backendList(ctx, prefix, opts, shared)
 	}
 	var v view
 	var ok bool
@@ -122,15 +151,15 @@ func (c *Cache) List(ctx context.Context, prefix string, opts storage.ListOption
 		v, ok = r.latest()
 	}
 	if !ok {
-		return c.backend.List(ctx, prefix, opts)
+		return c.backendList(ctx, prefix, opts, shared)
 	}
-	return v.page(prefix, spec.StartAfter, opts.Limit, opts.Predicate)
+	return v.page(prefix, spec.StartAfter, opts.Limit, opts.Predicate, shared)
 }
 
 // page returns the objects under prefix after startAfter that match pred, at most limit
 // of them (0: all), with the continue token and, without a selector, the count of those
-// left.
-func (v view) page(prefix, startAfter string, limit int64, pred storage.Predicate) (*storage.ListResult, error) {
+// left. The objects are copies, or the cached objects themselves when shared is set.
+func (v view) page(prefix, startAfter string, limit int64, pred storage.Predicate, shared bool) (*storage.ListResult, error) {
 	from := prefix
 	if startAfter >= prefix {
 		from = startAfter + "\x00"
@@ -174,7 +203,11 @@ func (v view) page(prefix, startAfter string, limit int64, pred storage.Predicat
 			more, remaining = true, 1
 			return !selects // counting what is left is only for lists without a selector
 		}
-		res.Items = append(res.Items, scheme.DeepCopy(it.obj))
+		obj := it.obj
+		if !shared {
+			obj = scheme.DeepCopy(obj)
+		}
+		res.Items = append(res.Items, obj)
 		last = it.key
 		return true
 	})

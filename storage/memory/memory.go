@@ -419,6 +419,21 @@ func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions) (s
 
 // List returns one page of the objects under prefix.
 func (s *Store) List(ctx context.Context, prefix string, opts storage.ListOptions) (*storage.ListResult, error) {
+	return s.list(ctx, prefix, opts, copyObject)
+}
+
+// ListShared is List without the copies: the items are the stored objects themselves,
+// which the Store never changes once stored and shares read-only with every reader, as
+// it shares watch event objects. The caller must not modify them (nor anything they
+// refer to). A list response encodes its items one at a time, so a copy of each, made
+// up front, would be the largest thing it holds: with shared items it holds one pointer
+// per item, and copies (or converts) an item only when its turn comes.
+func (s *Store) ListShared(ctx context.Context, prefix string, opts storage.ListOptions) (*storage.ListResult, error) {
+	return s.list(ctx, prefix, opts, func(obj scheme.Object) scheme.Object { return obj })
+}
+
+// list is List, with item giving the result's object for a stored one.
+func (s *Store) list(ctx context.Context, prefix string, opts storage.ListOptions, item func(scheme.Object) scheme.Object) (*storage.ListResult, error) {
 	prefix = storage.EnsurePrefix(prefix)
 	spec, err := storage.ResolveList(opts)
 	if err != nil {
@@ -472,7 +487,7 @@ func (s *Store) List(ctx context.Context, prefix string, opts storage.ListOption
 			return false
 		}
 		if ok {
-			res.Items = append(res.Items, copyObject(e.obj))
+			res.Items = append(res.Items, item(e.obj))
 			lastKey = e.key
 			if opts.Limit > 0 && int64(len(res.Items)) >= opts.Limit {
 				full = true

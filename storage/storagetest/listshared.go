@@ -1,0 +1,121 @@
+package storagetest
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
+)
+
+// sharedLister is the optional ListShared of a backend: List without the copies, the
+// items being stored objects shared read-only with every reader (memory, bolt and the
+// watch cache have it).
+type sharedLister interface {
+	ListShared(ctx context.Context, prefix string, opts storage.ListOptions) (*storage.ListResult, error)
+}
+
+// sharedListBehaviours run only for backends with ListShared.
+var sharedListBehaviours = []behaviour{
+	{"ListSharedIsListWithoutTheCopies", testListSharedIsListWithoutTheCopies},
+	{"ListSharedObjectsStayAsTheyWereThroughWrites", testListSharedObjectsStayThroughWrites},
+}
+
+func (e env) sharedLister(t *testing.T) sharedLister {
+	t.Helper()
+	sl, ok := e.s.(sharedLister)
+	if !ok {
+		t.Skip("the backend has no ListShared")
+	}
+	return sl
+}
+
+func (e env) listShared(t *testing.T, sl sharedLister, prefix string, opts storage.ListOptions) *storage.ListResult {
+	t.Helper()
+	res, err := sl.ListShared(e.ctx, prefix, opts)
+	if err != nil {
+		t.Fatalf("ListShared(%s, %+v): %v", prefix, opts, err)
+	}
+	return res
+}
+
+// ListShared gives the page List gives, for every kind of list; two shared pages hold
+// the very same objects, where List hands out a copy each time.
+func testListSharedIsListWithoutTheCopies(t *testing.T, e env) {
+	sl := e.sharedLister(t)
+	for i, name := range []string{"a", "b", "c", "d", "e"} {
+		e.create(t, "ns1", name, map[string]string{"shard": string(rune('0' + i%2))}, int64(i))
+	}
+	old := e.currentRV(t)
+	e.setSize(t, "ns1", "b", 42)
+	prefix := e.k.prefix("ns1")
+	first := e.list(t, prefix, storage.ListOptions{Limit: 2})
+	cases := []struct {
+		name string
+		opts storage.ListOptions
+	}{
+		{"everything", storage.ListOptions{}},
+		{"at resourceVersion 0", storage.ListOptions{ResourceVersion: "0"}},
+		{"a first page", storage.ListOptions{Limit: 2}},
+		{"the next page", storage.ListOptions{Limit: 2, Continue: first.Continue}},
+		{"selected by label", storage.ListOptions{Predicate: storage.Predicate{Label: mustLabels(t, "shard=1")}}},
+	}
+	if e.caps.ExactReads {
+		cases = append(cases, struct {
+			name string
+			opts storage.ListOptions
+		}{"at an exact older version", storage.ListOptions{ResourceVersion: storage.FormatResourceVersion(old), ResourceVersionMatch: storage.ResourceVersionMatchExact}})
+	}
+	for _, c := range cases {
+		copies, shared := e.list(t, prefix, c.opts), e.listShared(t, sl, prefix, c.opts)
+		if !reflect.DeepEqual(shared, copies) {
+			t.Errorf("%s: ListShared = %+v, List = %+v", c.name, shared, copies)
+			continue
+		}
+		if len(shared.Items) == 0 {
+			t.Errorf("%s: listed nothing", c.name)
+		}
+		again, copiesAgain := e.listShared(t, sl, prefix, c.opts), e.list(t, prefix, c.opts)
+		for i := range shared.Items {
+			if shared.Items[i] != again.Items[i] {
+				t.Errorf("%s: item %d: two shared pages hold different objects; want the stored one", c.name, i)
+			}
+			if copies.Items[i] == copiesAgain.Items[i] || copies.Items[i] == shared.Items[i] {
+				t.Errorf("%s: item %d: List handed out an object it had handed out before; want a copy", c.name, i)
+			}
+		}
+	}
+}
+
+// Sharing is safe only if the backend never changes an object once stored: a write
+// puts a new object in its place. What a shared page handed out stays as it was.
+func testListSharedObjectsStayThroughWrites(t *testing.T, e env) {
+	sl := e.sharedLister(t)
+	for i, name := range []string{"a", "b", "c"} {
+		e.create(t, "ns1", name, map[string]string{"app": "x"}, int64(i))
+	}
+	shared := e.listShared(t, sl, e.k.prefix("ns1"), storage.ListOptions{})
+	before := make([]scheme.Object, len(shared.Items))
+	for i, o := range shared.Items {
+		before[i] = scheme.DeepCopy(o)
+	}
+	e.setSize(t, "ns1", "a", 99)
+	if _, err := e.s.GuaranteedUpdate(e.ctx, e.k.key("ns1", "b"), storage.UpdateOptions{}, func(cur scheme.Object) (scheme.Object, error) {
+		cur.SetLabels(map[string]string{"app": "changed"})
+		return cur, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.Delete(e.ctx, e.k.key("ns1", "c"), storage.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(shared.Items) != 3 {
+		t.Fatalf("listed %v, want a, b and c", names(shared.Items))
+	}
+	for i, o := range shared.Items {
+		if !reflect.DeepEqual(o, before[i]) {
+			t.Errorf("item %d changed after the writes: %+v, want %+v", i, o, before[i])
+		}
+	}
+}

@@ -111,6 +111,15 @@ func Marshal(v any) ([]byte, error) {
 // returned as issues with their paths, like codec.Unmarshal's. Of a repeated struct
 // field the first value is kept, of a repeated map key the last.
 func Unmarshal(data []byte, v any) (codec.FieldIssues, error) {
+	if unmarshalTyped(data, v) {
+		return nil, nil
+	}
+	return unmarshalFx(data, v)
+}
+
+// unmarshalFx is Unmarshal through fxamacker, the reference the typed decoder matches
+// and the path of every document it leaves.
+func unmarshalFx(data []byte, v any) (codec.FieldIssues, error) {
 	err := strictDec.Unmarshal(data, v)
 	var unknown *fx.UnknownFieldError
 	var dup *fx.DupMapKeyError

@@ -3,6 +3,7 @@ package cbor
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -328,18 +329,188 @@ func TestTypedEncode_ErrorsAreFxamackers(t *testing.T) {
 	}
 }
 
+// checkTypedDecode decodes data into a new value of typ with Unmarshal (the typed
+// decoder first) and with the fxamacker path, and fails on any difference in value,
+// field issues or error. It reports whether the typed decoder took the document.
+func checkTypedDecode(t *testing.T, typ reflect.Type, data []byte) bool {
+	t.Helper()
+	want := reflect.New(typ)
+	wantIssues, wantErr := unmarshalFx(data, want.Interface())
+	got := reflect.New(typ)
+	issues, err := Unmarshal(data, got.Interface())
+	if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+		t.Fatalf("%v: error %v, fxamacker's %v\ninput %x", typ, err, wantErr, data)
+	}
+	if !reflect.DeepEqual(issues, wantIssues) {
+		t.Fatalf("%v: issues %v, fxamacker's %v\ninput %x", typ, issues, wantIssues, data)
+	}
+	if !reflect.DeepEqual(got.Interface(), want.Interface()) {
+		t.Fatalf("%v: decoded\n%#v\nfxamacker decoded\n%#v\ninput %x", typ, got.Elem().Interface(), want.Elem().Interface(), data)
+	}
+	return unmarshalTyped(data, reflect.New(typ).Interface())
+}
+
+// mutate changes data in one of the ways hostile or sloppy input differs from a good
+// document: a byte changed, dropped, repeated or cut off.
+func mutate(r *rand.Rand, data []byte) []byte {
+	if len(data) == 0 {
+		return data
+	}
+	out := bytes.Clone(data)
+	i := r.IntN(len(out))
+	switch r.IntN(5) {
+	case 0:
+		out[i] = byte(r.Uint32())
+	case 1:
+		out[i] ^= 1 << r.IntN(8)
+	case 2:
+		out = append(out[:i], out[i+1:]...)
+	case 3:
+		out = append(out[:i+1], out[i:]...)
+	default:
+		out = out[:i]
+	}
+	return out
+}
+
+func TestTypedDecode_SameAsFxamacker(t *testing.T) {
+	for _, typ := range diffTypes {
+		t.Run(typ.Name(), func(t *testing.T) {
+			typed := 0
+			for seed := range 300 {
+				var s [8]byte
+				binary.LittleEndian.PutUint64(s[:], uint64(seed))
+				f := newFiller(s[:])
+				v := reflect.New(typ)
+				f.fill(v.Elem())
+				data, err := fxEncode(v.Interface())
+				if err != nil {
+					continue
+				}
+				if checkTypedDecode(t, typ, data) {
+					typed++
+				}
+				for range 20 {
+					checkTypedDecode(t, typ, mutate(f.r, data))
+				}
+			}
+			t.Logf("%v: the typed decoder took %d of 300 documents", typ, typed)
+		})
+	}
+}
+
+// The typed decoder must take the documents of the benchmarks and the common shapes,
+// or it is no faster.
+func TestTypedDecode_TakesPlainDocuments(t *testing.T) {
+	for name, c := range map[string]struct {
+		typ  reflect.Type
+		data []byte
+	}{
+		"widget":                {reflect.TypeFor[toys.WidgetV1](), encode(t, widget(20))},
+		"widget without tag":    {reflect.TypeFor[toys.WidgetV1](), encode(t, widget(3))[3:]},
+		"list":                  {reflect.TypeFor[toys.WidgetListV1](), encode(t, &toys.WidgetListV1{Items: []toys.WidgetV1{*widget(2), *widget(0)}})},
+		"text-string keys":      {reflect.TypeFor[toys.WidgetV1](), widgetDoc("spec", doc("color", "red"))},
+		"null fields and empty": {reflect.TypeFor[toys.WidgetV1](), hexDoc(t, "a2 4473706563 a2 45636f6c6f72 f6 457061727473 80 486d65746164617461 a0")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if !checkTypedDecode(t, c.typ, c.data) {
+				t.Fatalf("left to fxamacker: %x", c.data)
+			}
+		})
+	}
+}
+
+func hexDoc(t *testing.T, h string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(strings.ReplaceAll(h, " ", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // FuzzTypedCodec generates a value of each differential type from the fuzz input and
-// checks the typed encoder against fxamacker.
+// checks the typed encoder against fxamacker, then decodes its encoding, a mutation of
+// it and the fuzz input itself both ways.
 func FuzzTypedCodec(f *testing.F) {
 	f.Add([]byte("seed"))
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8})
+	var buf bytes.Buffer
+	_ = New(testapi.NewScheme()).Encode(&buf, widget(2))
+	f.Add(buf.Bytes())
 	f.Fuzz(func(t *testing.T, seed []byte) {
 		for _, typ := range diffTypes {
 			v := reflect.New(typ)
-			newFiller(seed).fill(v.Elem())
+			fl := newFiller(seed)
+			fl.fill(v.Elem())
 			checkTypedEncode(t, v.Interface())
+			if data, err := fxEncode(v.Interface()); err == nil {
+				checkTypedDecode(t, typ, data)
+				checkTypedDecode(t, typ, mutate(fl.r, data))
+			}
+			checkTypedDecode(t, typ, seed)
 		}
 	})
 }
 
-var _ = testapi.NewScheme
+// intItem encodes n as a CBOR integer.
+func intItem(n int64) []byte { return appendInt(nil, n) }
+
+// uintItem encodes n as a CBOR unsigned integer.
+func uintItem(n uint64) []byte { return appendHead(nil, majorUint, n) }
+
+// The edges random mutation rarely reaches: repeated names and keys, integers at and
+// beyond their type's range, nulls and the self-described tag in odd places.
+func TestTypedDecode_EdgesSameAsFxamacker(t *testing.T) {
+	widgetType := reflect.TypeFor[toys.WidgetV1]()
+	statusType := reflect.TypeFor[scheme.Status]()
+	tests := map[string]struct {
+		typ   reflect.Type
+		data  []byte
+		typed bool // whether the typed decoder takes it
+	}{
+		"repeated field":         {widgetType, widgetDoc("spec", doc("color", "red", "color", "blue")), false},
+		"repeated top field":     {widgetType, widgetDoc("kind", "Other"), false},
+		"repeated label":         {widgetType, widgetDoc("metadata", doc("labels", doc("a", "1", "a", "2"))), false},
+		"label value null":       {widgetType, widgetDoc("metadata", doc("labels", doc("a", []byte{0xf6}))), false},
+		"labels null":            {widgetType, widgetDoc("metadata", doc("labels", []byte{0xf6})), true},
+		"int32 max":              {widgetType, widgetDoc("spec", doc("replicas", intItem(math.MaxInt32))), true},
+		"int32 max+1":            {widgetType, widgetDoc("spec", doc("replicas", intItem(math.MaxInt32+1))), false},
+		"int32 min":              {widgetType, widgetDoc("spec", doc("replicas", intItem(math.MinInt32))), true},
+		"int32 min-1":            {widgetType, widgetDoc("spec", doc("replicas", intItem(math.MinInt32-1))), false},
+		"int64 max":              {widgetType, widgetDoc("metadata", doc("generation", intItem(math.MaxInt64))), true},
+		"int64 max+1":            {widgetType, widgetDoc("metadata", doc("generation", uintItem(math.MaxInt64+1))), false},
+		"int64 min":              {widgetType, widgetDoc("metadata", doc("generation", intItem(math.MinInt64))), true},
+		"int64 min-1":            {widgetType, widgetDoc("metadata", doc("generation", appendHead(nil, majorNegInt, math.MaxInt64+1))), false},
+		"negative into uint":     {widgetType, widgetDoc("spec", doc("parts", arr(doc("name", "a", "count", intItem(-1))))), true},
+		"int as string":          {widgetType, widgetDoc("spec", doc("color", intItem(3))), false},
+		"float":                  {widgetType, widgetDoc("spec", doc("replicas", []byte{0xf9, 0x3c, 0x00})), false},
+		"undefined":              {widgetType, widgetDoc("spec", doc("color", []byte{0xf7})), false},
+		"tag inside":             {widgetType, widgetDoc("spec", doc("color", append([]byte{0xd9, 0xd9, 0xf7}, appendBytes(nil, "red")...))), false},
+		"two tags in front":      {widgetType, append([]byte{0xd9, 0xd9, 0xf7, 0xd9, 0xd9, 0xf7}, widgetDoc()...), true},
+		"null document":          {widgetType, []byte{0xf6}, true},
+		"trailing byte":          {widgetType, append(widgetDoc(), 0), false},
+		"empty input":            {widgetType, nil, false},
+		"indefinite map":         {widgetType, []byte{0xbf, 0xff}, false},
+		"unknown field":          {widgetType, widgetDoc("spec", doc("colour", "red")), false},
+		"invalid UTF-8 text":     {widgetType, widgetDoc("spec", doc("color", append(appendHead(nil, majorText, 1), 0xff))), false},
+		"bad time":               {widgetType, widgetDoc("metadata", doc("creationTimestamp", "yesterday")), false},
+		"time as text":           {widgetType, widgetDoc("metadata", doc("creationTimestamp", appendText(nil, "2025-06-01T12:00:00Z"))), true},
+		"array claims 2^32":      {widgetType, widgetDoc("spec", doc("parts", []byte{0x9b, 0, 0, 0, 1, 0, 0, 0, 0})), false},
+		"map claims more":        {statusType, []byte{0xb9, 0xff, 0xff, 0x41, 0x61}, false},
+		"empty parts":            {widgetType, widgetDoc("spec", doc("parts", arr())), true},
+		"status details null":    {statusType, doc("details", []byte{0xf6}), true},
+		"status code bool":       {statusType, doc("code", []byte{0xf5}), false},
+		"non-string key":         {statusType, append(appendHead(nil, majorMap, 1), 0x01, 0x01), false},
+		"value missing":          {statusType, append(appendHead(nil, majorMap, 1), appendBytes(nil, "code")...), false},
+		"null where a map is":    {widgetType, widgetDoc("metadata", []byte{0xf6}, "spec", doc()), true},
+		"text value byte string": {widgetType, widgetDoc("spec", doc("color", appendText(nil, "red"))), true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if typed := checkTypedDecode(t, tc.typ, tc.data); typed != tc.typed {
+				t.Errorf("typed decoder took it: %v, want %v", typed, tc.typed)
+			}
+		})
+	}
+}

@@ -12,11 +12,14 @@ import (
 	"github.com/apikit-dev/apikit/scheme"
 )
 
-// The typed decoder reads a CBOR document into a zero struct from plans compiled once
-// per type, and gives up (returns false) on anything it does not read exactly as
-// fxamacker's strict decode would with no error: then the value is zeroed again and
-// the fxamacker path decodes it from the start, so every error, every field issue and
-// every value of an unusual input is fxamacker's. It takes only definite lengths,
+// The typed decoder reads a CBOR document into a struct from plans compiled once per
+// type, and gives up (returns false) on anything it does not read exactly as
+// fxamacker's strict decode would with no error: then the struct is put back as it was
+// and the fxamacker path decodes it from the start, so every error, every field issue
+// and every value of an unusual input is fxamacker's. Like fxamacker it overwrites
+// the fields the document names and leaves the others; where fxamacker would decode
+// into what a field already holds (a non-nil pointer, slice or map) it gives up too,
+// so it only ever writes into the struct itself and into memory it allocated. It takes only definite lengths,
 // strings (text strings valid UTF-8), integers that fit, booleans, null, and the
 // self-described tag in front of the document; no other tag, float or simple value,
 // no unknown or repeated field or map key, and it never nests deeper than
@@ -46,16 +49,23 @@ var (
 )
 
 // unmarshalTyped decodes data into v with the typed decoder when v is a non-nil
-// pointer to a zero struct. It reports false, with *v zero again, when the document
-// needs fxamacker.
+// pointer to a struct. It reports false, with *v as it was, when the document needs
+// fxamacker.
 func unmarshalTyped(data []byte, v any) bool {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return false
 	}
 	e := rv.Elem()
-	if e.Kind() != reflect.Struct || !e.IsZero() {
+	if e.Kind() != reflect.Struct {
 		return false
+	}
+	// The typed decoder writes only into the struct's own memory and into memory it
+	// allocates, so a copy of the struct is all it takes to undo it.
+	var saved reflect.Value
+	if !e.IsZero() {
+		saved = reflect.New(e.Type()).Elem()
+		saved.Set(e)
 	}
 	d := typedDecoder{data: data}
 	for d.selfDescribed() {
@@ -63,7 +73,11 @@ func unmarshalTyped(data []byte, v any) bool {
 	if typedDecoderFor(e.Type())(&d, rv.UnsafePointer()) && d.pos == len(data) {
 		return true
 	}
-	e.SetZero()
+	if saved.IsValid() {
+		e.Set(saved)
+	} else {
+		e.SetZero()
+	}
 	return false
 }
 
@@ -229,9 +243,10 @@ func decodeBool(d *typedDecoder, p unsafe.Pointer) bool {
 	}
 	switch d.data[d.pos] {
 	case 0xf4:
+		*(*bool)(p) = false
 	case 0xf5:
 		*(*bool)(p) = true
-	case 0xf6:
+	case 0xf6: // null leaves a bool as it is
 	default:
 		return false
 	}
@@ -241,10 +256,10 @@ func decodeBool(d *typedDecoder, p unsafe.Pointer) bool {
 
 func decodeString(d *typedDecoder, p unsafe.Pointer) bool {
 	if d.null() {
-		return true
+		return true // null leaves a string as it is
 	}
 	b, ok := d.str()
-	if ok && len(b) > 0 {
+	if ok {
 		*(*string)(p) = string(b)
 	}
 	return ok
@@ -310,7 +325,11 @@ func newPointerDecoder(t reflect.Type) decodeFunc {
 	once := sync.OnceFunc(func() { elem = typedDecoderFor(elemType) })
 	return func(d *typedDecoder, p unsafe.Pointer) bool {
 		if d.null() {
+			*(*unsafe.Pointer)(p) = nil
 			return true
+		}
+		if *(*unsafe.Pointer)(p) != nil {
+			return false // fxamacker decodes into what it points to
 		}
 		once()
 		q := reflect.New(elemType).UnsafePointer()
@@ -326,7 +345,11 @@ func newSliceDecoder(t reflect.Type) decodeFunc {
 	once := sync.OnceFunc(func() { elem = typedDecoderFor(elemType) })
 	return func(d *typedDecoder, p unsafe.Pointer) bool {
 		if d.null() {
+			*(*sliceHeader)(p) = sliceHeader{}
 			return true
+		}
+		if (*sliceHeader)(p).data != nil {
+			return false // fxamacker may decode into the elements there
 		}
 		n, ok := d.count(majorArray, 1, maxArrayElements)
 		if !ok || d.depth >= maxTypedDepth {
@@ -351,7 +374,11 @@ func newSliceDecoder(t reflect.Type) decodeFunc {
 // to fxamacker.
 func decodeStringMap(d *typedDecoder, p unsafe.Pointer) bool {
 	if d.null() {
+		*(*map[string]string)(p) = nil
 		return true
+	}
+	if *(*map[string]string)(p) != nil {
+		return false // fxamacker adds to the map there
 	}
 	n, ok := d.count(majorMap, 2, maxMapPairs)
 	if !ok {

@@ -334,9 +334,23 @@ func TestTypedEncode_ErrorsAreFxamackers(t *testing.T) {
 // field issues or error. It reports whether the typed decoder took the document.
 func checkTypedDecode(t *testing.T, typ reflect.Type, data []byte) bool {
 	t.Helper()
-	want := reflect.New(typ)
+	return checkTypedDecodeInto(t, typ, data, nil)
+}
+
+// checkTypedDecodeInto is checkTypedDecode into values that prefill (when not nil)
+// sets first, the same way on both sides.
+func checkTypedDecodeInto(t *testing.T, typ reflect.Type, data []byte, prefill func(v reflect.Value)) bool {
+	t.Helper()
+	fresh := func() reflect.Value {
+		v := reflect.New(typ)
+		if prefill != nil {
+			prefill(v.Elem())
+		}
+		return v
+	}
+	want := fresh()
 	wantIssues, wantErr := unmarshalFx(data, want.Interface())
-	got := reflect.New(typ)
+	got := fresh()
 	issues, err := Unmarshal(data, got.Interface())
 	if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
 		t.Fatalf("%v: error %v, fxamacker's %v\ninput %x", typ, err, wantErr, data)
@@ -347,7 +361,7 @@ func checkTypedDecode(t *testing.T, typ reflect.Type, data []byte) bool {
 	if !reflect.DeepEqual(got.Interface(), want.Interface()) {
 		t.Fatalf("%v: decoded\n%#v\nfxamacker decoded\n%#v\ninput %x", typ, got.Elem().Interface(), want.Elem().Interface(), data)
 	}
-	return unmarshalTyped(data, reflect.New(typ).Interface())
+	return unmarshalTyped(data, fresh().Interface())
 }
 
 // mutate changes data in one of the ways hostile or sloppy input differs from a good
@@ -393,6 +407,10 @@ func TestTypedDecode_SameAsFxamacker(t *testing.T) {
 				for range 20 {
 					checkTypedDecode(t, typ, mutate(f.r, data))
 				}
+				// Into a value that holds something already: fxamacker keeps what the
+				// document does not name and decodes into pointers, slices and maps.
+				checkTypedDecodeInto(t, typ, data, fillSeed(seed))
+				checkTypedDecodeInto(t, typ, mutate(f.r, data), fillSeed(seed+1))
 			}
 			t.Logf("%v: the typed decoder took %d of 300 documents", typ, typed)
 		})
@@ -510,6 +528,64 @@ func TestTypedDecode_EdgesSameAsFxamacker(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if typed := checkTypedDecode(t, tc.typ, tc.data); typed != tc.typed {
 				t.Errorf("typed decoder took it: %v, want %v", typed, tc.typed)
+			}
+		})
+	}
+}
+
+// fillSeed returns a prefill that sets a random value from seed.
+func fillSeed(seed int) func(reflect.Value) {
+	return func(v reflect.Value) { newFiller(binary.BigEndian.AppendUint64(nil, uint64(seed))).fill(v) }
+}
+
+// Decoding into a struct that holds values: what the document names is overwritten
+// (null clears pointers, slices and maps and leaves the rest), what it does not name
+// stays, and pointers, slices and maps already there are decoded into by fxamacker.
+func TestTypedDecode_IntoFilledValueSameAsFxamacker(t *testing.T) {
+	three, yes := int32(3), true
+	filled := func(v reflect.Value) {
+		w := v.Addr().Interface().(*toys.WidgetV1)
+		w.Kind, w.Name = "Old", "old"
+		w.Spec.Replicas = &three
+		w.Labels = map[string]string{"old": "1"}
+		w.Finalizers = []string{"a", "b"}
+		w.OwnerReferences = []scheme.OwnerReference{{Name: "o", Controller: &yes}}
+		w.Spec.Parts = []toys.WidgetPart{{Name: "p", Count: 2}}
+	}
+	owner := func(kv ...any) []byte { return widgetDoc("metadata", doc("ownerReferences", arr(doc(kv...)))) }
+	widgetType := reflect.TypeFor[toys.WidgetV1]()
+	type flags struct {
+		On  bool `json:"on"`
+		Off bool `json:"off"`
+	}
+	setFlags := func(v reflect.Value) { v.Addr().Interface().(*flags).On = true }
+	for name, c := range map[string]struct {
+		typ     reflect.Type
+		prefill func(reflect.Value)
+		data    []byte
+		typed   bool
+	}{
+		"false overwrites true":          {reflect.TypeFor[flags](), setFlags, doc("on", []byte{0xf4}, "off", []byte{0xf5}), true},
+		"null bool kept":                 {reflect.TypeFor[flags](), setFlags, doc("on", []byte{0xf6}), true},
+		"names overwritten, others kept": {nil, filled, widgetDoc("metadata", doc("name", "new")), true},
+		"empty string overwrites":        {nil, filled, widgetDoc("metadata", doc("name", "")), true},
+		"null pointer clears":            {nil, filled, widgetDoc("spec", doc("replicas", []byte{0xf6})), true},
+		"null slice clears":              {nil, filled, widgetDoc("metadata", doc("finalizers", []byte{0xf6})), true},
+		"null map clears":                {nil, filled, widgetDoc("metadata", doc("labels", []byte{0xf6})), true},
+		"null string kept":               {nil, filled, widgetDoc("metadata", doc("name", []byte{0xf6})), true},
+		"into a pointer":                 {nil, filled, widgetDoc("spec", doc("replicas", intItem(5))), false},
+		"into a map":                     {nil, filled, widgetDoc("metadata", doc("labels", doc("new", "2"))), false},
+		"into a slice":                   {nil, filled, widgetDoc("spec", doc("parts", arr(doc("count", intItem(1))))), false},
+		"null bool pointer":              {nil, nil, owner("controller", []byte{0xf6}), true},
+		"bad document restores":          {nil, filled, widgetDoc("metadata", doc("name", "new", "bogus", "x")), false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			typ := c.typ
+			if typ == nil {
+				typ = widgetType
+			}
+			if typed := checkTypedDecodeInto(t, typ, c.data, c.prefill); typed != c.typed {
+				t.Errorf("typed decoder took it: %v, want %v", typed, c.typed)
 			}
 		})
 	}

@@ -81,22 +81,11 @@ func unmarshalTyped(data []byte, v any) bool {
 	return false
 }
 
-// typedDecoderFor returns the compiled decoder of t, building it once. A recursive
-// type meets a placeholder that forwards to the finished decoder.
+// typedDecoderFor returns the compiled decoder of t, building it once.
 func typedDecoderFor(t reflect.Type) decodeFunc {
-	if f, ok := typedDecoders.Load(t); ok {
-		return f.(decodeFunc)
-	}
-	build := sync.OnceValue(func() decodeFunc { return newTypedDecoder(t) })
-	fi, loaded := typedDecoders.LoadOrStore(t, decodeFunc(func(d *typedDecoder, p unsafe.Pointer) bool {
-		return build()(d, p)
-	}))
-	if loaded {
-		return fi.(decodeFunc)
-	}
-	f := build()
-	typedDecoders.Store(t, f)
-	return f
+	return compiled(&typedDecoders, t, newTypedDecoder, func(get func() decodeFunc) decodeFunc {
+		return func(d *typedDecoder, p unsafe.Pointer) bool { return get()(d, p) }
+	})
 }
 
 func newTypedDecoder(t reflect.Type) decodeFunc {

@@ -41,21 +41,26 @@ var (
 	schemeTimeType    = reflect.TypeFor[scheme.Time]()
 )
 
-// typedEncoderFor returns the compiled encoder of t, building it once. A recursive
-// type meets a placeholder that forwards to the finished encoder.
+// typedEncoderFor returns the compiled encoder of t, building it once.
 func typedEncoderFor(t reflect.Type) encodeFunc {
-	if f, ok := typedEncoders.Load(t); ok {
-		return f.(encodeFunc)
+	return compiled(&typedEncoders, t, newTypedEncoder, func(get func() encodeFunc) encodeFunc {
+		return func(b []byte, p unsafe.Pointer) ([]byte, error) { return get()(b, p) }
+	})
+}
+
+// compiled returns the plan of t in cache, building it once with build. While it is
+// built, a recursive type meets forward(get): a plan that waits for the finished one.
+func compiled[F any](cache *sync.Map, t reflect.Type, build func(reflect.Type) F, forward func(get func() F) F) F {
+	if f, ok := cache.Load(t); ok {
+		return f.(F)
 	}
-	build := sync.OnceValue(func() encodeFunc { return newTypedEncoder(t) })
-	fi, loaded := typedEncoders.LoadOrStore(t, encodeFunc(func(b []byte, p unsafe.Pointer) ([]byte, error) {
-		return build()(b, p)
-	}))
+	get := sync.OnceValue(func() F { return build(t) })
+	fi, loaded := cache.LoadOrStore(t, forward(get))
 	if loaded {
-		return fi.(encodeFunc)
+		return fi.(F)
 	}
-	f := build()
-	typedEncoders.Store(t, f)
+	f := get()
+	cache.Store(t, f)
 	return f
 }
 

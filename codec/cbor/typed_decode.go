@@ -1,7 +1,9 @@
 package cbor
 
 import (
+	"bytes"
 	"encoding"
+	"encoding/json"
 	"reflect"
 	"sync"
 	"unicode/utf8"
@@ -98,6 +100,9 @@ func newTypedDecoder(t reflect.Type) decodeFunc {
 	if t.Kind() == reflect.Pointer {
 		return newPointerDecoder(t)
 	}
+	if decodesThroughJSON(t) {
+		return newJSONUnmarshalerDecoder(t)
+	}
 	if hasUnmarshalMethod(t) {
 		return cannotDecode
 	}
@@ -157,6 +162,41 @@ func hasUnmarshalMethod(t reflect.Type) bool {
 }
 
 func cannotDecode(*typedDecoder, unsafe.Pointer) bool { return false }
+
+// decodesThroughJSON reports whether fxamacker decodes t by transcoding to JSON for
+// its UnmarshalJSON method (scheme.FieldsV1): *t has UnmarshalJSON and no
+// UnmarshalCBOR, and t is none of fxamacker's own types.
+func decodesThroughJSON(t reflect.Type) bool {
+	pt := reflect.PointerTo(t)
+	return t.Kind() != reflect.Interface && pt.Implements(jsonUnmarsh) && !pt.Implements(cborUnmarshalerType) &&
+		t.PkgPath() != "github.com/fxamacker/cbor/v2" && t.PkgPath() != "math/big" && t.PkgPath() != "time"
+}
+
+// newJSONUnmarshalerDecoder decodes values of t as fxamacker does: the data item,
+// null included, goes through the same transcoder to the type's UnmarshalJSON. The
+// item is checked to be well formed with the nesting left below maxTypedDepth, so no
+// item the whole document's check would fail gets through.
+func newJSONUnmarshalerDecoder(t reflect.Type) decodeFunc {
+	return func(d *typedDecoder, p unsafe.Pointer) bool {
+		if d.pos >= len(d.data) || d.data[d.pos]>>5 == majorTag {
+			return false
+		}
+		s := scanner{data: d.data, pos: d.pos, depth: maxNestedLevels - maxTypedDepth + d.depth}
+		if s.skip() != nil {
+			return false
+		}
+		buf := getBuffer()
+		defer putBuffer(buf)
+		if transcodeToJSON(buf, bytes.NewReader(d.data[d.pos:s.pos])) != nil {
+			return false
+		}
+		if reflect.NewAt(t, p).Interface().(json.Unmarshaler).UnmarshalJSON(buf.Bytes()) != nil {
+			return false
+		}
+		d.pos = s.pos
+		return true
+	}
+}
 
 // selfDescribed consumes one self-described tag at d.pos.
 func (d *typedDecoder) selfDescribed() bool {

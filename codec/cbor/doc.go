@@ -41,8 +41,9 @@
 // fails without allocating for them.
 //
 // Into a struct, a plan compiled once per type decodes the plain documents (definite
-// lengths, strings, integers that fit, booleans, null; no unknown or repeated name,
-// no tag but the self-described one in front). Whatever else it meets, it puts the
+// lengths, strings, integers that fit, booleans, null, types with UnmarshalJSON through
+// the same transcoder; no unknown or repeated name, no tag but the self-described one
+// in front). Whatever else it meets, it puts the
 // struct back as it was and fxamacker decodes the document from the start, so values,
 // errors and field issues are always fxamacker's; a differential test and fuzz target
 // (FuzzTypedCodec) hold the two to the same results.

@@ -16,6 +16,12 @@
 // MarshalCBOR methods write: a time is its RFC 3339 string (as a byte string, like
 // kube), a zero time null.
 //
+// Typed objects (pointers to structs) are written by a plan compiled once per Go type
+// instead of by fxamacker's reflection, to the same bytes: the plan hands the values it
+// does not model (floats, interfaces, maps other than map[string]string, types with
+// MarshalJSON) to fxamacker one by one, and an error anywhere makes the whole object
+// encode again through fxamacker, whose error is returned.
+//
 // # Decoding
 //
 // [Serializer.Decode] accepts input with or without the tag and applies Kubernetes'
@@ -33,6 +39,14 @@
 // and since input is checked to be well formed before anything is built and every
 // element takes at least one byte, a header claiming 2^32 items in a short input
 // fails without allocating for them.
+//
+// Into a struct, a plan compiled once per type decodes the plain documents (definite
+// lengths, strings, integers that fit, booleans, null, types with UnmarshalJSON through
+// the same transcoder; no unknown or repeated name, no tag but the self-described one
+// in front). Whatever else it meets, it puts the
+// struct back as it was and fxamacker decodes the document from the start, so values,
+// errors and field issues are always fxamacker's; a differential test and fuzz target
+// (FuzzTypedCodec) hold the two to the same results.
 //
 // # Watch
 //

@@ -37,6 +37,15 @@ func (s *Serializer) MediaType() string { return codec.MediaTypeCBOR }
 // UnstructuredList with its items under "items".
 func (s *Serializer) Encode(w io.Writer, obj scheme.Kinded) error {
 	v := content(obj)
+	if typedPointee(v) != nil {
+		return codec.WriteAppended(w, obj, func(b []byte) ([]byte, error) {
+			out, err := appendTyped(append(b, selfDescribed...), v)
+			if err != nil {
+				return nil, fmt.Errorf("encoding %s as CBOR: %w", kindOf(obj), err)
+			}
+			return out, nil
+		})
+	}
 	if bb, ok := w.(*bytes.Buffer); ok {
 		// Straight into the caller's buffer, like apimachinery: no copy of the output,
 		// and the room fxamacker sorts map pairs in (as much again as the map's
@@ -83,6 +92,9 @@ func kindOf(obj scheme.Kinded) string {
 // Marshal returns the CBOR encoding of any value (with the self-described tag), with the
 // options objects are encoded with.
 func Marshal(v any) ([]byte, error) {
+	if typedPointee(v) != nil {
+		return appendTyped(append([]byte(nil), selfDescribed...), v)
+	}
 	buf := getBuffer()
 	defer putBuffer(buf)
 	buf.Write(selfDescribed)
@@ -99,6 +111,15 @@ func Marshal(v any) ([]byte, error) {
 // returned as issues with their paths, like codec.Unmarshal's. Of a repeated struct
 // field the first value is kept, of a repeated map key the last.
 func Unmarshal(data []byte, v any) (codec.FieldIssues, error) {
+	if unmarshalTyped(data, v) {
+		return nil, nil
+	}
+	return unmarshalFx(data, v)
+}
+
+// unmarshalFx is Unmarshal through fxamacker, the reference the typed decoder matches
+// and the path of every document it leaves.
+func unmarshalFx(data []byte, v any) (codec.FieldIssues, error) {
 	err := strictDec.Unmarshal(data, v)
 	var unknown *fx.UnknownFieldError
 	var dup *fx.DupMapKeyError

@@ -70,8 +70,17 @@ func toMap(obj scheme.Object) (map[string]any, error) {
 }
 
 // specEqual reports whether two objects are equal in everything but metadata, status and
-// type information: the "spec" whose changes bump metadata.generation.
+// type information: the "spec" whose changes bump metadata.generation. They are compared
+// in their unstructured (JSON) form.
 func specEqual(a, b scheme.Object) (bool, error) {
+	if ca, cb, ok := withoutMetaAndStatus(a, b); ok {
+		// Equal Go values have equal JSON forms: only values that differ are converted,
+		// and without their metadata (managedFields' fieldsV1 go through JSON text).
+		if reflect.DeepEqual(ca, cb) {
+			return true, nil
+		}
+		a, b = ca, cb
+	}
 	am, err := toMap(a)
 	if err != nil {
 		return false, err
@@ -80,13 +89,18 @@ func specEqual(a, b scheme.Object) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	return specMapsEqual(am, bm), nil
+}
+
+// specMapsEqual is specEqual on the unstructured forms of the objects.
+func specMapsEqual(am, bm map[string]any) bool {
 	for k, av := range am {
 		switch k {
 		case "metadata", "status", "apiVersion", "kind":
 			continue
 		}
 		if !reflect.DeepEqual(av, bm[k]) {
-			return false, nil
+			return false
 		}
 	}
 	for k := range bm {
@@ -95,10 +109,47 @@ func specEqual(a, b scheme.Object) (bool, error) {
 			continue
 		}
 		if _, ok := am[k]; !ok {
-			return false, nil
+			return false
 		}
 	}
-	return true, nil
+	return true
+}
+
+// withoutMetaAndStatus returns shallow copies of two typed objects of the same Go type
+// with the fields serialized as "metadata" and "status" zeroed: what specEqual compares.
+// ok is false for unstructured objects, objects of different types, and types whose
+// metadata or status is promoted through an embedded pointer (zeroing it there would
+// change the original).
+func withoutMetaAndStatus(a, b scheme.Object) (ca, cb scheme.Object, ok bool) {
+	av, bv := reflect.ValueOf(a), reflect.ValueOf(b)
+	t := av.Type()
+	if t != bv.Type() || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct || av.IsNil() || bv.IsNil() {
+		return nil, nil, false
+	}
+	fields := scheme.JSONFields(t.Elem())
+	for _, f := range fields {
+		if (f.Name == "metadata" || f.Name == "status") && f.ViaPointer {
+			return nil, nil, false
+		}
+	}
+	copyOf := func(v reflect.Value) (scheme.Object, bool) {
+		c := reflect.New(t.Elem())
+		c.Elem().Set(v.Elem())
+		for _, f := range fields {
+			if f.Name == "metadata" || f.Name == "status" {
+				c.Elem().FieldByIndex(f.Index).SetZero()
+			}
+		}
+		obj, ok := c.Interface().(scheme.Object)
+		return obj, ok
+	}
+	if ca, ok = copyOf(av); !ok {
+		return nil, nil, false
+	}
+	if cb, ok = copyOf(bv); !ok {
+		return nil, nil, false
+	}
+	return ca, cb, true
 }
 
 // statusValue finds the field serialized as "status" of a typed object.

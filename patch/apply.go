@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"unicode"
@@ -412,8 +413,8 @@ func withLastApplied(obj, config map[string]any) map[string]any {
 const currentOperation = "current-operation"
 
 // Update records the fields an update (a PUT, a non-apply patch, or a create: then live
-// is the kind's zero object, or nil) changed from live to obj for manager, and returns
-// obj's new managedFields:
+// is nil, which stands for the kind's zero object of Options.Empty, built once) changed
+// from live to obj for manager, and returns obj's new managedFields:
 // the changed fields move to manager (operation Update, time now) from whoever owned
 // them. obj's own managedFields are kept when it has some (a client may set them),
 // otherwise live's are the base. As in kube, an existing object without managedFields
@@ -447,15 +448,14 @@ func (fm *FieldManager) Update(live, obj map[string]any, manager string) ([]sche
 	if len(m.fields) == 0 && uidOf(live) != "" {
 		return nil, nil
 	}
-	liveObj := map[string]any{}
-	if live != nil {
-		liveObj = withoutManagedFields(live)
-	}
 	// Update returns only managed fields, which do not depend on the order of
 	// associative lists: compare both objects with those lists in key order.
-	liveTV, err := fm.pt.FromUnstructured(sortedForComparison(fm.pt.Schema, fm.pt.TypeRef, liveObj), typed.AllowDuplicates)
-	if err != nil {
-		return nil, fmt.Errorf("failed to create typed live object (%s; %s): %w", nameOf(liveObj), gvkString(fm.gvk), err)
+	liveTV := fm.emptyTV()
+	if live != nil {
+		liveObj := withoutManagedFields(live)
+		if liveTV, err = fm.pt.FromUnstructured(sortedForComparison(fm.pt.Schema, fm.pt.TypeRef, liveObj), typed.AllowDuplicates); err != nil {
+			return nil, fmt.Errorf("failed to create typed live object (%s; %s): %w", nameOf(liveObj), gvkString(fm.gvk), err)
+		}
 	}
 	newTV, err := fm.pt.FromUnstructured(sortedForComparison(fm.pt.Schema, fm.pt.TypeRef, withoutManagedFields(obj)), typed.AllowDuplicates)
 	if err != nil {
@@ -495,7 +495,8 @@ func (fm *FieldManager) buildEmptyTV() *typed.TypedValue {
 // liveTV to newTV, taking them from their owners, as kube's managedFieldsUpdater does
 // through a temporary "current-operation" manager.
 func (fm *FieldManager) recordUpdate(m *managed, liveTV, newTV *typed.TypedValue, manager string) error {
-	_, fields, err := fm.updater.Update(liveTV, newTV, fm.version, m.fields, currentOperation)
+	before := m.fields
+	_, fields, err := fm.updater.Update(liveTV, newTV, fm.version, maps.Clone(before), currentOperation)
 	if err != nil {
 		return err
 	}
@@ -513,8 +514,21 @@ func (fm *FieldManager) recordUpdate(m *managed, liveTV, newTV *typed.TypedValue
 		}
 		m.times[id] = fm.now()
 	}
+	keepUnchanged(fields, before)
 	m.fields = fields
 	return nil
+}
+
+// keepUnchanged puts back the sets of before that fields holds again, computed anew
+// but equal: a set decoded from fieldsV1 encodes from decodedSets' cache, and most
+// writes change few managers' fields, or none.
+func keepUnchanged(fields, before fieldpath.ManagedFields) {
+	for id, vs := range fields {
+		if old, ok := before[id]; ok && old != vs && old.APIVersion() == vs.APIVersion() &&
+			old.Applied() == vs.Applied() && old.Set().Equals(vs.Set()) {
+			fields[id] = old
+		}
+	}
 }
 
 // converter lets structured-merge-diff compare field sets recorded at other versions.

@@ -451,20 +451,55 @@ func (fm *FieldManager) Update(live, obj map[string]any, manager string) ([]sche
 	// Update returns only managed fields, which do not depend on the order of
 	// associative lists: compare both objects with those lists in key order.
 	liveTV := fm.emptyTV()
+	var liveSorted any
 	if live != nil {
 		liveObj := withoutManagedFields(live)
-		if liveTV, err = fm.pt.FromUnstructured(sortedForComparison(fm.pt.Schema, fm.pt.TypeRef, liveObj), typed.AllowDuplicates); err != nil {
+		liveSorted = sortedForComparison(fm.pt.Schema, fm.pt.TypeRef, liveObj)
+		if liveTV, err = fm.pt.FromUnstructured(liveSorted, typed.AllowDuplicates); err != nil {
 			return nil, fmt.Errorf("failed to create typed live object (%s; %s): %w", nameOf(liveObj), gvkString(fm.gvk), err)
 		}
 	}
-	newTV, err := fm.pt.FromUnstructured(sortedForComparison(fm.pt.Schema, fm.pt.TypeRef, withoutManagedFields(obj)), typed.AllowDuplicates)
+	newSorted := sortedForComparison(fm.pt.Schema, fm.pt.TypeRef, withoutManagedFields(obj))
+	newTV, err := fm.pt.FromUnstructured(newSorted, typed.AllowDuplicates)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create typed new object (%s; %s): %w", nameOf(obj), gvkString(fm.gvk), err)
+	}
+	if l, n, ok := fm.differences(m, liveSorted, newSorted); ok {
+		liveTV, newTV = l, n
 	}
 	if err := fm.recordUpdate(&m, liveTV, newTV, manager); err != nil {
 		return nil, err
 	}
 	return m.capAndEncode()
+}
+
+// differences returns the live and new objects of an update, both valid, without the
+// members they share (withoutCommonFields), for recordUpdate: what changed is all
+// Compare looks at, and an update changes a few fields of an object. ok is false when
+// some manager's fields are of another version, whose comparison converts the objects
+// (the originals are needed then).
+func (fm *FieldManager) differences(m managed, live, obj any) (liveTV, newTV *typed.TypedValue, ok bool) {
+	lm, lok := live.(map[string]any)
+	nm, nok := obj.(map[string]any)
+	if !lok || !nok {
+		return nil, nil, false
+	}
+	for _, vs := range m.fields {
+		if vs.APIVersion() != fm.version {
+			return nil, nil, false
+		}
+	}
+	lp, np := withoutCommonFields(lm, nm)
+	// Parts of valid objects are valid; the check is cheap on what remains.
+	liveTV, err := fm.pt.FromUnstructured(lp, typed.AllowDuplicates)
+	if err != nil {
+		return nil, nil, false
+	}
+	newTV, err = fm.pt.FromUnstructured(np, typed.AllowDuplicates)
+	if err != nil {
+		return nil, nil, false
+	}
+	return liveTV, newTV, true
 }
 
 // beforeFirstApply owns the fields an object had before its first apply.

@@ -73,10 +73,17 @@ type FieldManager struct {
 	updater *merge.Updater
 	version fieldpath.APIVersion
 	opts    Options
-	// ids, sets and empty are shared by the copies WithNow makes.
-	ids   *managerIDs
-	sets  *decodedSets
-	empty func() *typed.TypedValue
+	// ids, sets, empty and creates are shared by the copies WithNow makes.
+	ids     *managerIDs
+	sets    *decodedSets
+	empty   func() emptyObject
+	creates *createShapes
+}
+
+// emptyObject is the kind's zero object of Options.Empty, unstructured and typed.
+type emptyObject struct {
+	obj map[string]any
+	tv  *typed.TypedValue
 }
 
 // NewFieldManager returns the field manager of kind gvk (an external version) in s.
@@ -85,8 +92,8 @@ func NewFieldManager(s *scheme.Scheme, gvk scheme.GroupVersionKind, opts Options
 	if err != nil {
 		return nil, fmt.Errorf("patch: field manager for %v: %w", gvk, err)
 	}
-	fm := &FieldManager{gvk: gvk, s: s, pt: pt, version: fieldpath.APIVersion(gvk.GroupVersion().String()), opts: opts, ids: &managerIDs{}, sets: &decodedSets{}}
-	fm.empty = sync.OnceValue(fm.buildEmptyTV)
+	fm := &FieldManager{gvk: gvk, s: s, pt: pt, version: fieldpath.APIVersion(gvk.GroupVersion().String()), opts: opts, ids: &managerIDs{}, sets: &decodedSets{}, creates: &createShapes{}}
+	fm.empty = sync.OnceValue(fm.buildEmpty)
 	b := &merge.UpdaterBuilder{Converter: &converter{fm: fm}}
 	if len(opts.ResetFields) > 0 {
 		set := fieldpath.NewSet()
@@ -422,6 +429,40 @@ const currentOperation = "current-operation"
 // As with Apply, metadata.managedFields of either object may be a
 // []scheme.ManagedFieldsEntry.
 func (fm *FieldManager) Update(live, obj map[string]any, manager string) ([]scheme.ManagedFieldsEntry, error) {
+	if live != nil || !withoutManagedFieldsKey(obj) {
+		return fm.update(live, obj, manager)
+	}
+	// A create without managedFields of its own: its entry depends only on the shape
+	// of the object, which creates of one kind share.
+	key, ok := fm.createShape(obj, manager)
+	if !ok {
+		return fm.update(nil, obj, manager)
+	}
+	if e, hit := fm.creates.get(key); hit {
+		if e == nil {
+			return nil, nil
+		}
+		out := *e
+		out.FieldsV1 = &scheme.FieldsV1{Raw: bytes.Clone(e.FieldsV1.Raw)}
+		out.Time = fm.now()
+		return []scheme.ManagedFieldsEntry{out}, nil
+	}
+	entries, err := fm.update(nil, obj, manager)
+	switch {
+	case err != nil:
+	case len(entries) == 0:
+		fm.creates.put(key, nil)
+	case len(entries) == 1 && entries[0].FieldsV1 != nil:
+		e := entries[0]
+		e.FieldsV1 = &scheme.FieldsV1{Raw: bytes.Clone(e.FieldsV1.Raw)}
+		e.Time = nil
+		fm.creates.put(key, &e)
+	}
+	return entries, err
+}
+
+// update is Update without the cache of creates.
+func (fm *FieldManager) update(live, obj map[string]any, manager string) ([]scheme.ManagedFieldsEntry, error) {
 	// Like kube's decodeLiveOrNew: the request's own entries when it has readable ones
 	// (not on subresources), else the live object's, else none.
 	// An explicit [] or [{}] resets them (kube's isResetManagedFields).
@@ -508,11 +549,11 @@ const beforeFirstApply = "before-first-apply"
 // emptyTV is the typed empty object of the kind, built once per field manager (and the
 // copies WithNow makes): every first apply compares against it.
 func (fm *FieldManager) emptyTV() *typed.TypedValue {
-	return fm.empty()
+	return fm.empty().tv
 }
 
-// buildEmptyTV builds emptyTV from Options.Empty.
-func (fm *FieldManager) buildEmptyTV() *typed.TypedValue {
+// buildEmpty builds the zero object from Options.Empty.
+func (fm *FieldManager) buildEmpty() emptyObject {
 	empty := map[string]any{}
 	if fm.opts.Empty != nil {
 		if e := fm.opts.Empty(); e != nil {
@@ -521,9 +562,10 @@ func (fm *FieldManager) buildEmptyTV() *typed.TypedValue {
 	}
 	tv, err := fm.pt.FromUnstructured(empty, typed.AllowDuplicates)
 	if err != nil {
-		tv, _ = fm.pt.FromUnstructured(map[string]any{}, typed.AllowDuplicates)
+		empty = map[string]any{}
+		tv, _ = fm.pt.FromUnstructured(empty, typed.AllowDuplicates)
 	}
-	return tv
+	return emptyObject{obj: empty, tv: tv}
 }
 
 // recordUpdate gives manager (operation Update, time now) the fields that changed from

@@ -3,7 +3,9 @@ package patch
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
@@ -164,8 +166,12 @@ func mutateList(rng *rand.Rand, m map[string]any, k string, l []any) {
 			l[0] = "f" + fmt.Sprint(rng.IntN(4))
 		}
 	case 4:
-		if _, ok := l[0].(map[string]any); ok {
-			m[k] = append(l, map[string]any{"name": fmt.Sprint("p", rng.IntN(3)), "type": "T"})
+		if item, ok := l[0].(map[string]any); ok {
+			if _, isCondition := item["type"]; isCondition {
+				m[k] = append(l, map[string]any{"type": fmt.Sprint("T", rng.IntN(3)), "status": "True"})
+			} else {
+				m[k] = append(l, map[string]any{"name": fmt.Sprint("p", rng.IntN(3)), "count": int64(rng.IntN(2))})
+			}
 		} else {
 			m[k] = append(l, "f9")
 		}
@@ -184,5 +190,58 @@ func randomScalar(rng *rand.Rand) any {
 		return nil
 	default:
 		return map[string]any{"k": fmt.Sprint(rng.IntN(2))}
+	}
+}
+
+// TestCreateShapes_CachedCreatesRecordWhatTheyCompute creates random Widgets (as
+// TestWithoutCommonFields_CompareSeesTheSameChanges makes them, with random names and
+// values, so that many share a shape) through the cache of creates and checks each
+// entry against the one computed without it.
+func TestCreateShapes_CachedCreatesRecordWhatTheyCompute(t *testing.T) {
+	zero := map[string]any{"metadata": map[string]any{"creationTimestamp": nil}, "spec": map[string]any{"color": ""}, "status": map[string]any{}}
+	fm, err := NewFieldManager(testapi.NewScheme(), scheme.GroupVersionKind{Group: "toys.example.com", Version: "v1", Kind: "Widget"}, Options{
+		ResetFields: []string{"status"},
+		Now:         func() scheme.Time { return scheme.Time{Time: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)} },
+		Empty:       func() map[string]any { return zero },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Pairs that differ where the shape must tell them apart: a list item's key, a
+	// scalar equal to the zero object's or not; and one where it must not.
+	fixed := []string{
+		`{"metadata":{"name":"a"},"spec":{"color":"red","parts":[{"name":"wheel"}]}}`,
+		`{"metadata":{"name":"b"},"spec":{"color":"red","parts":[{"name":"axle"}]}}`,
+		`{"metadata":{"name":"c"},"spec":{"color":"","parts":[{"name":"axle"}]}}`,
+		`{"metadata":{"name":"d","labels":{"x":"1"}},"spec":{"color":"blue","parts":[{"name":"axle"}]}}`,
+		`{"metadata":{"name":"e","labels":{"x":"2"}},"spec":{"color":"green","parts":[{"name":"axle"}]}}`,
+	}
+	rng := rand.New(rand.NewPCG(2, 16))
+	const creates = 2000
+	for i := range creates {
+		obj := mutate(rng, randomWidget(rng))
+		if i < len(fixed) {
+			v, err := scheme.DecodeJSONValue([]byte(fixed[i]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			obj = v.(map[string]any)
+		}
+		md, _ := obj["metadata"].(map[string]any)
+		if md != nil {
+			md["name"] = fmt.Sprint("w", i)
+		}
+		manager := []string{"kubectl", "Go-http-client"}[rng.IntN(2)]
+		if i < len(fixed) {
+			manager = "fixed"
+		}
+		got, gotErr := fm.Update(nil, obj, manager)
+		want, wantErr := fm.update(nil, obj, manager)
+		if (gotErr != nil) != (wantErr != nil) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("create %d of %v: %v, %v; computed %v, %v", i, obj, got, gotErr, want, wantErr)
+		}
+	}
+	if n := len(fm.creates.entries); n == 0 || n > creates/2 {
+		t.Fatalf("%d shapes cached for %d creates: the cache is not exercised", n, creates)
 	}
 }

@@ -73,11 +73,12 @@ type FieldManager struct {
 	updater *merge.Updater
 	version fieldpath.APIVersion
 	opts    Options
-	// ids, sets, empty and creates are shared by the copies WithNow makes.
+	// ids, sets, empty, creates and updates are shared by the copies WithNow makes.
 	ids     *managerIDs
 	sets    *decodedSets
 	empty   func() emptyObject
 	creates *createShapes
+	updates *updateShapes
 }
 
 // emptyObject is the kind's zero object of Options.Empty, unstructured and typed.
@@ -92,7 +93,7 @@ func NewFieldManager(s *scheme.Scheme, gvk scheme.GroupVersionKind, opts Options
 	if err != nil {
 		return nil, fmt.Errorf("patch: field manager for %v: %w", gvk, err)
 	}
-	fm := &FieldManager{gvk: gvk, s: s, pt: pt, version: fieldpath.APIVersion(gvk.GroupVersion().String()), opts: opts, ids: &managerIDs{}, sets: &decodedSets{}, creates: &createShapes{}}
+	fm := &FieldManager{gvk: gvk, s: s, pt: pt, version: fieldpath.APIVersion(gvk.GroupVersion().String()), opts: opts, ids: &managerIDs{}, sets: &decodedSets{}, creates: &createShapes{}, updates: &updateShapes{}}
 	fm.empty = sync.OnceValue(fm.buildEmpty)
 	b := &merge.UpdaterBuilder{Converter: &converter{fm: fm}}
 	if len(opts.ResetFields) > 0 {
@@ -244,7 +245,7 @@ func (fm *FieldManager) Apply(live, config map[string]any, manager string, force
 		// kube's skipNonAppliedManager: the first apply to an object nobody manages yet
 		// finds its existing fields owned by "before-first-apply", so it conflicts
 		// where it would change them.
-		if err := fm.recordUpdate(&m, fm.emptyTV(), liveTV, beforeFirstApply); err != nil {
+		if _, err := fm.recordUpdate(&m, fm.emptyTV(), liveTV, beforeFirstApply); err != nil {
 			return nil, nil, fmt.Errorf("failed to create manager for existing fields: %w", err)
 		}
 	}
@@ -451,12 +452,12 @@ func (fm *FieldManager) Update(live, obj map[string]any, manager string) ([]sche
 	switch {
 	case err != nil:
 	case len(entries) == 0:
-		fm.creates.put(key, nil)
+		fm.creates.put(key, nil, 0)
 	case len(entries) == 1 && entries[0].FieldsV1 != nil:
 		e := entries[0]
 		e.FieldsV1 = &scheme.FieldsV1{Raw: bytes.Clone(e.FieldsV1.Raw)}
 		e.Time = nil
-		fm.creates.put(key, &e)
+		fm.creates.put(key, &e, len(e.FieldsV1.Raw))
 	}
 	return entries, err
 }
@@ -491,16 +492,34 @@ func (fm *FieldManager) update(live, obj map[string]any, manager string) ([]sche
 	}
 	// Update returns only managed fields, which do not depend on the order of
 	// associative lists: compare both objects with those lists in key order.
-	liveTV := fm.emptyTV()
+	var liveObj map[string]any
 	var liveSorted any
 	if live != nil {
-		liveObj := withoutManagedFields(live)
+		liveObj = withoutManagedFields(live)
 		liveSorted = sortedForComparison(fm.pt.Schema, fm.pt.TypeRef, liveObj)
+	}
+	newSorted := sortedForComparison(fm.pt.Schema, fm.pt.TypeRef, withoutManagedFields(obj))
+	// An update of a shape seen before records what it recorded then.
+	key, cache := fm.updateShape(m, liveSorted, newSorted, manager)
+	if cache {
+		if r, hit := fm.updates.get(key); hit {
+			m.fields = maps.Clone(r.fields)
+			if r.recorded {
+				id, err := fm.id(manager, scheme.ManagedFieldsOperationUpdate)
+				if err != nil {
+					return nil, err
+				}
+				m.times[id] = fm.now()
+			}
+			return m.capAndEncode()
+		}
+	}
+	liveTV := fm.emptyTV()
+	if live != nil {
 		if liveTV, err = fm.pt.FromUnstructured(liveSorted, typed.AllowDuplicates); err != nil {
 			return nil, fmt.Errorf("failed to create typed live object (%s; %s): %w", nameOf(liveObj), gvkString(fm.gvk), err)
 		}
 	}
-	newSorted := sortedForComparison(fm.pt.Schema, fm.pt.TypeRef, withoutManagedFields(obj))
 	newTV, err := fm.pt.FromUnstructured(newSorted, typed.AllowDuplicates)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create typed new object (%s; %s): %w", nameOf(obj), gvkString(fm.gvk), err)
@@ -508,8 +527,12 @@ func (fm *FieldManager) update(live, obj map[string]any, manager string) ([]sche
 	if l, n, ok := fm.differences(m, liveSorted, newSorted); ok {
 		liveTV, newTV = l, n
 	}
-	if err := fm.recordUpdate(&m, liveTV, newTV, manager); err != nil {
+	recorded, err := fm.recordUpdate(&m, liveTV, newTV, manager)
+	if err != nil {
 		return nil, err
+	}
+	if cache {
+		fm.updates.put(key, updateResult{fields: maps.Clone(m.fields), recorded: recorded}, len(key))
 	}
 	return m.capAndEncode()
 }
@@ -571,18 +594,19 @@ func (fm *FieldManager) buildEmpty() emptyObject {
 // recordUpdate gives manager (operation Update, time now) the fields that changed from
 // liveTV to newTV, taking them from their owners, as kube's managedFieldsUpdater does
 // through a temporary "current-operation" manager.
-func (fm *FieldManager) recordUpdate(m *managed, liveTV, newTV *typed.TypedValue, manager string) error {
+func (fm *FieldManager) recordUpdate(m *managed, liveTV, newTV *typed.TypedValue, manager string) (recorded bool, err error) {
 	before := m.fields
 	_, fields, err := fm.updater.Update(liveTV, newTV, fm.version, maps.Clone(before), currentOperation)
 	if err != nil {
-		return err
+		return false, err
 	}
 	stripMeta(fields, currentOperation)
 	id, err := fm.id(manager, scheme.ManagedFieldsOperationUpdate)
 	if err != nil {
-		return err
+		return false, err
 	}
-	if vs, ok := fields[currentOperation]; ok {
+	vs, recorded := fields[currentOperation]
+	if recorded {
 		delete(fields, currentOperation)
 		if prev, ok := fields[id]; ok {
 			fields[id] = fieldpath.NewVersionedSet(vs.Set().Union(prev.Set()), vs.APIVersion(), vs.Applied())
@@ -593,7 +617,7 @@ func (fm *FieldManager) recordUpdate(m *managed, liveTV, newTV *typed.TypedValue
 	}
 	keepUnchanged(fields, before)
 	m.fields = fields
-	return nil
+	return recorded, nil
 }
 
 // keepUnchanged puts back the sets of before that fields holds again, computed anew

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 
 	"github.com/apikit-dev/apikit/scheme"
@@ -19,41 +20,42 @@ import (
 // writes down exactly that, so that creates of one kind (names, labels and values
 // differ, the fields are the same) compute their entry once.
 
-// Bounds of the cache of creates: shapes are made of client data.
+// Bounds of the caches of shapes: shapes are made of client data.
 const (
-	maxShapeBytes        = 16 << 10
-	maxCreateShapesBytes = 1 << 20
+	maxShapeBytes      = 16 << 10
+	maxShapeCacheBytes = 1 << 20
 )
 
-// createShapes caches the managedFields entry of a create (without its time; nil when
-// the create records nothing) by manager and shape. The zero value is ready. When
-// full it starts over.
-type createShapes struct {
+// shapeCache maps shapes to what a write of that shape records, bounded by
+// maxShapeCacheBytes (size tells what an entry weighs beyond its key): when full it
+// starts over. The zero value is ready.
+type shapeCache[T any] struct {
 	mu      sync.Mutex
-	entries map[string]*scheme.ManagedFieldsEntry
+	entries map[string]T
 	bytes   int
 }
 
-func (c *createShapes) get(key string) (*scheme.ManagedFieldsEntry, bool) {
+func (c *shapeCache[T]) get(key string) (T, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[key]
 	return e, ok
 }
 
-func (c *createShapes) put(key string, e *scheme.ManagedFieldsEntry) {
-	size := len(key)
-	if e != nil {
-		size += len(e.FieldsV1.Raw)
-	}
+func (c *shapeCache[T]) put(key string, e T, size int) {
+	size += len(key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.entries == nil || c.bytes+size > maxCreateShapesBytes {
-		c.entries, c.bytes = map[string]*scheme.ManagedFieldsEntry{}, 0
+	if c.entries == nil || c.bytes+size > maxShapeCacheBytes {
+		c.entries, c.bytes = map[string]T{}, 0
 	}
 	c.entries[key] = e
 	c.bytes += size
 }
+
+// createShapes caches the managedFields entry of a create (without its time; nil when
+// the create records nothing) by manager and shape.
+type createShapes = shapeCache[*scheme.ManagedFieldsEntry]
 
 // withoutManagedFieldsKey reports that obj has no metadata.managedFields member.
 func withoutManagedFieldsKey(obj map[string]any) bool {
@@ -190,4 +192,140 @@ func sortedKeys(m map[string]any) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// What an update records is, in the same way, a function of the manager, the fields
+// each manager had (the fieldsV1 documents, all of the request's version), and what
+// structured-merge-diff sees of the pair of objects: the shape of each, and for each
+// scalar both hold whether the two are equal. updateShapes caches it by those.
+
+// updateResult is what recordUpdate made of the managers' fields: the new fields and
+// whether the request's manager was recorded (its time set to now).
+type updateResult struct {
+	fields   fieldpath.ManagedFields
+	recorded bool
+}
+
+type updateShapes = shapeCache[updateResult]
+
+// updateShape is the cache key of an update by manager of live to obj, sorted for
+// comparison, with the managers' fields m; ok is false when there is none: a manager of
+// another version (whose comparison converts the objects), values of other types than
+// decoded JSON's, members that are objects on one side and not on the other, or a
+// key too large to cache.
+func (fm *FieldManager) updateShape(m managed, live, obj any, manager string) (string, bool) {
+	lm, lok := live.(map[string]any)
+	nm, nok := obj.(map[string]any)
+	if !lok || !nok {
+		return "", false
+	}
+	ids := make([]string, 0, len(m.fields))
+	for id, vs := range m.fields {
+		if vs.APIVersion() != fm.version {
+			return "", false
+		}
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	b := make([]byte, 0, 1024)
+	b = strconv.AppendQuote(b, manager)
+	for _, id := range ids {
+		b = strconv.AppendQuote(b, id)
+		b = strconv.AppendBool(b, m.fields[id].Applied())
+		if raw, ok := m.raws[id]; ok {
+			b = strconv.AppendQuote(b, string(raw))
+		} else {
+			b = append(b, 'n')
+		}
+		if len(b) > maxShapeBytes {
+			return "", false
+		}
+	}
+	b = append(b, '|')
+	b, ok := appendPairShape(b, lm, nm)
+	if !ok || len(b) > maxShapeBytes {
+		return "", false
+	}
+	return string(b), true
+}
+
+// appendPairShape appends the shape of a member both objects hold: objects list the
+// members of either, each marked as live's only ('L'), obj's only ('N') or both's
+// ('B'); scalars are both Go types and '=' when structured-merge-diff finds them equal,
+// '!' when not; lists are written whole, both.
+func appendPairShape(b []byte, l, n any) ([]byte, bool) {
+	switch lx := l.(type) {
+	case map[string]any:
+		nx, ok := n.(map[string]any)
+		if !ok {
+			return b, false
+		}
+		b = append(b, '{')
+		for _, k := range sortedKeys(lx) {
+			b = strconv.AppendQuote(b, k)
+			lv := lx[k]
+			nv, both := nx[k]
+			var fine bool
+			if both {
+				b, fine = appendPairShape(append(b, 'B'), lv, nv)
+			} else {
+				b, fine = appendShape(append(b, 'L'), lv, nil, false)
+			}
+			if !fine {
+				return b, false
+			}
+			b = append(b, ',')
+		}
+		for _, k := range sortedKeys(nx) {
+			if _, both := lx[k]; both {
+				continue
+			}
+			b = strconv.AppendQuote(b, k)
+			var fine bool
+			if b, fine = appendShape(append(b, 'N'), nx[k], nil, false); !fine {
+				return b, false
+			}
+			b = append(b, ',')
+		}
+		return append(b, '}'), true
+	case []any:
+		nx, ok := n.([]any)
+		if !ok {
+			return b, false
+		}
+		if b, ok = appendValue(b, lx); !ok {
+			return b, false
+		}
+		return appendValue(b, nx)
+	}
+	lt, lok := scalarTag(l)
+	nt, nok := scalarTag(n)
+	if !lok || !nok {
+		return b, false
+	}
+	b = append(b, lt, nt)
+	if scalarsEqual(l, n) {
+		return append(b, '='), true
+	}
+	return append(b, '!'), true
+}
+
+// scalarsEqual is structured-merge-diff's equality of two scalars of decoded JSON,
+// without wrapping them when they are of one Go type.
+func scalarsEqual(a, b any) bool {
+	switch a := a.(type) {
+	case string:
+		if b, ok := b.(string); ok {
+			return a == b
+		}
+	case int64:
+		if b, ok := b.(int64); ok {
+			return a == b
+		}
+	case bool:
+		if b, ok := b.(bool); ok {
+			return a == b
+		}
+	}
+	return value.Equals(value.NewValueInterface(a), value.NewValueInterface(b))
 }

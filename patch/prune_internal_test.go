@@ -152,6 +152,10 @@ func mutateMap(rng *rand.Rand, m map[string]any, depth int) {
 }
 
 func mutateList(rng *rand.Rand, m map[string]any, k string, l []any) {
+	if len(l) == 0 {
+		delete(m, k)
+		return
+	}
 	switch rng.IntN(6) {
 	case 0:
 		m[k] = []any{}
@@ -243,5 +247,77 @@ func TestCreateShapes_CachedCreatesRecordWhatTheyCompute(t *testing.T) {
 	}
 	if n := len(fm.creates.entries); n == 0 || n > creates/2 {
 		t.Fatalf("%d shapes cached for %d creates: the cache is not exercised", n, creates)
+	}
+}
+
+// TestUpdateShapes_CachedUpdatesRecordWhatTheyCompute runs random updates by a few
+// managers on random Widgets through one field manager, whose cache of updates sees
+// many shapes again, and checks each result against a fresh field manager's.
+func TestUpdateShapes_CachedUpdatesRecordWhatTheyCompute(t *testing.T) {
+	zero := map[string]any{"metadata": map[string]any{"creationTimestamp": nil}, "spec": map[string]any{"color": ""}, "status": map[string]any{}}
+	newFM := func() *FieldManager {
+		fm, err := NewFieldManager(testapi.NewScheme(), scheme.GroupVersionKind{Group: "toys.example.com", Version: "v1", Kind: "Widget"}, Options{
+			ResetFields: []string{"status"},
+			Now:         func() scheme.Time { return scheme.Time{Time: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)} },
+			Empty:       func() map[string]any { return zero },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fm
+	}
+	cached := newFM()
+	// The same update of one object that changes nothing, then a value: their shapes
+	// differ only where a scalar is equal on both sides or not.
+	fixedLive := map[string]any{"apiVersion": "toys.example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"}, "spec": map[string]any{"color": "red", "replicas": int64(1)}}
+	fixedEntries, err := cached.Update(nil, fixedLive, "creator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixedLive["metadata"].(map[string]any)["uid"] = "u"
+	fixedLive["metadata"].(map[string]any)["managedFields"] = fixedEntries
+	for _, color := range []string{"red", "blue", "blue", "red"} {
+		next := map[string]any{"apiVersion": "toys.example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"}, "spec": map[string]any{"color": color, "replicas": int64(1)}}
+		got, gotErr := cached.Update(fixedLive, next, "editor")
+		want, wantErr := newFM().Update(fixedLive, next, "editor")
+		if gotErr != nil || wantErr != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("update to color %s: %v, %v; computed %v, %v", color, got, gotErr, want, wantErr)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 16))
+	managers := []string{"kubectl", "controller", "Go-http-client"}
+	updates := 0
+	for i := range 300 {
+		live := randomWidget(rng)
+		entries, err := cached.Update(nil, live, managers[rng.IntN(len(managers))])
+		if err != nil {
+			continue
+		}
+		live["metadata"].(map[string]any)["uid"] = fmt.Sprint("u", i)
+		for range 8 {
+			next := mutate(rng, live)
+			if md, ok := next["metadata"].(map[string]any); ok && rng.IntN(2) == 0 {
+				md["resourceVersion"] = fmt.Sprint(rng.IntN(9))
+			}
+			withEntries := scheme.DeepCopyJSONValue(live).(map[string]any)
+			withEntries["metadata"].(map[string]any)["managedFields"] = entries
+			manager := managers[rng.IntN(len(managers))]
+			got, gotErr := cached.Update(withEntries, next, manager)
+			want, wantErr := newFM().Update(withEntries, next, manager)
+			if (gotErr != nil) != (wantErr != nil) || !reflect.DeepEqual(got, want) {
+				t.Fatalf("update of %v\nto %v by %s: %v, %v; computed %v, %v", withEntries, next, manager, got, gotErr, want, wantErr)
+			}
+			if gotErr != nil {
+				continue
+			}
+			updates++
+			if md, ok := next["metadata"].(map[string]any); ok {
+				md["uid"] = fmt.Sprint("u", i)
+				live, entries = next, got
+			}
+		}
+	}
+	if n := len(cached.updates.entries); updates < 1000 || n == 0 || n > updates*3/4 {
+		t.Fatalf("%d shapes cached for %d updates: the cache is not exercised", n, updates)
 	}
 }

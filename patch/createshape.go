@@ -68,7 +68,7 @@ func withoutManagedFieldsKey(obj map[string]any) bool {
 // with values of other types than decoded JSON's, or too large to cache.
 func (fm *FieldManager) createShape(obj map[string]any, manager string) (string, bool) {
 	b := make([]byte, 0, 512)
-	b = strconv.AppendQuote(b, manager)
+	b = appendString(b, manager)
 	b, ok := appendShape(b, obj, fm.empty().obj, true)
 	if !ok || len(b) > maxShapeBytes {
 		return "", false
@@ -89,9 +89,9 @@ func appendShape(b []byte, v, zero any, zok bool) ([]byte, bool) {
 			return b, false
 		}
 		b = append(b, '{')
-		for _, k := range sortedKeys(x) {
-			b = strconv.AppendQuote(b, k)
-			b = append(b, ':')
+		var buf [16]string
+		for _, k := range sortedKeys(buf[:0], x) {
+			b = appendString(b, k)
 			zv, ok := zm[k]
 			var fine bool
 			if b, fine = appendShape(b, x[k], zv, ok); !fine {
@@ -129,9 +129,9 @@ func appendValue(b []byte, v any) ([]byte, bool) {
 	switch x := v.(type) {
 	case map[string]any:
 		b = append(b, '{')
-		for _, k := range sortedKeys(x) {
-			b = strconv.AppendQuote(b, k)
-			b = append(b, ':')
+		var buf [16]string
+		for _, k := range sortedKeys(buf[:0], x) {
+			b = appendString(b, k)
 			var ok bool
 			if b, ok = appendValue(b, x[k]); !ok {
 				return b, false
@@ -150,7 +150,7 @@ func appendValue(b []byte, v any) ([]byte, bool) {
 		}
 		return append(b, ']'), true
 	case string:
-		return strconv.AppendQuote(append(b, 's'), x), true
+		return appendString(append(b, 's'), x), true
 	case int64:
 		return strconv.AppendInt(append(b, 'i'), x, 10), true
 	case float64:
@@ -185,13 +185,21 @@ func isScalar(v any) bool {
 	return ok
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
+// sortedKeys appends the keys of m to keys, sorted.
+func sortedKeys(keys []string, m map[string]any) []string {
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// appendString appends s with its length first: shapes are read by no one, only
+// compared, and must not be ambiguous.
+func appendString(b []byte, s string) []byte {
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = append(b, ':')
+	return append(b, s...)
 }
 
 // What an update records is, in the same way, a function of the manager, the fields
@@ -228,12 +236,13 @@ func (fm *FieldManager) updateShape(m managed, live, obj any, manager string) (s
 	}
 	slices.Sort(ids)
 	b := make([]byte, 0, 1024)
-	b = strconv.AppendQuote(b, manager)
+	b = appendString(b, manager)
 	for _, id := range ids {
-		b = strconv.AppendQuote(b, id)
+		b = appendString(b, id)
 		b = strconv.AppendBool(b, m.fields[id].Applied())
 		if raw, ok := m.raws[id]; ok {
-			b = strconv.AppendQuote(b, string(raw))
+			b = strconv.AppendInt(b, int64(len(raw)), 10)
+			b = append(append(b, ':'), raw...)
 		} else {
 			b = append(b, 'n')
 		}
@@ -261,8 +270,9 @@ func appendPairShape(b []byte, l, n any) ([]byte, bool) {
 			return b, false
 		}
 		b = append(b, '{')
-		for _, k := range sortedKeys(lx) {
-			b = strconv.AppendQuote(b, k)
+		var buf [16]string
+		for _, k := range sortedKeys(buf[:0], lx) {
+			b = appendString(b, k)
 			lv := lx[k]
 			nv, both := nx[k]
 			var fine bool
@@ -276,11 +286,11 @@ func appendPairShape(b []byte, l, n any) ([]byte, bool) {
 			}
 			b = append(b, ',')
 		}
-		for _, k := range sortedKeys(nx) {
+		for _, k := range sortedKeys(buf[:0], nx) {
 			if _, both := lx[k]; both {
 				continue
 			}
-			b = strconv.AppendQuote(b, k)
+			b = appendString(b, k)
 			var fine bool
 			if b, fine = appendShape(append(b, 'N'), nx[k], nil, false); !fine {
 				return b, false

@@ -271,12 +271,14 @@ func appendPairShape(b []byte, l, n any) ([]byte, bool) {
 		}
 		b = append(b, '{')
 		var buf [16]string
+		inBoth := 0
 		for _, k := range sortedKeys(buf[:0], lx) {
 			b = appendString(b, k)
 			lv := lx[k]
 			nv, both := nx[k]
 			var fine bool
 			if both {
+				inBoth++
 				b, fine = appendPairShape(append(b, 'B'), lv, nv)
 			} else {
 				b, fine = appendShape(append(b, 'L'), lv, nil, false)
@@ -285,6 +287,9 @@ func appendPairShape(b []byte, l, n any) ([]byte, bool) {
 				return b, false
 			}
 			b = append(b, ',')
+		}
+		if inBoth == len(nx) {
+			return append(b, '}'), true // obj has no member of its own
 		}
 		for _, k := range sortedKeys(buf[:0], nx) {
 			if _, both := lx[k]; both {

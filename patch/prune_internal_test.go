@@ -197,11 +197,10 @@ func randomScalar(rng *rand.Rand) any {
 	}
 }
 
-// TestCreateShapes_CachedCreatesRecordWhatTheyCompute creates random Widgets (as
-// TestWithoutCommonFields_CompareSeesTheSameChanges makes them, with random names and
-// values, so that many share a shape) through the cache of creates and checks each
-// entry against the one computed without it.
-func TestCreateShapes_CachedCreatesRecordWhatTheyCompute(t *testing.T) {
+// newWidgetFieldManager is the field manager of v1 Widgets as package rest makes it:
+// status reset, the typed zero object, and a fixed clock.
+func newWidgetFieldManager(t *testing.T) *FieldManager {
+	t.Helper()
 	zero := map[string]any{"metadata": map[string]any{"creationTimestamp": nil}, "spec": map[string]any{"color": ""}, "status": map[string]any{}}
 	fm, err := NewFieldManager(testapi.NewScheme(), scheme.GroupVersionKind{Group: "toys.example.com", Version: "v1", Kind: "Widget"}, Options{
 		ResetFields: []string{"status"},
@@ -211,6 +210,15 @@ func TestCreateShapes_CachedCreatesRecordWhatTheyCompute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return fm
+}
+
+// TestCreateShapes_CachedCreatesRecordWhatTheyCompute creates random Widgets (as
+// TestWithoutCommonFields_CompareSeesTheSameChanges makes them, with random names and
+// values, so that many share a shape) through the cache of creates and checks each
+// entry against the one computed without it.
+func TestCreateShapes_CachedCreatesRecordWhatTheyCompute(t *testing.T) {
+	fm := newWidgetFieldManager(t)
 	// Pairs that differ where the shape must tell them apart: a list item's key, a
 	// scalar equal to the zero object's or not; and one where it must not.
 	fixed := []string{
@@ -254,18 +262,7 @@ func TestCreateShapes_CachedCreatesRecordWhatTheyCompute(t *testing.T) {
 // managers on random Widgets through one field manager, whose cache of updates sees
 // many shapes again, and checks each result against a fresh field manager's.
 func TestUpdateShapes_CachedUpdatesRecordWhatTheyCompute(t *testing.T) {
-	zero := map[string]any{"metadata": map[string]any{"creationTimestamp": nil}, "spec": map[string]any{"color": ""}, "status": map[string]any{}}
-	newFM := func() *FieldManager {
-		fm, err := NewFieldManager(testapi.NewScheme(), scheme.GroupVersionKind{Group: "toys.example.com", Version: "v1", Kind: "Widget"}, Options{
-			ResetFields: []string{"status"},
-			Now:         func() scheme.Time { return scheme.Time{Time: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)} },
-			Empty:       func() map[string]any { return zero },
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fm
-	}
+	newFM := func() *FieldManager { return newWidgetFieldManager(t) }
 	cached := newFM()
 	// The same update of one object that changes nothing, then a value: their shapes
 	// differ only where a scalar is equal on both sides or not.

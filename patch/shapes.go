@@ -23,7 +23,7 @@ import (
 // Bounds of the caches of shapes: shapes are made of client data.
 const (
 	maxShapeBytes      = 16 << 10
-	maxShapeCacheBytes = 1 << 20
+	maxShapeCacheBytes = 512 << 10
 )
 
 // shapeCache maps shapes to what a write of that shape records, bounded by

@@ -553,7 +553,10 @@ func (fm *FieldManager) differences(m managed, live, obj any) (liveTV, newTV *ty
 			return nil, nil, false
 		}
 	}
-	lp, np := withoutCommonFields(lm, nm)
+	lp, np, dropped := withoutCommonFields(lm, nm)
+	if !dropped {
+		return nil, nil, false // nothing to spare: the originals, already checked, do
+	}
 	// Parts of valid objects are valid; the check is cheap on what remains.
 	liveTV, err := fm.pt.FromUnstructured(lp, typed.AllowDuplicates)
 	if err != nil {

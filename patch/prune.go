@@ -13,9 +13,10 @@ import (
 // Lists are kept or dropped whole. Only the comparison may see the results: they are
 // not the objects, so validation and conversion between versions need the originals.
 // The arguments are not modified; the results share the values they keep with them.
-func withoutCommonFields(a, b map[string]any) (map[string]any, map[string]any) {
-	outA := make(map[string]any, len(a))
-	outB := make(map[string]any, len(b))
+// dropped reports whether they lack anything.
+func withoutCommonFields(a, b map[string]any) (outA, outB map[string]any, dropped bool) {
+	outA = make(map[string]any, len(a))
+	outB = make(map[string]any, len(b))
 	for k, av := range a {
 		bv, ok := b[k]
 		if !ok {
@@ -23,12 +24,15 @@ func withoutCommonFields(a, b map[string]any) (map[string]any, map[string]any) {
 			continue
 		}
 		if identicalJSON(av, bv) {
+			dropped = true
 			continue
 		}
 		am, aIsMap := av.(map[string]any)
 		bm, bIsMap := bv.(map[string]any)
 		if aIsMap && bIsMap {
-			outA[k], outB[k] = withoutCommonFields(am, bm)
+			var d bool
+			outA[k], outB[k], d = withoutCommonFields(am, bm)
+			dropped = dropped || d
 			continue
 		}
 		outA[k], outB[k] = av, bv
@@ -38,7 +42,7 @@ func withoutCommonFields(a, b map[string]any) (map[string]any, map[string]any) {
 			outB[k] = bv
 		}
 	}
-	return outA, outB
+	return outA, outB, dropped
 }
 
 // identicalJSON reports whether two unstructured values are the same: of the same Go

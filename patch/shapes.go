@@ -97,7 +97,9 @@ func appendShape(b []byte, v, zero any, zok bool) ([]byte, bool) {
 			if b, fine = appendShape(b, x[k], zv, ok); !fine {
 				return b, false
 			}
-			b = append(b, ',')
+			if b = append(b, ','); len(b) > maxShapeBytes {
+				return b, false // too large to cache: stop here
+			}
 		}
 		return append(b, '}'), true
 	case []any:
@@ -136,7 +138,9 @@ func appendValue(b []byte, v any) ([]byte, bool) {
 			if b, ok = appendValue(b, x[k]); !ok {
 				return b, false
 			}
-			b = append(b, ',')
+			if b = append(b, ','); len(b) > maxShapeBytes {
+				return b, false // too large to cache: stop here
+			}
 		}
 		return append(b, '}'), true
 	case []any:
@@ -146,7 +150,9 @@ func appendValue(b []byte, v any) ([]byte, bool) {
 			if b, ok = appendValue(b, it); !ok {
 				return b, false
 			}
-			b = append(b, ',')
+			if b = append(b, ','); len(b) > maxShapeBytes {
+				return b, false // too large to cache: stop here
+			}
 		}
 		return append(b, ']'), true
 	case string:
@@ -286,7 +292,9 @@ func appendPairShape(b []byte, l, n any) ([]byte, bool) {
 			if !fine {
 				return b, false
 			}
-			b = append(b, ',')
+			if b = append(b, ','); len(b) > maxShapeBytes {
+				return b, false // too large to cache: stop here
+			}
 		}
 		if inBoth == len(nx) {
 			return append(b, '}'), true // obj has no member of its own
@@ -300,7 +308,9 @@ func appendPairShape(b []byte, l, n any) ([]byte, bool) {
 			if b, fine = appendShape(append(b, 'N'), nx[k], nil, false); !fine {
 				return b, false
 			}
-			b = append(b, ',')
+			if b = append(b, ','); len(b) > maxShapeBytes {
+				return b, false // too large to cache: stop here
+			}
 		}
 		return append(b, '}'), true
 	case []any:

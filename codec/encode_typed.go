@@ -266,7 +266,7 @@ func knownMarshaler(t, errType reflect.Type) encodeFunc {
 			if raw == nil {
 				return append(b, "null"...), nil
 			}
-			return appendCompactJSON(b, raw, errType)
+			return compactFieldsV1.appendCompact(b, raw, errType)
 		}
 	case unstructuredType:
 		return func(e *encodeState, b []byte, p unsafe.Pointer) ([]byte, error) {
@@ -424,6 +424,53 @@ func textMarshalerError(t reflect.Type, err error) error {
 		return me
 	}
 	return &json.MarshalerError{Type: t, Err: err}
+}
+
+// Bounds of compactFieldsV1: documents up to maxCompactCachedBytes, all of them up to
+// maxCompactCacheBytes (then it starts over).
+const (
+	maxCompactCachedBytes = 8 << 10
+	maxCompactCacheBytes  = 256 << 10
+)
+
+// compactFieldsV1 remembers fieldsV1 documents appendCompactJSON accepted, with what
+// it made of them: every object of a kind written the same way carries the same
+// managedFields, which each response and each size check encodes again, and checking
+// that a document is valid JSON costs more than looking it up.
+var compactFieldsV1 compactCache
+
+// compactCache maps JSON documents to their compacted form. The zero value is ready.
+type compactCache struct {
+	mu    sync.RWMutex
+	docs  map[string][]byte
+	bytes int
+}
+
+// appendCompact is appendCompactJSON through the cache.
+func (c *compactCache) appendCompact(b, src []byte, t reflect.Type) ([]byte, error) {
+	if len(src) > maxCompactCachedBytes {
+		return appendCompactJSON(b, src, t)
+	}
+	c.mu.RLock()
+	out, ok := c.docs[string(src)]
+	c.mu.RUnlock()
+	if ok {
+		return append(b, out...), nil
+	}
+	start := len(b)
+	b, err := appendCompactJSON(b, src, t)
+	if err != nil {
+		return b, err
+	}
+	size := len(src) + len(b) - start
+	c.mu.Lock()
+	if c.docs == nil || c.bytes+size > maxCompactCacheBytes {
+		c.docs, c.bytes = map[string][]byte{}, 0
+	}
+	c.docs[string(src)] = bytes.Clone(b[start:])
+	c.bytes += size
+	c.mu.Unlock()
+	return b, nil
 }
 
 // compactSpecial marks the bytes appendCompactJSON must look at.

@@ -324,6 +324,8 @@ func encodeCases() map[string]any {
 		"condition zero":        scheme.Condition{},
 		"fields v1 value":       scheme.FieldsV1{Raw: []byte(" {\"a\" :\n1} ")},
 		"fields v1 nil":         &scheme.FieldsV1{},
+		"fields v1 escaped":     []scheme.FieldsV1{{Raw: []byte("{\"f:<a&b>\u2028\":{}, \"f:\xe2\x80\xa9\": {}}")}, {Raw: []byte("{\"f:<a&b>\u2028\":{}, \"f:\xe2\x80\xa9\": {}}")}},
+		"error fields v1":       []scheme.FieldsV1{{Raw: []byte(`{"f:a":`)}, {Raw: []byte(`{"f:a":`)}},
 		"unstructured ptr":      &scheme.Unstructured{Object: map[string]any{"kind": "X", "a": []any{1.5, "<"}}},
 		"unstructured value":    scheme.Unstructured{Object: map[string]any{"kind": "X"}},
 		"unstructured in slice": []scheme.Unstructured{{Object: map[string]any{"b": int64(1)}}},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"unicode"
@@ -72,10 +73,18 @@ type FieldManager struct {
 	updater *merge.Updater
 	version fieldpath.APIVersion
 	opts    Options
-	// ids, sets and empty are shared by the copies WithNow makes.
-	ids   *managerIDs
-	sets  *decodedSets
-	empty func() *typed.TypedValue
+	// ids, sets, empty, creates and updates are shared by the copies WithNow makes.
+	ids     *managerIDs
+	sets    *decodedSets
+	empty   func() emptyObject
+	creates *createShapes
+	updates *updateShapes
+}
+
+// emptyObject is the kind's zero object of Options.Empty, unstructured and typed.
+type emptyObject struct {
+	obj map[string]any
+	tv  *typed.TypedValue
 }
 
 // NewFieldManager returns the field manager of kind gvk (an external version) in s.
@@ -84,8 +93,8 @@ func NewFieldManager(s *scheme.Scheme, gvk scheme.GroupVersionKind, opts Options
 	if err != nil {
 		return nil, fmt.Errorf("patch: field manager for %v: %w", gvk, err)
 	}
-	fm := &FieldManager{gvk: gvk, s: s, pt: pt, version: fieldpath.APIVersion(gvk.GroupVersion().String()), opts: opts, ids: &managerIDs{}, sets: &decodedSets{}}
-	fm.empty = sync.OnceValue(fm.buildEmptyTV)
+	fm := &FieldManager{gvk: gvk, s: s, pt: pt, version: fieldpath.APIVersion(gvk.GroupVersion().String()), opts: opts, ids: &managerIDs{}, sets: &decodedSets{}, creates: &createShapes{}, updates: &updateShapes{}}
+	fm.empty = sync.OnceValue(fm.buildEmpty)
 	b := &merge.UpdaterBuilder{Converter: &converter{fm: fm}}
 	if len(opts.ResetFields) > 0 {
 		set := fieldpath.NewSet()
@@ -236,7 +245,7 @@ func (fm *FieldManager) Apply(live, config map[string]any, manager string, force
 		// kube's skipNonAppliedManager: the first apply to an object nobody manages yet
 		// finds its existing fields owned by "before-first-apply", so it conflicts
 		// where it would change them.
-		if err := fm.recordUpdate(&m, fm.emptyTV(), liveTV, beforeFirstApply); err != nil {
+		if _, err := fm.recordUpdate(&m, fm.emptyTV(), liveTV, beforeFirstApply); err != nil {
 			return nil, nil, fmt.Errorf("failed to create manager for existing fields: %w", err)
 		}
 	}
@@ -412,8 +421,8 @@ func withLastApplied(obj, config map[string]any) map[string]any {
 const currentOperation = "current-operation"
 
 // Update records the fields an update (a PUT, a non-apply patch, or a create: then live
-// is the kind's zero object, or nil) changed from live to obj for manager, and returns
-// obj's new managedFields:
+// is nil, which stands for the kind's zero object of Options.Empty, built once) changed
+// from live to obj for manager, and returns obj's new managedFields:
 // the changed fields move to manager (operation Update, time now) from whoever owned
 // them. obj's own managedFields are kept when it has some (a client may set them),
 // otherwise live's are the base. As in kube, an existing object without managedFields
@@ -421,6 +430,40 @@ const currentOperation = "current-operation"
 // As with Apply, metadata.managedFields of either object may be a
 // []scheme.ManagedFieldsEntry.
 func (fm *FieldManager) Update(live, obj map[string]any, manager string) ([]scheme.ManagedFieldsEntry, error) {
+	if live != nil || !withoutManagedFieldsKey(obj) {
+		return fm.update(live, obj, manager)
+	}
+	// A create without managedFields of its own: its entry depends only on the shape
+	// of the object, which creates of one kind share.
+	key, ok := fm.createShape(obj, manager)
+	if !ok {
+		return fm.update(nil, obj, manager)
+	}
+	if e, hit := fm.creates.get(key); hit {
+		if e == nil {
+			return nil, nil
+		}
+		out := *e
+		out.FieldsV1 = &scheme.FieldsV1{Raw: bytes.Clone(e.FieldsV1.Raw)}
+		out.Time = fm.now()
+		return []scheme.ManagedFieldsEntry{out}, nil
+	}
+	entries, err := fm.update(nil, obj, manager)
+	switch {
+	case err != nil:
+	case len(entries) == 0:
+		fm.creates.put(key, nil, 0)
+	case len(entries) == 1 && entries[0].FieldsV1 != nil:
+		e := entries[0]
+		e.FieldsV1 = &scheme.FieldsV1{Raw: bytes.Clone(e.FieldsV1.Raw)}
+		e.Time = nil
+		fm.creates.put(key, &e, len(e.FieldsV1.Raw))
+	}
+	return entries, err
+}
+
+// update is Update without the cache of creates.
+func (fm *FieldManager) update(live, obj map[string]any, manager string) ([]scheme.ManagedFieldsEntry, error) {
 	// Like kube's decodeLiveOrNew: the request's own entries when it has readable ones
 	// (not on subresources), else the live object's, else none.
 	// An explicit [] or [{}] resets them (kube's isResetManagedFields).
@@ -447,24 +490,83 @@ func (fm *FieldManager) Update(live, obj map[string]any, manager string) ([]sche
 	if len(m.fields) == 0 && uidOf(live) != "" {
 		return nil, nil
 	}
-	liveObj := map[string]any{}
-	if live != nil {
-		liveObj = withoutManagedFields(live)
-	}
 	// Update returns only managed fields, which do not depend on the order of
 	// associative lists: compare both objects with those lists in key order.
-	liveTV, err := fm.pt.FromUnstructured(sortedForComparison(fm.pt.Schema, fm.pt.TypeRef, liveObj), typed.AllowDuplicates)
-	if err != nil {
-		return nil, fmt.Errorf("failed to create typed live object (%s; %s): %w", nameOf(liveObj), gvkString(fm.gvk), err)
+	var liveObj map[string]any
+	var liveSorted any
+	if live != nil {
+		liveObj = withoutManagedFields(live)
+		liveSorted = sortedForComparison(fm.pt.Schema, fm.pt.TypeRef, liveObj)
 	}
-	newTV, err := fm.pt.FromUnstructured(sortedForComparison(fm.pt.Schema, fm.pt.TypeRef, withoutManagedFields(obj)), typed.AllowDuplicates)
+	newSorted := sortedForComparison(fm.pt.Schema, fm.pt.TypeRef, withoutManagedFields(obj))
+	// An update of a shape seen before records what it recorded then.
+	key, cache := fm.updateShape(m, liveSorted, newSorted, manager)
+	if cache {
+		if r, hit := fm.updates.get(key); hit {
+			m.fields = maps.Clone(r.fields)
+			if r.recorded {
+				id, err := fm.id(manager, scheme.ManagedFieldsOperationUpdate)
+				if err != nil {
+					return nil, err
+				}
+				m.times[id] = fm.now()
+			}
+			return m.capAndEncode()
+		}
+	}
+	liveTV := fm.emptyTV()
+	if live != nil {
+		if liveTV, err = fm.pt.FromUnstructured(liveSorted, typed.AllowDuplicates); err != nil {
+			return nil, fmt.Errorf("failed to create typed live object (%s; %s): %w", nameOf(liveObj), gvkString(fm.gvk), err)
+		}
+	}
+	newTV, err := fm.pt.FromUnstructured(newSorted, typed.AllowDuplicates)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create typed new object (%s; %s): %w", nameOf(obj), gvkString(fm.gvk), err)
 	}
-	if err := fm.recordUpdate(&m, liveTV, newTV, manager); err != nil {
+	if l, n, ok := fm.differences(m, liveSorted, newSorted); ok {
+		liveTV, newTV = l, n
+	}
+	recorded, err := fm.recordUpdate(&m, liveTV, newTV, manager)
+	if err != nil {
 		return nil, err
 	}
+	if cache {
+		fm.updates.put(key, updateResult{fields: maps.Clone(m.fields), recorded: recorded}, len(key))
+	}
 	return m.capAndEncode()
+}
+
+// differences returns the live and new objects of an update, both valid, without the
+// members they share (withoutCommonFields), for recordUpdate: what changed is all
+// Compare looks at, and an update changes a few fields of an object. ok is false when
+// some manager's fields are of another version, whose comparison converts the objects
+// (the originals are needed then).
+func (fm *FieldManager) differences(m managed, live, obj any) (liveTV, newTV *typed.TypedValue, ok bool) {
+	lm, lok := live.(map[string]any)
+	nm, nok := obj.(map[string]any)
+	if !lok || !nok {
+		return nil, nil, false
+	}
+	for _, vs := range m.fields {
+		if vs.APIVersion() != fm.version {
+			return nil, nil, false
+		}
+	}
+	lp, np, dropped := withoutCommonFields(lm, nm)
+	if !dropped {
+		return nil, nil, false // nothing to spare: the originals, already checked, do
+	}
+	// Parts of valid objects are valid; the check is cheap on what remains.
+	liveTV, err := fm.pt.FromUnstructured(lp, typed.AllowDuplicates)
+	if err != nil {
+		return nil, nil, false
+	}
+	newTV, err = fm.pt.FromUnstructured(np, typed.AllowDuplicates)
+	if err != nil {
+		return nil, nil, false
+	}
+	return liveTV, newTV, true
 }
 
 // beforeFirstApply owns the fields an object had before its first apply.
@@ -473,11 +575,11 @@ const beforeFirstApply = "before-first-apply"
 // emptyTV is the typed empty object of the kind, built once per field manager (and the
 // copies WithNow makes): every first apply compares against it.
 func (fm *FieldManager) emptyTV() *typed.TypedValue {
-	return fm.empty()
+	return fm.empty().tv
 }
 
-// buildEmptyTV builds emptyTV from Options.Empty.
-func (fm *FieldManager) buildEmptyTV() *typed.TypedValue {
+// buildEmpty builds the zero object from Options.Empty.
+func (fm *FieldManager) buildEmpty() emptyObject {
 	empty := map[string]any{}
 	if fm.opts.Empty != nil {
 		if e := fm.opts.Empty(); e != nil {
@@ -486,25 +588,28 @@ func (fm *FieldManager) buildEmptyTV() *typed.TypedValue {
 	}
 	tv, err := fm.pt.FromUnstructured(empty, typed.AllowDuplicates)
 	if err != nil {
-		tv, _ = fm.pt.FromUnstructured(map[string]any{}, typed.AllowDuplicates)
+		empty = map[string]any{}
+		tv, _ = fm.pt.FromUnstructured(empty, typed.AllowDuplicates)
 	}
-	return tv
+	return emptyObject{obj: empty, tv: tv}
 }
 
 // recordUpdate gives manager (operation Update, time now) the fields that changed from
 // liveTV to newTV, taking them from their owners, as kube's managedFieldsUpdater does
 // through a temporary "current-operation" manager.
-func (fm *FieldManager) recordUpdate(m *managed, liveTV, newTV *typed.TypedValue, manager string) error {
-	_, fields, err := fm.updater.Update(liveTV, newTV, fm.version, m.fields, currentOperation)
+func (fm *FieldManager) recordUpdate(m *managed, liveTV, newTV *typed.TypedValue, manager string) (recorded bool, err error) {
+	before := m.fields
+	_, fields, err := fm.updater.Update(liveTV, newTV, fm.version, maps.Clone(before), currentOperation)
 	if err != nil {
-		return err
+		return false, err
 	}
 	stripMeta(fields, currentOperation)
 	id, err := fm.id(manager, scheme.ManagedFieldsOperationUpdate)
 	if err != nil {
-		return err
+		return false, err
 	}
-	if vs, ok := fields[currentOperation]; ok {
+	vs, recorded := fields[currentOperation]
+	if recorded {
 		delete(fields, currentOperation)
 		if prev, ok := fields[id]; ok {
 			fields[id] = fieldpath.NewVersionedSet(vs.Set().Union(prev.Set()), vs.APIVersion(), vs.Applied())
@@ -513,8 +618,21 @@ func (fm *FieldManager) recordUpdate(m *managed, liveTV, newTV *typed.TypedValue
 		}
 		m.times[id] = fm.now()
 	}
+	keepUnchanged(fields, before)
 	m.fields = fields
-	return nil
+	return recorded, nil
+}
+
+// keepUnchanged puts back the sets of before that fields holds again, computed anew
+// but equal: a set decoded from fieldsV1 encodes from decodedSets' cache, and most
+// writes change few managers' fields, or none.
+func keepUnchanged(fields, before fieldpath.ManagedFields) {
+	for id, vs := range fields {
+		if old, ok := before[id]; ok && old != vs && old.APIVersion() == vs.APIVersion() &&
+			old.Applied() == vs.Applied() && old.Set().Equals(vs.Set()) {
+			fields[id] = old
+		}
+	}
 }
 
 // converter lets structured-merge-diff compare field sets recorded at other versions.

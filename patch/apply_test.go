@@ -399,3 +399,24 @@ func TestFieldManager_UpdateWithEmptyManagedFieldsResetsThem(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldManager_CreateWithoutLiveComparesWithTheZeroObject: a create hands no live
+// object, and the fields the new object holds at the value of the kind's zero object
+// (Options.Empty) are nobody's, as when the zero object is passed as live.
+func TestFieldManager_CreateWithoutLiveComparesWithTheZeroObject(t *testing.T) {
+	zero := `{"metadata":{"creationTimestamp":null},"spec":{"color":""},"status":{}}`
+	fm := newFieldManager(t, patch.Options{Empty: func() map[string]any { return obj(t, zero) }})
+	created := `{"apiVersion":"toys.example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"color":"","replicas":1}}`
+	withNil, err := fm.Update(nil, obj(t, created), "creator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withZero, err := fm.Update(obj(t, zero), obj(t, created), "creator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `creator/Update={"f:spec":{"f:replicas":{}}}`
+	if got := summary(withNil); got != want || summary(withZero) != want {
+		t.Errorf("managedFields without live:\n%s\nwith the zero object:\n%s\nwant\n%s", got, summary(withZero), want)
+	}
+}

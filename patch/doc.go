@@ -23,6 +23,10 @@
 //     [FieldManager.Update] records the fields a create, update or non-apply patch set
 //     for its manager. Both keep metadata.managedFields in Kubernetes' exact encoding
 //     (fieldsV1, operation, apiVersion, time, subresource, sorted as kube sorts them).
+//     Update compares only what changed, and remembers what it recorded for each shape
+//     of write (the members and list items of the objects, which scalars changed, the
+//     managers' fields), so that the writes of a controller or a client, which repeat
+//     one shape, compute it once; the caches are bounded per field manager.
 //
 // Errors wrap [ErrMalformed] (a patch that cannot be read: 400 BadRequest),
 // [ErrRejected] (a patch that does not apply to the object: 422) or [ErrUnsupported]

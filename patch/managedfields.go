@@ -21,10 +21,12 @@ type managed struct {
 	times  map[string]*scheme.Time
 	ids    *managerIDs
 	sets   *decodedSets
+	// raws are the fieldsV1 documents the fields were decoded from, by identifier.
+	raws map[string][]byte
 }
 
 func newManaged(ids *managerIDs, sets *decodedSets) managed {
-	return managed{fields: fieldpath.ManagedFields{}, times: map[string]*scheme.Time{}, ids: ids, sets: sets}
+	return managed{fields: fieldpath.ManagedFields{}, times: map[string]*scheme.Time{}, ids: ids, sets: sets, raws: map[string][]byte{}}
 }
 
 // managerID is kube's manager identifier (BuildManagerIdentifier): the JSON of the
@@ -121,6 +123,7 @@ func decodeManaged(entries []scheme.ManagedFieldsEntry, ids *managerIDs, sets *d
 			if set, err = sets.decode(e.FieldsV1.Raw); err != nil {
 				return managed{}, fmt.Errorf("error decoding managed field entry %d: %w", i, err)
 			}
+			m.raws[id] = e.FieldsV1.Raw
 		}
 		m.fields[id] = fieldpath.NewVersionedSet(set, fieldpath.APIVersion(e.APIVersion), e.Operation == scheme.ManagedFieldsOperationApply)
 		if e.Time != nil {

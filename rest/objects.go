@@ -2,10 +2,14 @@ package rest
 
 import (
 	"crypto/rand"
+	"encoding"
+	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apikit-dev/apikit/conversion"
 	"github.com/apikit-dev/apikit/scheme"
@@ -70,8 +74,20 @@ func toMap(obj scheme.Object) (map[string]any, error) {
 }
 
 // specEqual reports whether two objects are equal in everything but metadata, status and
-// type information: the "spec" whose changes bump metadata.generation.
+// type information: the "spec" whose changes bump metadata.generation. They are compared
+// in their unstructured (JSON) form.
 func specEqual(a, b scheme.Object) (bool, error) {
+	if ca, cb, ok := withoutMetaAndStatus(a, b); ok {
+		// Equal Go values have equal JSON forms: only values that differ are converted,
+		// and without their metadata (managedFields' fieldsV1 go through JSON text).
+		if reflect.DeepEqual(ca, cb) {
+			return true, nil
+		}
+		if specDiffers(reflect.ValueOf(ca).Elem(), reflect.ValueOf(cb).Elem()) {
+			return false, nil
+		}
+		a, b = ca, cb
+	}
 	am, err := toMap(a)
 	if err != nil {
 		return false, err
@@ -80,13 +96,18 @@ func specEqual(a, b scheme.Object) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	return specMapsEqual(am, bm), nil
+}
+
+// specMapsEqual is specEqual on the unstructured forms of the objects.
+func specMapsEqual(am, bm map[string]any) bool {
 	for k, av := range am {
 		switch k {
 		case "metadata", "status", "apiVersion", "kind":
 			continue
 		}
 		if !reflect.DeepEqual(av, bm[k]) {
-			return false, nil
+			return false
 		}
 	}
 	for k := range bm {
@@ -95,10 +116,130 @@ func specEqual(a, b scheme.Object) (bool, error) {
 			continue
 		}
 		if _, ok := am[k]; !ok {
-			return false, nil
+			return false
 		}
 	}
-	return true, nil
+	return true
+}
+
+// withoutMetaAndStatus returns shallow copies of two typed objects of the same Go type
+// with the fields serialized as "metadata" and "status" zeroed: what specEqual compares.
+// ok is false for unstructured objects, objects of different types, and types whose
+// metadata or status is promoted through an embedded pointer (zeroing it there would
+// change the original).
+func withoutMetaAndStatus(a, b scheme.Object) (ca, cb scheme.Object, ok bool) {
+	av, bv := reflect.ValueOf(a), reflect.ValueOf(b)
+	t := av.Type()
+	if t != bv.Type() || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct || av.IsNil() || bv.IsNil() {
+		return nil, nil, false
+	}
+	fields := scheme.JSONFields(t.Elem())
+	for _, f := range fields {
+		if (f.Name == "metadata" || f.Name == "status") && f.ViaPointer {
+			return nil, nil, false
+		}
+	}
+	copyOf := func(v reflect.Value) (scheme.Object, bool) {
+		c := reflect.New(t.Elem())
+		c.Elem().Set(v.Elem())
+		for _, f := range fields {
+			if f.Name == "metadata" || f.Name == "status" {
+				c.Elem().FieldByIndex(f.Index).SetZero()
+			}
+		}
+		obj, ok := c.Interface().(scheme.Object)
+		return obj, ok
+	}
+	if ca, ok = copyOf(av); !ok {
+		return nil, nil, false
+	}
+	if cb, ok = copyOf(bv); !ok {
+		return nil, nil, false
+	}
+	return ca, cb, true
+}
+
+var (
+	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// specDiffers reports that two typed objects (structs of one type) certainly differ
+// in a member other than metadata, status, apiVersion and kind (jsonDiffers).
+func specDiffers(a, b reflect.Value) bool {
+	for _, f := range scheme.JSONFields(a.Type()) {
+		switch f.Name {
+		case "metadata", "status", "apiVersion", "kind":
+			continue
+		}
+		fa, errA := a.FieldByIndexErr(f.Index)
+		fb, errB := b.FieldByIndexErr(f.Index)
+		if errA == nil && errB == nil && jsonDiffers(fa, fb) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonDiffers reports that two values of one Go type certainly have different JSON
+// (and unstructured) forms: it finds, through struct members, pointers, slices, arrays,
+// string-keyed maps and interfaces, two different booleans, integers, floats or valid
+// UTF-8 strings at the same place, or two lists of different lengths. false means not
+// known. Types that marshal themselves are not looked into.
+func jsonDiffers(a, b reflect.Value) bool {
+	t := a.Type()
+	if t.Implements(jsonMarshalerType) || t.Implements(textMarshalerType) ||
+		reflect.PointerTo(t).Implements(jsonMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType) {
+		return false
+	}
+	switch a.Kind() {
+	case reflect.Bool:
+		return a.Bool() != b.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return a.Int() != b.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return a.Uint() != b.Uint()
+	case reflect.Float32, reflect.Float64:
+		// -0 and 0 read back alike; NaN and infinities do not encode.
+		x, y := a.Float(), b.Float()
+		return x != y && !math.IsNaN(x) && !math.IsNaN(y) && !math.IsInf(x, 0) && !math.IsInf(y, 0)
+	case reflect.String:
+		x, y := a.String(), b.String()
+		return x != y && utf8.ValidString(x) && utf8.ValidString(y)
+	case reflect.Pointer, reflect.Interface:
+		if a.IsNil() || b.IsNil() {
+			return false
+		}
+		a, b = a.Elem(), b.Elem()
+		return a.Type() == b.Type() && jsonDiffers(a, b)
+	case reflect.Struct:
+		for _, f := range scheme.JSONFields(t) {
+			fa, errA := a.FieldByIndexErr(f.Index)
+			fb, errB := b.FieldByIndexErr(f.Index)
+			if errA == nil && errB == nil && jsonDiffers(fa, fb) {
+				return true
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if a.Len() != b.Len() {
+			return true
+		}
+		for i := range a.Len() {
+			if jsonDiffers(a.Index(i), b.Index(i)) {
+				return true
+			}
+		}
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String || t.Key() != reflect.TypeFor[string]() {
+			return false
+		}
+		for it := a.MapRange(); it.Next(); {
+			if vb := b.MapIndex(it.Key()); vb.IsValid() && utf8.ValidString(it.Key().String()) && jsonDiffers(it.Value(), vb) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // statusValue finds the field serialized as "status" of a typed object.

@@ -323,15 +323,29 @@ func unstructuredToObject(s *scheme.Scheme, gvk scheme.GroupVersionKind, m map[s
 
 // externalMap is the unstructured form of an internal object at the URL version, for
 // package patch: metadata.managedFields stays a []scheme.ManagedFieldsEntry, which
-// spares converting fieldsV1 to maps and back.
+// spares converting fieldsV1 to maps and back. obj is the request's own and is left
+// as it was.
 func (rq *request) externalMap(obj scheme.Object) (map[string]any, error) {
 	managed := obj.GetManagedFields()
-	ext, err := rq.h.toVersion(scheme.DeepCopy(obj), rq.gv)
-	if err != nil {
-		return nil, err
+	var m map[string]any
+	var err error
+	if _, ok := obj.(*scheme.Unstructured); ok {
+		// An unstructured object's managedFields are rebuilt as maps when set: convert a copy.
+		var ext scheme.Object
+		if ext, err = rq.h.toVersion(scheme.DeepCopy(obj), rq.gv); err == nil {
+			ext.SetManagedFields(nil)
+			m, err = conversion.ToUnstructured(ext)
+		}
+	} else {
+		// A typed object's managedFields are one field: set aside during the conversion,
+		// which reads obj and makes a new object, instead of copying the whole object.
+		obj.SetManagedFields(nil)
+		var ext scheme.Object
+		if ext, err = rq.h.toVersion(obj, rq.gv); err == nil {
+			m, err = conversion.ToUnstructured(ext)
+		}
+		obj.SetManagedFields(managed)
 	}
-	ext.SetManagedFields(nil)
-	m, err := conversion.ToUnstructured(ext)
 	if err != nil {
 		return nil, err
 	}
@@ -425,10 +439,12 @@ func (rq *request) trackManagedFields(old, in scheme.Object) {
 		keepLive()
 		return
 	}
-	live, err := rq.liveMap(old)
-	if err != nil {
-		keepLive()
-		return
+	var live map[string]any // a create compares with the field manager's zero object
+	if old != nil {
+		if live, err = rq.externalMap(old); err != nil {
+			keepLive()
+			return
+		}
 	}
 	obj, err := rq.externalMap(in)
 	if err != nil {

@@ -144,6 +144,7 @@ func (rq *request) validateWatch() (watchRequest, error) {
 		WatchOptions: storage.WatchOptions{
 			ResourceVersion:   rq.query.Get("resourceVersion"),
 			Recursive:         recursive,
+			Batches:           true,
 			Predicate:         pred,
 			Bookmarks:         isTrue(rq.query.Get("allowWatchBookmarks")),
 			SendInitialEvents: sendInitial,
@@ -198,9 +199,13 @@ func (rq *request) stream(out output, wr watchRequest) {
 	defer wi.Stop()
 	_ = flush()
 
+	encKey := any(encodingKey{gv: rq.gv, mediaType: out.MediaType, as: out.As, asOptions: rq.query.Get("includeObject")})
+	if bw, ok := wi.(watch.Batcher); ok {
+		rq.streamBatches(out, wi, bw, wr.timeout, encKey, deadlines)
+		return
+	}
 	timer := time.NewTimer(wr.timeout)
 	defer timer.Stop()
-	encKey := any(encodingKey{gv: rq.gv, mediaType: out.MediaType, as: out.As, asOptions: rq.query.Get("includeObject")})
 	for {
 		select {
 		case <-rq.ctx.Done():
@@ -223,6 +228,81 @@ func (rq *request) stream(out output, wr watchRequest) {
 	}
 }
 
+// streamBatches writes the events of a watch that hands them out in batches (see
+// watch.Batcher): each batch, every event the watch had for this stream when it was
+// read, is written in one Write and one Flush (see writeEvents). On a busy server a
+// stream thus costs one wake-up and one write(2) for all the events published while it
+// was writing, not one per event. The watch is stopped at the timeout, which ends
+// NextBatch; the request's context, which the watch was made with, ends it too.
+func (rq *request) streamBatches(out output, wi watch.Interface, bw watch.Batcher, timeout time.Duration, key any, deadlines *watchDeadlines) {
+	timer := time.AfterFunc(timeout, wi.Stop)
+	defer timer.Stop()
+	var batch []watch.Event
+	for {
+		var ok bool
+		batch, ok = bw.NextBatch(batch[:0])
+		if !ok {
+			return
+		}
+		end, err := rq.writeEvents(out, batch, key, deadlines)
+		clear(batch) // the objects are the history's: do not keep them alive
+		if err != nil {
+			rq.h.log.Warn("rest: watch stream ended", "path", rq.r.URL.Path, "err", err)
+			return
+		}
+		if end {
+			return
+		}
+	}
+}
+
+// writeEvents writes the frames of evs in batches of about watchBatchBytes, each in one
+// Write and one Flush under its deadline (see writeFrames). end reports an ERROR event,
+// the last of a stream: the events after it are not written.
+func (rq *request) writeEvents(out output, evs []watch.Event, key any, deadlines *watchDeadlines) (end bool, err error) {
+	buf := watchFrames.Get().(*[]byte)
+	frames := (*buf)[:0]
+	var encErr error
+	for _, ev := range evs {
+		if frames, encErr = rq.appendEventCached(frames, out, ev, key); encErr != nil {
+			end = true
+			break
+		}
+		if ev.Type == watch.Error {
+			end = true
+			break
+		}
+		if len(frames) >= watchBatchBytes {
+			if err = rq.writeFrames(frames, deadlines); err != nil {
+				break
+			}
+			frames = frames[:0]
+		}
+	}
+	if err == nil && len(frames) > 0 {
+		// The events gathered before one that failed to encode are sent, as they
+		// were when each event was written on its own.
+		err = rq.writeFrames(frames, deadlines)
+	}
+	if cap(frames) <= 2*watchBatchBytes { // one large object's buffer is not kept
+		*buf = frames[:0]
+		watchFrames.Put(buf)
+	}
+	if err == nil {
+		err = encErr
+	}
+	return end, err
+}
+
+// writeFrames writes one batch of frames and flushes it, each under its deadline.
+func (rq *request) writeFrames(frames []byte, deadlines *watchDeadlines) error {
+	deadlines.before()
+	if _, err := rq.w.Write(frames); err != nil {
+		return err
+	}
+	return deadlines.flush()
+}
+
 // watchFrames holds the buffers of watch batches between writes: a watch holds one only
 // while it writes, so that a thousand watches waiting for events do not each keep a
 // batch's worth of memory.
@@ -237,10 +317,7 @@ func (rq *request) writeQueuedEvents(out output, ev watch.Event, results <-chan 
 	if len(frames) > 0 {
 		// The events gathered before one that failed to encode are sent, as they
 		// were when each event was written on its own.
-		deadlines.before()
-		if _, err = rq.w.Write(frames); err == nil {
-			err = deadlines.flush()
-		}
+		err = rq.writeFrames(frames, deadlines)
 	}
 	if cap(frames) <= 2*watchBatchBytes { // one large object's buffer is not kept
 		*buf = frames[:0]

@@ -1,0 +1,222 @@
+package watch
+
+import (
+	"fmt"
+	"time"
+)
+
+// Batcher is implemented by the watches of a Broadcaster. A consumer that writes events
+// out in batches (an HTTP watch writes every event it has in one write) reads them with
+// NextBatch rather than one at a time from ResultChan.
+type Batcher interface {
+	// NextBatch waits until the watch has at least one event for the consumer, then
+	// appends every event it has (up to a batch's worth) to dst and returns it. It
+	// returns false when the watch has ended: stopped, its context done, the Broadcaster
+	// stopped, or after the ERROR event that ended it was returned. Calls must not
+	// overlap.
+	NextBatch(dst []Event) ([]Event, bool)
+}
+
+var _ Batcher = (*watcher)(nil)
+
+// NextBatch reads the watch's next events; see Batcher. A watch made without
+// WatchOptions.Batches hands out what its result channel holds; a batch watch reads the
+// history window from its cursor, so that Publish does nothing per batch watcher.
+func (w *watcher) NextBatch(dst []Event) ([]Event, bool) {
+	if !w.opts.Batches {
+		return w.drain(dst)
+	}
+	start := len(dst)
+	for {
+		if w.ended || w.stopping() || w.ctx.Err() != nil {
+			return dst, false
+		}
+		if w.opts.SendInitialEvents {
+			if dst = w.appendInitial(dst); len(dst) > start {
+				return dst, true
+			}
+		}
+		b := w.b
+		b.mu.RLock()
+		if w.state != stateBatched {
+			b.mu.RUnlock()
+			return dst, false
+		}
+		var ended bool
+		dst, ended = w.appendChanges(dst)
+		if len(dst) > start || ended {
+			b.mu.RUnlock()
+			w.ended = ended
+			return dst, true
+		}
+		// Nothing to read: wait for the notifier, registered before the read lock is
+		// let go, so that no change published meanwhile goes unnoticed.
+		b.sigMu.Lock()
+		if b.sig == nil {
+			b.sig = make(chan struct{})
+		}
+		sig := b.sig
+		b.sigMu.Unlock()
+		b.mu.RUnlock()
+		select {
+		case <-sig:
+		case <-w.stopCh:
+		case <-w.ctx.Done():
+		case <-b.done:
+		}
+	}
+}
+
+// drain receives one event from the result channel, waiting for it, and then those
+// already queued behind it, up to catchUpBatch.
+func (w *watcher) drain(dst []Event) ([]Event, bool) {
+	ev, ok := <-w.out
+	if !ok {
+		return dst, false
+	}
+	dst = append(dst, ev)
+	for range catchUpBatch - 1 {
+		if ev.Type == Error {
+			break // the last event of a watch
+		}
+		select {
+		case ev, ok = <-w.out:
+			if !ok {
+				return dst, true
+			}
+			dst = append(dst, ev)
+			continue
+		default:
+		}
+		break
+	}
+	return dst, true
+}
+
+// appendInitial appends the next initial events (SendInitialEvents) of a batch watcher,
+// up to catchUpBatch, and the bookmark that ends them.
+func (w *watcher) appendInitial(dst []Event) []Event {
+	objs := w.opts.InitialObjects
+	if w.initialSent > len(objs) {
+		return dst
+	}
+	start := len(dst)
+	for ; w.initialSent < len(objs) && len(dst)-start < catchUpBatch; w.initialSent++ {
+		obj := objs[w.initialSent]
+		if w.opts.Predicate == nil || w.opts.Predicate(obj) {
+			dst = append(dst, Event{Type: Added, Object: obj})
+		}
+	}
+	if w.initialSent == len(objs) && len(dst)-start < catchUpBatch {
+		w.initialSent++ // past the end: done
+		if !w.opts.OmitInitialEventsEnd {
+			dst = append(dst, w.bookmark(w.opts.InitialRV, true))
+		}
+	}
+	return dst
+}
+
+// appendChanges appends the changes after w's cursor that w selects, up to catchUpBatch
+// events and catchUpScan changes examined, or a due bookmark when there are none; or the
+// 410 ERROR that ends w (ended) when it fell out of the history window or left a change
+// published after it started unread for longer than the slow-watcher timeout. Called
+// with b.mu held for reading.
+func (w *watcher) appendChanges(dst []Event) (_ []Event, ended bool) {
+	b := w.b
+	if w.cursor < b.floor {
+		return append(dst, expired(fmt.Sprintf("%s: %d (%d)", ErrTooOld, w.cursor, b.floor))), true
+	}
+	i := b.history.after(w.cursor)
+	if i < b.history.len() {
+		if e := b.history.at(i); e.at >= w.since && b.clock.Now().Sub(b.epoch)-e.at > b.slow {
+			return append(dst, expired(slowMessage(b.slow))), true
+		}
+	}
+	start := len(dst)
+	for scanned := 0; i < b.history.len() && len(dst)-start < catchUpBatch && scanned < catchUpScan; scanned++ {
+		e := b.history.at(i)
+		if ev, ok := w.filter(e); ok {
+			dst = append(dst, ev)
+		}
+		w.cursor = e.change.ResourceVersion
+		i++
+	}
+	if i == b.history.len() && len(dst) == start && w.bookmarkDue {
+		w.bookmarkDue = false
+		w.cursor = max(w.cursor, b.rv)
+		dst = append(dst, w.bookmark(b.rv, false))
+	}
+	return dst, false
+}
+
+// notify wakes the batch watchers waiting for a change, through the notifier: the
+// caller, a writer holding b.mu, does not wait while they are made runnable. Called with
+// b.mu held.
+func (b *Broadcaster) notify() {
+	select {
+	case b.kick <- struct{}{}:
+	default: // a wake-up is pending already: it covers this change too
+	}
+}
+
+// Wake-up rounds of idle batch watchers: after one round, the next waits until
+// wakeRoundPerWatcher for each batch watcher has passed, at most wakeRoundMax. An idle
+// Broadcaster wakes its watchers at once; a busy one wakes each at most once per round,
+// however many changes the round carries: with 1,000 watchers, a round every 20 ms
+// costs each watcher one wake-up and one write(2) per 20 ms, whether 1 or 100 changes
+// were published meanwhile, instead of one per change.
+const (
+	wakeRoundPerWatcher = 20 * time.Microsecond
+	wakeRoundMax        = 20 * time.Millisecond
+)
+
+// notifyLoop closes the channel the idle batch watchers wait on whenever notify asks, in
+// rounds at most every wakeRound apart, until the Broadcaster stops. Changes published
+// meanwhile are read by the next round, so under load one wake-up serves many changes.
+// The rounds keep the system clock: they pace the work, not what a watcher receives.
+func (b *Broadcaster) notifyLoop() {
+	defer b.bookmarkWG.Done()
+	var pause *time.Timer
+	for {
+		select {
+		case <-b.kick:
+		case <-b.done:
+			return
+		}
+		b.sigMu.Lock()
+		sig := b.sig
+		b.sig = nil
+		b.sigMu.Unlock()
+		if sig == nil {
+			continue
+		}
+		close(sig)
+		b.mu.RLock()
+		round := min(wakeRoundMax, time.Duration(len(b.batched))*wakeRoundPerWatcher)
+		b.mu.RUnlock()
+		if pause == nil {
+			pause = time.NewTimer(round)
+		} else {
+			pause.Reset(round)
+		}
+		select {
+		case <-pause.C:
+		case <-b.done:
+			pause.Stop()
+			return
+		}
+	}
+}
+
+func (b *Broadcaster) removeBatched(w *watcher) {
+	i := w.index
+	if i < 0 {
+		return
+	}
+	last := len(b.batched) - 1
+	b.batched[i] = b.batched[last]
+	b.batched[i].index = i
+	b.batched[last] = nil
+	b.batched = b.batched[:last]
+	w.index = -1
+}

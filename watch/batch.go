@@ -2,6 +2,7 @@ package watch
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 )
 
@@ -26,6 +27,7 @@ func (w *watcher) NextBatch(dst []Event) ([]Event, bool) {
 	if !w.opts.Batches {
 		return w.drain(dst)
 	}
+	w.leaveChunk()
 	start := len(dst)
 	for {
 		if w.ended || w.stopping() || w.ctx.Err() != nil {
@@ -51,18 +53,57 @@ func (w *watcher) NextBatch(dst []Event) ([]Event, bool) {
 		}
 		// Nothing to read: wait for the notifier, registered before the read lock is
 		// let go, so that no change published meanwhile goes unnoticed.
-		b.sigMu.Lock()
-		if b.sig == nil {
-			b.sig = make(chan struct{})
-		}
-		sig := b.sig
-		b.sigMu.Unlock()
+		b.idleMu.Lock()
+		w.waitState.Store(waiting)
+		b.idle = append(b.idle, w)
+		b.idleMu.Unlock()
 		b.mu.RUnlock()
+		if !w.wait() {
+			return dst, false
+		}
+	}
+}
+
+// States of a batch watcher's wait for the notifier.
+const (
+	notWaiting int32 = iota
+	waiting
+	woken
+)
+
+// wait waits for the notifier to wake w, or reports false when the watch ends first.
+func (w *watcher) wait() bool {
+	select {
+	case <-w.wake:
+		w.waitState.Store(notWaiting)
+		w.inChunk = true
+		return true
+	case <-w.stopCh:
+	case <-w.ctx.Done():
+	case <-w.b.done:
+	}
+	if !w.waitState.CompareAndSwap(waiting, notWaiting) {
+		// The notifier woke w meanwhile: give its place in the chunk back.
+		<-w.wake
+		w.waitState.Store(notWaiting)
+		w.inChunk = true
+		w.leaveChunk()
+	}
+	return false
+}
+
+// leaveChunk tells the notifier that w, which it woke, has written what it read and
+// asks for more: the notifier wakes the next chunk once the whole chunk has.
+func (w *watcher) leaveChunk() {
+	if !w.inChunk {
+		return
+	}
+	w.inChunk = false
+	b := w.b
+	if b.chunk.Load() == w.chunk && b.chunkLeft.Add(-1) == 0 {
 		select {
-		case <-sig:
-		case <-w.stopCh:
-		case <-w.ctx.Done():
-		case <-b.done:
+		case b.back <- struct{}{}:
+		default:
 		}
 	}
 }
@@ -170,41 +211,110 @@ const (
 	wakeRoundMax        = 20 * time.Millisecond
 )
 
-// notifyLoop closes the channel the idle batch watchers wait on whenever notify asks, in
-// rounds at most every wakeRound apart, until the Broadcaster stops. Changes published
+// A round wakes its watchers a chunk at a time: the next chunk once every watcher of
+// the last has asked for its next batch (written what it read), or after chunkWait.
+// So at most a chunk of watchers are runnable at once, and a writer's goroutines, made
+// runnable by the network meanwhile, queue behind a chunk rather than behind a thousand
+// watchers' writes. chunkWait bounds what a watcher whose client does not read (its
+// write blocks) costs the others.
+const chunkWait = time.Millisecond
+
+// wakeChunk is how many watchers a chunk wakes: enough to keep every processor busy
+// while some wait in write(2).
+func wakeChunk() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
+
+// notifyLoop wakes the idle batch watchers whenever notify asks, in rounds at most
+// wakeRound apart, a chunk at a time, until the Broadcaster stops. Changes published
 // meanwhile are read by the next round, so under load one wake-up serves many changes.
 // The rounds keep the system clock: they pace the work, not what a watcher receives.
 func (b *Broadcaster) notifyLoop() {
 	defer b.bookmarkWG.Done()
-	var pause *time.Timer
+	pause := time.NewTimer(time.Hour)
+	pause.Stop()
+	defer pause.Stop()
+	var spare []*watcher
 	for {
 		select {
 		case <-b.kick:
 		case <-b.done:
 			return
 		}
-		b.sigMu.Lock()
-		sig := b.sig
-		b.sig = nil
-		b.sigMu.Unlock()
-		if sig == nil {
+		b.idleMu.Lock()
+		idle := b.idle
+		b.idle = spare[:0]
+		b.idleMu.Unlock()
+		if len(idle) == 0 {
+			spare = idle
 			continue
 		}
-		close(sig)
+		start := time.Now()
+		if !b.wakeAll(idle, pause) {
+			return
+		}
+		clear(idle)
+		spare = idle
 		b.mu.RLock()
 		round := min(wakeRoundMax, time.Duration(len(b.batched))*wakeRoundPerWatcher)
 		b.mu.RUnlock()
-		if pause == nil {
-			pause = time.NewTimer(round)
-		} else {
-			pause.Reset(round)
-		}
-		select {
-		case <-pause.C:
-		case <-b.done:
-			pause.Stop()
+		if !b.sleep(pause, round-time.Since(start)) {
 			return
 		}
+	}
+}
+
+// wakeAll wakes the watchers a chunk at a time (see chunkWait); false when the
+// Broadcaster stopped meanwhile.
+func (b *Broadcaster) wakeAll(idle []*watcher, pause *time.Timer) bool {
+	size := wakeChunk()
+	for len(idle) > 0 {
+		n := min(size, len(idle))
+		chunk := b.chunk.Add(1)
+		b.chunkLeft.Store(int32(n))
+		select {
+		case <-b.back: // a late signal of the last chunk
+		default:
+		}
+		for _, w := range idle[:n] {
+			w.chunk = chunk
+			if w.waitState.CompareAndSwap(waiting, woken) {
+				w.wake <- struct{}{}
+			} else if b.chunkLeft.Add(-1) == 0 {
+				// It ended meanwhile and will not come back.
+				select {
+				case b.back <- struct{}{}:
+				default:
+				}
+			}
+		}
+		idle = idle[n:]
+		if len(idle) == 0 {
+			return true
+		}
+		pause.Reset(chunkWait)
+		select {
+		case <-b.back:
+			if !pause.Stop() {
+				<-pause.C
+			}
+		case <-pause.C:
+		case <-b.done:
+			return false
+		}
+	}
+	return true
+}
+
+// sleep waits for d, or reports false when the Broadcaster stops first.
+func (b *Broadcaster) sleep(pause *time.Timer, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	pause.Reset(d)
+	select {
+	case <-pause.C:
+		return true
+	case <-b.done:
+		return false
 	}
 }
 

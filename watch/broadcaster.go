@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apikit-dev/apikit/scheme"
@@ -146,9 +147,14 @@ type Broadcaster struct {
 	// Waking idle batch watchers: Publish only kicks the notifier (see notifyLoop), so
 	// that a write never waits while a thousand idle watchers are made runnable.
 	kick   chan struct{}
-	sigMu  sync.Mutex
-	sig    chan struct{} // closed by the notifier; nil while no batch watcher waits
-	lazyMu sync.Mutex    // guards entry.left when made by a batch watcher (read lock only)
+	idleMu sync.Mutex
+	idle   []*watcher // batch watchers waiting for a change, woken by the notifier
+	// The wake-up of the moment (see wakeChunk): how many of the watchers it woke have
+	// not come back for their next batch, and back, signalled when the last one does.
+	chunk     atomic.Int64
+	chunkLeft atomic.Int32
+	back      chan struct{}
+	lazyMu    sync.Mutex // guards entry.left when made by a batch watcher (read lock only)
 }
 
 // NewBroadcaster returns a running Broadcaster; Stop releases it.
@@ -161,6 +167,7 @@ func NewBroadcaster(opts Options) *Broadcaster {
 		clock:  opts.Clock,
 		done:   make(chan struct{}),
 		kick:   make(chan struct{}, 1),
+		back:   make(chan struct{}, 1),
 		rv:     opts.ResourceVersion,
 		floor:  opts.ResourceVersion,
 	}
@@ -441,6 +448,7 @@ func (b *Broadcaster) Watch(ctx context.Context, from uint64, wo WatchOptions) (
 	if wo.Batches {
 		// Read by NextBatch from the history: no channel buffer, no goroutine.
 		w.out = make(chan Event)
+		w.wake = make(chan struct{}, 1)
 		w.state = stateBatched
 		w.since = b.clock.Now().Sub(b.epoch)
 		w.index = len(b.batched)

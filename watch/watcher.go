@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apikit-dev/apikit/scheme"
@@ -56,6 +57,13 @@ type watcher struct {
 	initialSent int           // InitialObjects examined so far
 	bookmarkDue bool
 	ended       bool // an ERROR event was returned: the next NextBatch ends
+	// Waiting for the notifier (see wait): waitState says whether w waits (waiting), was
+	// woken (woken) or neither; a watcher the notifier woke holds its place in the
+	// notifier's chunk (chunk, the chunk's number) until it asks for its next batch.
+	wake      chan struct{}
+	waitState atomic.Int32
+	chunk     int64
+	inChunk   bool
 }
 
 // feeder is one run of a watcher's catch-up goroutine, with its slow-watcher clock.

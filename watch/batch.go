@@ -27,7 +27,7 @@ func (w *watcher) NextBatch(dst []Event) ([]Event, bool) {
 	if !w.opts.Batches {
 		return w.drain(dst)
 	}
-	w.leaveChunk()
+	w.leaveWindow()
 	start := len(dst)
 	for {
 		if w.ended || w.stopping() || w.ctx.Err() != nil {
@@ -76,31 +76,28 @@ func (w *watcher) wait() bool {
 	select {
 	case <-w.wake:
 		w.waitState.Store(notWaiting)
-		w.inChunk = true
 		return true
 	case <-w.stopCh:
 	case <-w.ctx.Done():
 	case <-w.b.done:
 	}
 	if !w.waitState.CompareAndSwap(waiting, notWaiting) {
-		// The notifier woke w meanwhile: give its place in the chunk back.
+		// The notifier woke w meanwhile: give its place in the window back.
 		<-w.wake
 		w.waitState.Store(notWaiting)
-		w.inChunk = true
-		w.leaveChunk()
+		w.leaveWindow()
 	}
 	return false
 }
 
-// leaveChunk tells the notifier that w, which it woke, has written what it read and
-// asks for more: the notifier wakes the next chunk once the whole chunk has.
-func (w *watcher) leaveChunk() {
-	if !w.inChunk {
+// leaveWindow gives back the place in the notifier's window of a watcher it woke: w has
+// written what it read and asks for more, or has stopped.
+func (w *watcher) leaveWindow() {
+	if !w.inWindow.CompareAndSwap(true, false) {
 		return
 	}
-	w.inChunk = false
 	b := w.b
-	if b.chunk.Load() == w.chunk && b.chunkLeft.Add(-1) == 0 {
+	if int(b.woken.Add(-1)) < wakeWindow() {
 		select {
 		case b.back <- struct{}{}:
 		default:
@@ -211,20 +208,20 @@ const (
 	wakeRoundMax        = 20 * time.Millisecond
 )
 
-// A round wakes its watchers a chunk at a time: the next chunk once every watcher of
-// the last has asked for its next batch (written what it read), or after chunkWait.
-// So at most a chunk of watchers are runnable at once, and a writer's goroutines, made
-// runnable by the network meanwhile, queue behind a chunk rather than behind a thousand
-// watchers' writes. chunkWait bounds what a watcher whose client does not read (its
-// write blocks) costs the others.
-const chunkWait = time.Millisecond
+// A round wakes its watchers through a window: at most wakeWindow of those it woke are
+// still busy with what they read (have not asked for their next batch), the next one is
+// woken when one of them asks. So only a few watchers are runnable at once, and a
+// writer's goroutines, made runnable by the network meanwhile, queue behind those rather
+// than behind a thousand watchers' writes. When none asks within windowWait (their
+// clients do not read and their writes block) the next is woken anyway.
+const windowWait = time.Millisecond
 
-// wakeChunk is how many watchers a chunk wakes: enough to keep every processor busy
-// while some wait in write(2).
-func wakeChunk() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
+// wakeWindow is how many woken watchers may be busy at once: enough to keep every
+// processor busy while some wait in write(2).
+func wakeWindow() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
 // notifyLoop wakes the idle batch watchers whenever notify asks, in rounds at most
-// wakeRound apart, a chunk at a time, until the Broadcaster stops. Changes published
+// wakeRound apart, through the window, until the Broadcaster stops. Changes published
 // meanwhile are read by the next round, so under load one wake-up serves many changes.
 // The rounds keep the system clock: they pace the work, not what a watcher receives.
 func (b *Broadcaster) notifyLoop() {
@@ -262,43 +259,29 @@ func (b *Broadcaster) notifyLoop() {
 	}
 }
 
-// wakeAll wakes the watchers a chunk at a time (see chunkWait); false when the
+// wakeAll wakes the watchers through the window (see windowWait); false when the
 // Broadcaster stopped meanwhile.
 func (b *Broadcaster) wakeAll(idle []*watcher, pause *time.Timer) bool {
-	size := wakeChunk()
-	for len(idle) > 0 {
-		n := min(size, len(idle))
-		chunk := b.chunk.Add(1)
-		b.chunkLeft.Store(int32(n))
-		select {
-		case <-b.back: // a late signal of the last chunk
-		default:
-		}
-		for _, w := range idle[:n] {
-			w.chunk = chunk
-			if w.waitState.CompareAndSwap(waiting, woken) {
-				w.wake <- struct{}{}
-			} else if b.chunkLeft.Add(-1) == 0 {
-				// It ended meanwhile and will not come back.
-				select {
-				case b.back <- struct{}{}:
-				default:
+	window := int32(wakeWindow())
+	for _, w := range idle {
+	wait:
+		for b.woken.Load() >= window {
+			pause.Reset(windowWait)
+			select {
+			case <-b.back:
+				if !pause.Stop() {
+					<-pause.C
 				}
+			case <-pause.C:
+				break wait
+			case <-b.done:
+				return false
 			}
 		}
-		idle = idle[n:]
-		if len(idle) == 0 {
-			return true
-		}
-		pause.Reset(chunkWait)
-		select {
-		case <-b.back:
-			if !pause.Stop() {
-				<-pause.C
-			}
-		case <-pause.C:
-		case <-b.done:
-			return false
+		if w.waitState.CompareAndSwap(waiting, woken) {
+			w.inWindow.Store(true)
+			b.woken.Add(1)
+			w.wake <- struct{}{}
 		}
 	}
 	return true

@@ -149,12 +149,11 @@ type Broadcaster struct {
 	kick   chan struct{}
 	idleMu sync.Mutex
 	idle   []*watcher // batch watchers waiting for a change, woken by the notifier
-	// The wake-up of the moment (see wakeChunk): how many of the watchers it woke have
-	// not come back for their next batch, and back, signalled when the last one does.
-	chunk     atomic.Int64
-	chunkLeft atomic.Int32
-	back      chan struct{}
-	lazyMu    sync.Mutex // guards entry.left when made by a batch watcher (read lock only)
+	// Watchers the notifier woke that have not asked for their next batch yet (see
+	// wakeWindow), and back, signalled when one does while the window is full.
+	woken  atomic.Int32
+	back   chan struct{}
+	lazyMu sync.Mutex // guards entry.left when made by a batch watcher (read lock only)
 }
 
 // NewBroadcaster returns a running Broadcaster; Stop releases it.

@@ -58,12 +58,11 @@ type watcher struct {
 	bookmarkDue bool
 	ended       bool // an ERROR event was returned: the next NextBatch ends
 	// Waiting for the notifier (see wait): waitState says whether w waits (waiting), was
-	// woken (woken) or neither; a watcher the notifier woke holds its place in the
-	// notifier's chunk (chunk, the chunk's number) until it asks for its next batch.
+	// woken (woken) or neither; a watcher the notifier woke holds a place in its window
+	// (inWindow) until it asks for its next batch or stops.
 	wake      chan struct{}
 	waitState atomic.Int32
-	chunk     int64
-	inChunk   bool
+	inWindow  atomic.Bool
 }
 
 // feeder is one run of a watcher's catch-up goroutine, with its slow-watcher clock.
@@ -89,6 +88,7 @@ func (w *watcher) Stop() {
 	case stateBatched:
 		w.b.removeBatched(w)
 		w.closeLocked()
+		w.leaveWindow()
 	}
 }
 

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -65,7 +66,7 @@ func (rq *request) validateWatchOptions() (sendInitial *bool, err error) {
 }
 
 // watch streams changes in the negotiated stream framing (see appendFrame), the events
-// queued for the watch written together and flushed once (see appendQueuedEvents),
+// the watch has for the stream written together and flushed once (see streamBatches),
 // until timeoutSeconds, the client leaving or not reading (each write has a deadline,
 // see watchDeadlines), or the storage ending the watch. It runs in three steps:
 // validate the options, negotiate the stream's format, stream.
@@ -200,32 +201,59 @@ func (rq *request) stream(out output, wr watchRequest) {
 	_ = flush()
 
 	encKey := any(encodingKey{gv: rq.gv, mediaType: out.MediaType, as: out.As, asOptions: rq.query.Get("includeObject")})
-	if bw, ok := wi.(watch.Batcher); ok {
-		rq.streamBatches(out, wi, bw, wr.timeout, encKey, deadlines)
-		return
+	bw, ok := wi.(watch.Batcher)
+	if !ok {
+		// Events already queued when the stream times out are not written.
+		ctx, cancel := context.WithTimeout(rq.ctx, wr.timeout)
+		defer cancel()
+		bw = channelBatches{ctx: ctx, results: wi.ResultChan()}
 	}
-	timer := time.NewTimer(wr.timeout)
-	defer timer.Stop()
-	for {
-		select {
-		case <-rq.ctx.Done():
-			return
-		case <-timer.C:
-			return
-		case ev, ok := <-wi.ResultChan():
-			if !ok {
-				return
-			}
-			end, err := rq.writeQueuedEvents(out, ev, wi.ResultChan(), encKey, deadlines)
-			if err != nil {
-				rq.h.log.Warn("rest: watch stream ended", "path", rq.r.URL.Path, "err", err)
-				return
-			}
-			if end {
-				return
-			}
+	rq.streamBatches(out, wi, bw, wr.timeout, encKey, deadlines)
+}
+
+// channelBatchEvents bounds the events channelBatches gathers for one batch.
+const channelBatchEvents = 256
+
+// channelBatches reads a watch that hands out its events one at a time on its result
+// channel (a backend's own watch that is no watch.Batcher) in batches: the event it
+// waits for, then those already queued behind it, without waiting for more, until an
+// ERROR event (the last of a stream). Before it returns a lone event it lets the
+// goroutines ready to run (writers publishing, other watches) go first, once: on a busy
+// server more events are queued by then and share the write; on an idle one this
+// returns at once.
+type channelBatches struct {
+	ctx     context.Context
+	results <-chan watch.Event
+}
+
+func (c channelBatches) NextBatch(dst []watch.Event) ([]watch.Event, bool) {
+	select {
+	case <-c.ctx.Done():
+		return dst, false
+	case ev, ok := <-c.results:
+		if !ok {
+			return dst, false
 		}
+		dst = append(dst, ev)
 	}
+	yielded := false
+	for len(dst) < channelBatchEvents && dst[len(dst)-1].Type != watch.Error {
+		select {
+		case ev, ok := <-c.results:
+			if !ok {
+				return dst, true // the next call reports the end
+			}
+			dst = append(dst, ev)
+			continue
+		default:
+		}
+		if yielded {
+			break
+		}
+		yielded = true
+		runtime.Gosched()
+	}
+	return dst, true
 }
 
 // streamBatches writes the events of a watch that hands them out in batches (see
@@ -303,83 +331,16 @@ func (rq *request) writeFrames(frames []byte, deadlines *watchDeadlines) error {
 	return deadlines.flush()
 }
 
+// watchBatchBytes bounds the frames a watch gathers for one write: the events of a batch
+// are written together until the frames reach this size. Larger batches save little more
+// CPU and cost memory: with 1,000 watchers over TLS, 64 KB batches raised the server's
+// RSS by half again, 8 KB ones kept it below that of one event per write.
+const watchBatchBytes = 8 << 10
+
 // watchFrames holds the buffers of watch batches between writes: a watch holds one only
 // while it writes, so that a thousand watches waiting for events do not each keep a
 // batch's worth of memory.
 var watchFrames = sync.Pool{New: func() any { return new([]byte) }}
-
-// writeQueuedEvents writes ev and the events queued behind it (see appendQueuedEvents)
-// in one Write and one Flush, each write under its deadline. end reports that the
-// stream ends after them.
-func (rq *request) writeQueuedEvents(out output, ev watch.Event, results <-chan watch.Event, key any, deadlines *watchDeadlines) (end bool, err error) {
-	buf := watchFrames.Get().(*[]byte)
-	frames, end, encErr := rq.appendQueuedEvents((*buf)[:0], out, ev, results, key)
-	if len(frames) > 0 {
-		// The events gathered before one that failed to encode are sent, as they
-		// were when each event was written on its own.
-		err = rq.writeFrames(frames, deadlines)
-	}
-	if cap(frames) <= 2*watchBatchBytes { // one large object's buffer is not kept
-		*buf = frames[:0]
-		watchFrames.Put(buf)
-	}
-	if err == nil {
-		err = encErr
-	}
-	return end, err
-}
-
-// watchBatchBytes bounds the frames a watch gathers for one write: events queued for a
-// watcher are written together until the batch reaches this size. Larger batches save
-// little more CPU and cost memory: with 1,000 watchers over TLS, 64 KB batches raised
-// the server's RSS by half again, 8 KB ones kept it below that of one event per write.
-const watchBatchBytes = 8 << 10
-
-// appendQueuedEvents appends the frame of ev, then those of the events already queued
-// on results (without waiting for more), until the batch reaches watchBatchBytes, an
-// ERROR event (the last of a stream), or the end of the watch: written in one Write and
-// sent with one Flush, they cost one write(2) for many events when a watcher has several
-// queued, as under load, instead of one each. The bytes are exactly those of the frames
-// written one by one. end reports that the stream ends after this batch.
-func (rq *request) appendQueuedEvents(dst []byte, out output, ev watch.Event, results <-chan watch.Event, key any) (frames []byte, end bool, err error) {
-	yielded := false
-	for {
-		if dst, err = rq.appendEventCached(dst, out, ev, key); err != nil {
-			return dst, true, err
-		}
-		if ev.Type == watch.Error {
-			return dst, true, nil
-		}
-		if len(dst) >= watchBatchBytes {
-			return dst, false, nil
-		}
-		var ok bool
-		select {
-		case ev, ok = <-results:
-			if !ok {
-				return dst, true, nil
-			}
-			continue
-		default:
-		}
-		if yielded {
-			return dst, false, nil
-		}
-		// Let the goroutines ready to run (writers publishing, other watches) go first,
-		// once: on a busy server more events are queued by then and share this write;
-		// on an idle one this returns at once.
-		yielded = true
-		runtime.Gosched()
-		select {
-		case ev, ok = <-results:
-			if !ok {
-				return dst, true, nil
-			}
-		default:
-			return dst, false, nil
-		}
-	}
-}
 
 // appendEventCached appends the frame of one event, encoding its object at most once
 // per version and media type across all the watches that receive the same change.

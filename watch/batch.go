@@ -301,15 +301,4 @@ func (b *Broadcaster) sleep(pause *time.Timer, d time.Duration) bool {
 	}
 }
 
-func (b *Broadcaster) removeBatched(w *watcher) {
-	i := w.index
-	if i < 0 {
-		return
-	}
-	last := len(b.batched) - 1
-	b.batched[i] = b.batched[last]
-	b.batched[i].index = i
-	b.batched[last] = nil
-	b.batched = b.batched[:last]
-	w.index = -1
-}
+func (b *Broadcaster) removeBatched(w *watcher) { removeWatcher(&b.batched, w) }

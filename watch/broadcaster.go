@@ -483,16 +483,20 @@ func (b *Broadcaster) addLive(w *watcher) {
 	b.live = append(b.live, w)
 }
 
-func (b *Broadcaster) removeLive(w *watcher) {
+func (b *Broadcaster) removeLive(w *watcher) { removeWatcher(&b.live, w) }
+
+// removeWatcher takes w out of list (b.live or b.batched), where w.index is its place.
+func removeWatcher(list *[]*watcher, w *watcher) {
 	i := w.index
 	if i < 0 {
 		return
 	}
-	last := len(b.live) - 1
-	b.live[i] = b.live[last]
-	b.live[i].index = i
-	b.live[last] = nil
-	b.live = b.live[:last]
+	l := *list
+	last := len(l) - 1
+	l[i] = l[last]
+	l[i].index = i
+	l[last] = nil
+	*list = l[:last]
 	w.index = -1
 }
 

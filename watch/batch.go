@@ -81,13 +81,36 @@ func (w *watcher) wait() bool {
 	case <-w.ctx.Done():
 	case <-w.b.done:
 	}
-	if !w.waitState.CompareAndSwap(waiting, notWaiting) {
+	if w.waitState.CompareAndSwap(waiting, notWaiting) {
+		w.b.forgetIdle()
+	} else {
 		// The notifier woke w meanwhile: give its place in the window back.
 		<-w.wake
 		w.waitState.Store(notWaiting)
 		w.leaveWindow()
 	}
 	return false
+}
+
+// forgetIdle counts a watcher that stopped waiting without being woken: it stays on the
+// idle list until the notifier takes the list, or until such watchers are half of it and
+// the list is compacted, so that watches that come and go while nothing is published do
+// not pile up there.
+func (b *Broadcaster) forgetIdle() {
+	b.idleMu.Lock()
+	defer b.idleMu.Unlock()
+	b.gone++
+	if b.gone < 64 || b.gone < len(b.idle)/2 {
+		return
+	}
+	kept := b.idle[:0]
+	for _, w := range b.idle {
+		if w.waitState.Load() == waiting {
+			kept = append(kept, w)
+		}
+	}
+	clear(b.idle[len(kept):])
+	b.idle, b.gone = kept, 0
 }
 
 // leaveWindow gives back the place in the notifier's window of a watcher it woke: w has
@@ -238,7 +261,7 @@ func (b *Broadcaster) notifyLoop() {
 		}
 		b.idleMu.Lock()
 		idle := b.idle
-		b.idle = spare[:0]
+		b.idle, b.gone = spare[:0], 0
 		b.idleMu.Unlock()
 		if len(idle) == 0 {
 			spare = idle

@@ -236,3 +236,35 @@ func TestBatchWatch_EndOfTheWatchEndsAWaitingNextBatch(t *testing.T) {
 		})
 	}
 }
+
+func TestBatchWatch_WatchesThatStopWhileNothingIsPublishedDoNotPileUpAsIdle(t *testing.T) {
+	b := NewBroadcaster(Options{BookmarkInterval: -1})
+	defer b.Stop()
+	const n = 200
+	ended := make(chan struct{}, n)
+	watches := make([]Interface, n)
+	for i := range watches {
+		watches[i] = mustWatch(t, b, 0, WatchOptions{Recursive: true, Batches: true})
+		go func() {
+			watches[i].(Batcher).NextBatch(nil)
+			ended <- struct{}{}
+		}()
+	}
+	idle := func() int {
+		b.idleMu.Lock()
+		defer b.idleMu.Unlock()
+		return len(b.idle)
+	}
+	for deadline := time.Now().Add(20 * time.Second); idle() < n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d watches wait after 20s", idle(), n)
+		}
+	}
+	for _, w := range watches {
+		w.Stop()
+		<-ended
+	}
+	if got := idle(); got >= 64 {
+		t.Errorf("%d stopped watches still on the idle list, want fewer than 64", got)
+	}
+}

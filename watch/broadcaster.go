@@ -149,6 +149,7 @@ type Broadcaster struct {
 	kick   chan struct{}
 	idleMu sync.Mutex
 	idle   []*watcher // batch watchers waiting for a change, woken by the notifier
+	gone   int        // watchers on idle that stopped waiting (see forgetIdle)
 	// Watchers the notifier woke that have not asked for their next batch yet (see
 	// wakeWindow), and back, signalled when one does while the window is full.
 	woken  atomic.Int32

@@ -120,11 +120,10 @@ func (w *watcher) leaveWindow() {
 		return
 	}
 	b := w.b
-	if int(b.woken.Add(-1)) < wakeWindow() {
-		select {
-		case b.back <- struct{}{}:
-		default:
-		}
+	b.woken.Add(-1)
+	select {
+	case b.back <- struct{}{}:
+	default: // the notifier has one already
 	}
 }
 
@@ -237,7 +236,7 @@ const (
 // writer's goroutines, made runnable by the network meanwhile, queue behind those rather
 // than behind a thousand watchers' writes. When none asks within windowWait (their
 // clients do not read and their writes block) the next is woken anyway.
-const windowWait = time.Millisecond
+const windowWait = 500 * time.Microsecond
 
 // wakeWindow is how many woken watchers may be busy at once: enough to keep every
 // processor busy while some wait in write(2).
@@ -283,7 +282,10 @@ func (b *Broadcaster) notifyLoop() {
 }
 
 // wakeAll wakes the watchers through the window (see windowWait); false when the
-// Broadcaster stopped meanwhile.
+// Broadcaster stopped meanwhile. Each time none of the busy watchers asks for more within
+// windowWait, the window grows by one for the rest of the round: a watcher whose write
+// blocks (its client does not read) takes no processor, and costs the round one
+// windowWait, not one per watcher woken after it.
 func (b *Broadcaster) wakeAll(idle []*watcher, pause *time.Timer) bool {
 	window := int32(wakeWindow())
 	for _, w := range idle {
@@ -296,6 +298,7 @@ func (b *Broadcaster) wakeAll(idle []*watcher, pause *time.Timer) bool {
 					<-pause.C
 				}
 			case <-pause.C:
+				window++
 				break wait
 			case <-b.done:
 				return false

@@ -121,7 +121,9 @@ const (
 // watcher whose buffer is full is taken off that path and caught up from the history
 // window by a goroutine of its own, which returns it to the live path when done; it is
 // ended with an ERROR event if it stays behind longer than Options.SlowWatcherTimeout or
-// falls out of the window.
+// falls out of the window. A batch watch (WatchOptions.Batches) has no buffer: its
+// consumer reads the history window itself (see Batcher), and Publish only wakes the
+// idle ones, through a goroutine of the Broadcaster's (the notifier).
 type Broadcaster struct {
 	size       int
 	age        time.Duration
@@ -151,7 +153,7 @@ type Broadcaster struct {
 	idle   []*watcher // batch watchers waiting for a change, woken by the notifier
 	gone   int        // watchers on idle that stopped waiting (see forgetIdle)
 	// Watchers the notifier woke that have not asked for their next batch yet (see
-	// wakeWindow), and back, signalled when one does while the window is full.
+	// wakeWindow), and back, signalled when one does.
 	woken  atomic.Int32
 	back   chan struct{}
 	lazyMu sync.Mutex // guards entry.left when made by a batch watcher (read lock only)

@@ -358,8 +358,9 @@ type WatchOptions struct {
 	Key       string
 	Recursive bool
 	// Predicate is the label and field selector; nil matches everything. It is called
-	// with shared objects, under the Broadcaster's lock: it must be fast, must not modify
-	// the object and must not call the Broadcaster. As in kube-apiserver, a Modified
+	// with shared objects, under the Broadcaster's lock (for a batch watch, its read lock,
+	// on the consumer's goroutine, while other watches' predicates run): it must be fast,
+	// must not modify the object and must not call the Broadcaster. As in kube-apiserver, a Modified
 	// change whose PrevObject matches and whose Object does not is delivered as DELETED
 	// of the last matching state (a copy of PrevObject carrying the change's
 	// resourceVersion, made once per change and shared), the opposite as ADDED of

@@ -388,6 +388,7 @@ func benchmarkFanOutApikit(b *testing.B, parts, watchers int, enc string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer wi.Stop()
 			var batch []apikitwatch.Event
 			var buf []byte
 			for got := 0; got < b.N; {

@@ -250,21 +250,76 @@ func TestBatchWatch_WatchesThatStopWhileNothingIsPublishedDoNotPileUpAsIdle(t *t
 			ended <- struct{}{}
 		}()
 	}
-	idle := func() int {
-		b.idleMu.Lock()
-		defer b.idleMu.Unlock()
-		return len(b.idle)
-	}
-	for deadline := time.Now().Add(20 * time.Second); idle() < n; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d watches wait after 20s", idle(), n)
-		}
-	}
+	waitIdle(t, b, n)
 	for _, w := range watches {
 		w.Stop()
 		<-ended
 	}
-	if got := idle(); got >= 64 {
+	if got := idleWatchers(b); got >= 64 {
 		t.Errorf("%d stopped watches still on the idle list, want fewer than 64", got)
+	}
+}
+
+// TestBatchWatch_ConsumersThatDoNotComeBackDoNotHoldUpTheOthers: a consumer that took a
+// batch and is still busy with it (its write blocks) keeps its place in the notifier's
+// window; the window grows past such consumers so that the others get their changes.
+func TestBatchWatch_ConsumersThatDoNotComeBackDoNotHoldUpTheOthers(t *testing.T) {
+	b := NewBroadcaster(Options{BookmarkInterval: -1})
+	defer b.Stop()
+	stuck, active := wakeWindow(), 3
+	ws := make([]Interface, stuck+active)
+	for i := range ws {
+		ws[i] = mustWatch(t, b, 0, WatchOptions{Recursive: true, Batches: true})
+	}
+	got := make(chan uint64, len(ws))
+	read := func(w Interface) {
+		evs, ok := w.(Batcher).NextBatch(nil)
+		if ok && len(evs) == 1 {
+			got <- rvOrZero(evs[0])
+		} else {
+			got <- 0
+		}
+	}
+	receive := func(n int, rv uint64) {
+		t.Helper()
+		for range n {
+			select {
+			case v := <-got:
+				if v != rv {
+					t.Fatalf("a watcher got %d, want the change at %d", v, rv)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatalf("watchers still wait for the change at %d after 20s", rv)
+			}
+		}
+	}
+	for _, w := range ws {
+		go read(w)
+	}
+	mustPublish(t, b, added("a", 1))
+	receive(len(ws), 1)
+	// None has asked for more: all hold their places. Only the active ones ask again.
+	for _, w := range ws[stuck:] {
+		go read(w)
+	}
+	waitIdle(t, b, active)
+	mustPublish(t, b, added("b", 2))
+	receive(active, 2)
+}
+
+func idleWatchers(b *Broadcaster) int {
+	b.idleMu.Lock()
+	defer b.idleMu.Unlock()
+	return len(b.idle)
+}
+
+// waitIdle waits until n batch watchers wait for the notifier (a hang guard, not a
+// timing assertion).
+func waitIdle(t testing.TB, b *Broadcaster, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); idleWatchers(b) < n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d watches wait after 20s", idleWatchers(b), n)
+		}
 	}
 }

@@ -375,20 +375,16 @@ func benchmarkFanOutApikit(b *testing.B, parts, watchers int, enc string) {
 	// the default 10 s on a loaded machine, and apimachinery's side waits.
 	br := apikitwatch.NewBroadcaster(apikitwatch.Options{HistorySize: b.N + 16, SlowWatcherTimeout: time.Hour, BookmarkInterval: -1})
 	defer br.Stop()
-	var wg sync.WaitGroup
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	key := any("json")
 	encode := func(o scheme.Kinded) ([]byte, error) { return json.Marshal(o) }
-	for w := 0; w < watchers; w++ {
+	wg := startConsumers(watchers, func() (func(), func()) {
 		wi, err := br.Watch(ctx, 0, apikitwatch.WatchOptions{Key: "/", Recursive: true, Batches: true})
 		if err != nil {
 			b.Fatal(err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer wi.Stop()
+		return func() {
 			var batch []apikitwatch.Event
 			var buf []byte
 			for got := 0; got < b.N; {
@@ -409,8 +405,8 @@ func benchmarkFanOutApikit(b *testing.B, parts, watchers int, enc string) {
 				}
 				got += len(batch)
 			}
-		}()
-	}
+		}, wi.Stop
+	})
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -426,16 +422,12 @@ func benchmarkFanOutApimachinery(b *testing.B, parts, watchers int, enc string) 
 	ser := kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, nil, nil, kjson.SerializerOptions{})
 	br := k8swatch.NewBroadcaster(1000, k8swatch.WaitIfChannelFull)
 	defer br.Shutdown()
-	var wg sync.WaitGroup
-	for w := 0; w < watchers; w++ {
+	wg := startConsumers(watchers, func() (func(), func()) {
 		wi, err := br.Watch()
 		if err != nil {
 			b.Fatal(err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer wi.Stop()
+		return func() {
 			var buf bytes.Buffer
 			for got := 0; got < b.N; got++ {
 				ev, ok := <-wi.ResultChan()
@@ -448,8 +440,8 @@ func benchmarkFanOutApimachinery(b *testing.B, parts, watchers int, enc string) 
 					_ = ser.Encode(ev.Object, &buf)
 				}
 			}
-		}()
-	}
+		}, wi.Stop
+	})
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -462,6 +454,20 @@ func benchmarkFanOutApimachinery(b *testing.B, parts, watchers int, enc string) 
 		}
 	}
 	wg.Wait()
+}
+
+// startConsumers starts n consumers, each made by start (its loop and the stop of its
+// watch) and run on its own goroutine, which stops the watch when the loop ends.
+func startConsumers(n int, start func() (consume, stop func())) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	for range n {
+		consume, stop := start()
+		wg.Go(func() {
+			defer stop()
+			consume()
+		})
+	}
+	return &wg
 }
 
 // cachingObject is a runtime.CacheableObject with the costs of the caching object that

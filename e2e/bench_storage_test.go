@@ -1,10 +1,14 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,8 +16,10 @@ import (
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/storage/memory"
 	apikitwatch "github.com/apikit-dev/apikit/watch"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	k8swatch "k8s.io/apimachinery/pkg/watch"
 	clienttesting "k8s.io/client-go/testing"
 )
@@ -335,93 +341,198 @@ func BenchmarkTrackerList(b *testing.B) {
 }
 
 // BenchmarkFanOut publishes one ~2 KB Widget change per iteration to N watchers and
-// waits until every watcher has it. "encode=each" has every watcher JSON-encode the
-// object, as a server without a serializer cache does; "encode=shared" encodes once per
-// change (apikit's Event.Encoded). ns/op is per published event.
+// waits until every watcher has it; ns/op is per published event, all N deliveries
+// included. Both sides deliver the same events to the same number of consumers, and each
+// consumer puts every event's JSON bytes into its own buffer, as a watch stream does
+// before its write:
+//
+//   - encode=none: the consumer only takes the event.
+//   - encode=each: every consumer encodes the object, as a server without a serializer
+//     cache does.
+//   - encode=shared: the object is encoded once per change for all consumers. apikit
+//     reads batch watches (watch.Batcher, as its HTTP watches do) and shares the bytes
+//     through Event.Encoded; apimachinery's Broadcaster carries the change wrapped in a
+//     caching object as kube-apiserver's cacher wraps it for dispatch (a
+//     runtime.CacheableObject: one encoding per serializer, its bytes written to each
+//     consumer by the serializer's Encode).
 func BenchmarkFanOut(b *testing.B) {
 	const parts = 30 // about 2 KB of JSON
 	for _, watchers := range []int{1, 100, 1000} {
 		for _, enc := range []string{"none", "each", "shared"} {
 			b.Run(fmt.Sprintf("watchers=%d/encode=%s/impl=apikit", watchers, enc), func(b *testing.B) {
-				_, obj := smallWidgetPair(b, parts, "ns", "w")
-				// No slow-watcher timeout: at encode=each the consumers fall behind for longer
-				// than the default 10 s on a loaded machine, and apimachinery's side waits.
-				br := apikitwatch.NewBroadcaster(apikitwatch.Options{HistorySize: b.N + 16, WatcherBuffer: 1000, SlowWatcherTimeout: time.Hour})
-				defer br.Stop()
-				var wg sync.WaitGroup
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				for w := 0; w < watchers; w++ {
-					wi, err := br.Watch(ctx, 0, apikitwatch.WatchOptions{Key: "/", Recursive: true})
-					if err != nil {
-						b.Fatal(err)
-					}
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						for got := 0; got < b.N; got++ {
-							ev, ok := <-wi.ResultChan()
-							if !ok {
-								b.Error("watch closed early")
-								return
-							}
-							switch enc {
-							case "each":
-								_, _ = json.Marshal(ev.Object)
-							case "shared":
-								_, _ = ev.Encoded("json", func(o scheme.Kinded) ([]byte, error) { return json.Marshal(o) })
-							}
-						}
-					}()
-				}
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					o := obj
-					if err := br.Publish(apikitwatch.Change{Type: apikitwatch.Modified, Object: o, PrevObject: o, ResourceVersion: uint64(i + 1), Key: "/toys.example.com/widgets/ns/w"}); err != nil {
-						b.Fatal(err)
-					}
-				}
-				wg.Wait()
+				benchmarkFanOutApikit(b, parts, watchers, enc)
 			})
-			if enc == "shared" {
-				continue // apimachinery's Broadcaster has no shared encoding
-			}
 			b.Run(fmt.Sprintf("watchers=%d/encode=%s/impl=apimachinery", watchers, enc), func(b *testing.B) {
-				kw, _ := smallWidgetPair(b, parts, "ns", "w")
-				br := k8swatch.NewBroadcaster(1000, k8swatch.WaitIfChannelFull)
-				defer br.Shutdown()
-				var wg sync.WaitGroup
-				for w := 0; w < watchers; w++ {
-					wi, err := br.Watch()
-					if err != nil {
-						b.Fatal(err)
-					}
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						defer wi.Stop()
-						for got := 0; got < b.N; got++ {
-							ev, ok := <-wi.ResultChan()
-							if !ok {
-								b.Error("watch closed early")
-								return
-							}
-							if enc == "each" {
-								_, _ = json.Marshal(ev.Object)
-							}
-						}
-					}()
-				}
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					if err := br.Action(k8swatch.Modified, kw); err != nil {
-						b.Fatal(err)
-					}
-				}
-				wg.Wait()
+				benchmarkFanOutApimachinery(b, parts, watchers, enc)
 			})
 		}
 	}
 }
+
+func benchmarkFanOutApikit(b *testing.B, parts, watchers int, enc string) {
+	_, obj := smallWidgetPair(b, parts, "ns", "w")
+	// No slow-watcher timeout: at encode=each the consumers fall behind for longer than
+	// the default 10 s on a loaded machine, and apimachinery's side waits.
+	br := apikitwatch.NewBroadcaster(apikitwatch.Options{HistorySize: b.N + 16, SlowWatcherTimeout: time.Hour, BookmarkInterval: -1})
+	defer br.Stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	key := any("json")
+	encode := func(o scheme.Kinded) ([]byte, error) { return json.Marshal(o) }
+	wg := startConsumers(watchers, func() (func(), func()) {
+		wi, err := br.Watch(ctx, 0, apikitwatch.WatchOptions{Key: "/", Recursive: true, Batches: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return func() {
+			var batch []apikitwatch.Event
+			var buf []byte
+			for got := 0; got < b.N; {
+				var ok bool
+				if batch, ok = wi.(apikitwatch.Batcher).NextBatch(batch[:0]); !ok {
+					b.Error("watch closed early")
+					return
+				}
+				for _, ev := range batch {
+					var data []byte
+					switch enc {
+					case "each":
+						data, _ = json.Marshal(ev.Object)
+					case "shared":
+						data, _ = ev.Encoded(key, encode)
+					}
+					buf = append(buf[:0], data...)
+				}
+				got += len(batch)
+			}
+		}, wi.Stop
+	})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := br.Publish(apikitwatch.Change{Type: apikitwatch.Modified, Object: obj, PrevObject: obj, ResourceVersion: uint64(i + 1), Key: "/toys.example.com/widgets/ns/w"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	wg.Wait()
+}
+
+func benchmarkFanOutApimachinery(b *testing.B, parts, watchers int, enc string) {
+	kw, _ := smallWidgetPair(b, parts, "ns", "w")
+	ser := kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, nil, nil, kjson.SerializerOptions{})
+	br := k8swatch.NewBroadcaster(1000, k8swatch.WaitIfChannelFull)
+	defer br.Shutdown()
+	wg := startConsumers(watchers, func() (func(), func()) {
+		wi, err := br.Watch()
+		if err != nil {
+			b.Fatal(err)
+		}
+		return func() {
+			var buf bytes.Buffer
+			for got := 0; got < b.N; got++ {
+				ev, ok := <-wi.ResultChan()
+				if !ok {
+					b.Error("watch closed early")
+					return
+				}
+				buf.Reset()
+				if enc != "none" {
+					_ = ser.Encode(ev.Object, &buf)
+				}
+			}
+		}, wi.Stop
+	})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var obj k8sruntime.Object = kw
+		if enc == "shared" {
+			obj = &cachingObject{object: kw}
+		}
+		if err := br.Action(k8swatch.Modified, obj); err != nil {
+			b.Fatal(err)
+		}
+	}
+	wg.Wait()
+}
+
+// startConsumers starts n consumers, each made by start (its loop and the stop of its
+// watch) and run on its own goroutine, which stops the watch when the loop ends.
+func startConsumers(n int, start func() (consume, stop func())) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	for range n {
+		consume, stop := start()
+		wg.Go(func() {
+			defer stop()
+			consume()
+		})
+	}
+	return &wg
+}
+
+// cachingObject is a runtime.CacheableObject with the costs of the caching object that
+// kube-apiserver's cacher wraps each dispatched change in (k8s.io/apiserver's
+// pkg/storage/cacher, unexported there): a map of encodings by serializer identifier,
+// read without a lock once it holds the identifier, each encoding made once, of a copy
+// of the object.
+type cachingObject struct {
+	object  *k8sWidget
+	mu      sync.Mutex
+	results atomic.Pointer[map[k8sruntime.Identifier]*cachedEncoding]
+}
+
+type cachedEncoding struct {
+	once sync.Once
+	raw  []byte
+	err  error
+}
+
+func (o *cachingObject) encoding(id k8sruntime.Identifier) *cachedEncoding {
+	if m := o.results.Load(); m != nil {
+		if r, ok := (*m)[id]; ok {
+			return r
+		}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	old := o.results.Load()
+	if old != nil {
+		if r, ok := (*old)[id]; ok {
+			return r
+		}
+	}
+	m := make(map[k8sruntime.Identifier]*cachedEncoding, 1)
+	if old != nil {
+		maps.Copy(m, *old)
+	}
+	r := &cachedEncoding{}
+	m[id] = r
+	o.results.Store(&m)
+	return r
+}
+
+// CacheEncode writes the encoding for id, made on first use.
+func (o *cachingObject) CacheEncode(id k8sruntime.Identifier, encode func(k8sruntime.Object, io.Writer) error, w io.Writer) error {
+	r := o.encoding(id)
+	r.once.Do(func() {
+		var buf bytes.Buffer
+		r.err = encode(o.GetObject(), &buf)
+		r.raw = buf.Bytes()
+	})
+	if r.err != nil {
+		return r.err
+	}
+	_, err := w.Write(r.raw)
+	return err
+}
+
+// GetObject returns a copy of the object, as kube's does.
+func (o *cachingObject) GetObject() k8sruntime.Object { return o.object.DeepCopy() }
+
+func (o *cachingObject) GetObjectKind() k8sschema.ObjectKind { return o.object.GetObjectKind() }
+
+func (o *cachingObject) DeepCopyObject() k8sruntime.Object {
+	return &cachingObject{object: o.object.DeepCopy()}
+}
+
+var _ k8sruntime.CacheableObject = (*cachingObject)(nil)

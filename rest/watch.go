@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -65,7 +66,7 @@ func (rq *request) validateWatchOptions() (sendInitial *bool, err error) {
 }
 
 // watch streams changes in the negotiated stream framing (see appendFrame), the events
-// queued for the watch written together and flushed once (see appendQueuedEvents),
+// the watch has for the stream written together and flushed once (see streamBatches),
 // until timeoutSeconds, the client leaving or not reading (each write has a deadline,
 // see watchDeadlines), or the storage ending the watch. It runs in three steps:
 // validate the options, negotiate the stream's format, stream.
@@ -144,6 +145,7 @@ func (rq *request) validateWatch() (watchRequest, error) {
 		WatchOptions: storage.WatchOptions{
 			ResourceVersion:   rq.query.Get("resourceVersion"),
 			Recursive:         recursive,
+			Batches:           true,
 			Predicate:         pred,
 			Bookmarks:         isTrue(rq.query.Get("allowWatchBookmarks")),
 			SendInitialEvents: sendInitial,
@@ -198,49 +200,117 @@ func (rq *request) stream(out output, wr watchRequest) {
 	defer wi.Stop()
 	_ = flush()
 
-	timer := time.NewTimer(wr.timeout)
-	defer timer.Stop()
 	encKey := any(encodingKey{gv: rq.gv, mediaType: out.MediaType, as: out.As, asOptions: rq.query.Get("includeObject")})
-	for {
+	bw, ok := wi.(watch.Batcher)
+	if !ok {
+		// Events already queued when the stream times out are not written.
+		ctx, cancel := context.WithTimeout(rq.ctx, wr.timeout)
+		defer cancel()
+		bw = channelBatches{ctx: ctx, results: wi.ResultChan()}
+	}
+	rq.streamBatches(out, wi, bw, wr.timeout, encKey, deadlines)
+}
+
+// channelBatchEvents bounds the events channelBatches gathers for one batch.
+const channelBatchEvents = 256
+
+// channelBatches reads a watch that hands out its events one at a time on its result
+// channel (a backend's own watch that is no watch.Batcher) in batches: the event it
+// waits for, then those already queued behind it, without waiting for more, until an
+// ERROR event (the last of a stream). Before it returns a lone event it lets the
+// goroutines ready to run (writers publishing, other watches) go first, once: on a busy
+// server more events are queued by then and share the write; on an idle one this
+// returns at once.
+type channelBatches struct {
+	ctx     context.Context
+	results <-chan watch.Event
+}
+
+func (c channelBatches) NextBatch(dst []watch.Event) ([]watch.Event, bool) {
+	select {
+	case <-c.ctx.Done():
+		return dst, false
+	case ev, ok := <-c.results:
+		if !ok {
+			return dst, false
+		}
+		dst = append(dst, ev)
+	}
+	yielded := false
+	for len(dst) < channelBatchEvents && dst[len(dst)-1].Type != watch.Error {
 		select {
-		case <-rq.ctx.Done():
-			return
-		case <-timer.C:
-			return
-		case ev, ok := <-wi.ResultChan():
+		case ev, ok := <-c.results:
 			if !ok {
-				return
+				return dst, true // the next call reports the end
 			}
-			end, err := rq.writeQueuedEvents(out, ev, wi.ResultChan(), encKey, deadlines)
-			if err != nil {
-				rq.h.log.Warn("rest: watch stream ended", "path", rq.r.URL.Path, "err", err)
-				return
-			}
-			if end {
-				return
-			}
+			dst = append(dst, ev)
+			continue
+		default:
+		}
+		if yielded {
+			break
+		}
+		yielded = true
+		runtime.Gosched()
+	}
+	return dst, true
+}
+
+// streamBatches writes the events of a watch that hands them out in batches (see
+// watch.Batcher): each batch, every event the watch had for this stream when it was
+// read, is written in one Write and one Flush (see writeEvents). On a busy server a
+// stream thus costs one wake-up and one write(2) for all the events published while it
+// was writing, not one per event. The watch is stopped at the timeout, which ends
+// NextBatch; the request's context, which the watch was made with, ends it too.
+func (rq *request) streamBatches(out output, wi watch.Interface, bw watch.Batcher, timeout time.Duration, key any, deadlines *watchDeadlines) {
+	timer := time.AfterFunc(timeout, wi.Stop)
+	defer timer.Stop()
+	var batch []watch.Event
+	for {
+		var ok bool
+		batch, ok = bw.NextBatch(batch[:0])
+		if !ok {
+			return
+		}
+		end, err := rq.writeEvents(out, batch, key, deadlines)
+		clear(batch) // the objects are the history's: do not keep them alive
+		if err != nil {
+			rq.h.log.Warn("rest: watch stream ended", "path", rq.r.URL.Path, "err", err)
+			return
+		}
+		if end {
+			return
 		}
 	}
 }
 
-// watchFrames holds the buffers of watch batches between writes: a watch holds one only
-// while it writes, so that a thousand watches waiting for events do not each keep a
-// batch's worth of memory.
-var watchFrames = sync.Pool{New: func() any { return new([]byte) }}
-
-// writeQueuedEvents writes ev and the events queued behind it (see appendQueuedEvents)
-// in one Write and one Flush, each write under its deadline. end reports that the
-// stream ends after them.
-func (rq *request) writeQueuedEvents(out output, ev watch.Event, results <-chan watch.Event, key any, deadlines *watchDeadlines) (end bool, err error) {
+// writeEvents writes the frames of evs in batches of about watchBatchBytes, each in one
+// Write and one Flush under its deadline (see writeFrames). end reports an ERROR event,
+// the last of a stream: the events after it are not written.
+func (rq *request) writeEvents(out output, evs []watch.Event, key any, deadlines *watchDeadlines) (end bool, err error) {
 	buf := watchFrames.Get().(*[]byte)
-	frames, end, encErr := rq.appendQueuedEvents((*buf)[:0], out, ev, results, key)
-	if len(frames) > 0 {
+	frames := (*buf)[:0]
+	var encErr error
+	for _, ev := range evs {
+		if frames, encErr = rq.appendEventCached(frames, out, ev, key); encErr != nil {
+			end = true
+			break
+		}
+		if ev.Type == watch.Error {
+			end = true
+			break
+		}
+		if len(frames) >= watchBatchBytes {
+			if err = rq.writeFrames(frames, deadlines); err != nil {
+				break
+			}
+			frames = frames[:0]
+		}
+	}
+	if err == nil && len(frames) > 0 {
 		// The events gathered before one that failed to encode are sent, as they
 		// were when each event was written on its own.
-		deadlines.before()
-		if _, err = rq.w.Write(frames); err == nil {
-			err = deadlines.flush()
-		}
+		err = rq.writeFrames(frames, deadlines)
 	}
 	if cap(frames) <= 2*watchBatchBytes { // one large object's buffer is not kept
 		*buf = frames[:0]
@@ -252,57 +322,25 @@ func (rq *request) writeQueuedEvents(out output, ev watch.Event, results <-chan 
 	return end, err
 }
 
-// watchBatchBytes bounds the frames a watch gathers for one write: events queued for a
-// watcher are written together until the batch reaches this size. Larger batches save
-// little more CPU and cost memory: with 1,000 watchers over TLS, 64 KB batches raised
-// the server's RSS by half again, 8 KB ones kept it below that of one event per write.
+// writeFrames writes one batch of frames and flushes it, each under its deadline.
+func (rq *request) writeFrames(frames []byte, deadlines *watchDeadlines) error {
+	deadlines.before()
+	if _, err := rq.w.Write(frames); err != nil {
+		return err
+	}
+	return deadlines.flush()
+}
+
+// watchBatchBytes bounds the frames a watch gathers for one write: the events of a batch
+// are written together until the frames reach this size. Larger batches save little more
+// CPU and cost memory: with 1,000 watchers over TLS, 64 KB batches raised the server's
+// RSS by half again, 8 KB ones kept it below that of one event per write.
 const watchBatchBytes = 8 << 10
 
-// appendQueuedEvents appends the frame of ev, then those of the events already queued
-// on results (without waiting for more), until the batch reaches watchBatchBytes, an
-// ERROR event (the last of a stream), or the end of the watch: written in one Write and
-// sent with one Flush, they cost one write(2) for many events when a watcher has several
-// queued, as under load, instead of one each. The bytes are exactly those of the frames
-// written one by one. end reports that the stream ends after this batch.
-func (rq *request) appendQueuedEvents(dst []byte, out output, ev watch.Event, results <-chan watch.Event, key any) (frames []byte, end bool, err error) {
-	yielded := false
-	for {
-		if dst, err = rq.appendEventCached(dst, out, ev, key); err != nil {
-			return dst, true, err
-		}
-		if ev.Type == watch.Error {
-			return dst, true, nil
-		}
-		if len(dst) >= watchBatchBytes {
-			return dst, false, nil
-		}
-		var ok bool
-		select {
-		case ev, ok = <-results:
-			if !ok {
-				return dst, true, nil
-			}
-			continue
-		default:
-		}
-		if yielded {
-			return dst, false, nil
-		}
-		// Let the goroutines ready to run (writers publishing, other watches) go first,
-		// once: on a busy server more events are queued by then and share this write;
-		// on an idle one this returns at once.
-		yielded = true
-		runtime.Gosched()
-		select {
-		case ev, ok = <-results:
-			if !ok {
-				return dst, true, nil
-			}
-		default:
-			return dst, false, nil
-		}
-	}
-}
+// watchFrames holds the buffers of watch batches between writes: a watch holds one only
+// while it writes, so that a thousand watches waiting for events do not each keep a
+// batch's worth of memory.
+var watchFrames = sync.Pool{New: func() any { return new([]byte) }}
 
 // appendEventCached appends the frame of one event, encoding its object at most once
 // per version and media type across all the watches that receive the same change.

@@ -19,6 +19,7 @@ func BroadcastOptions(key string, opts WatchOptions) watch.WatchOptions {
 		Recursive:         opts.Recursive,
 		Bookmarks:         opts.Bookmarks,
 		NewBookmarkObject: bookmarkFactory(opts.NewBookmarkObject),
+		Batches:           opts.Batches,
 	}
 	if !opts.Predicate.Empty() {
 		pred := opts.Predicate

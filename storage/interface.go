@@ -214,6 +214,11 @@ type WatchOptions struct {
 	// the backend sets its resourceVersion (and annotations). When nil, bookmarks carry a
 	// *scheme.Unstructured with only metadata.
 	NewBookmarkObject func() scheme.Object
+	// Batches says that the caller reads the watch with watch.Batcher's NextBatch when
+	// the watch returned implements it, not from ResultChan. A backend that serves
+	// watches from a watch.Broadcaster passes it on (watch.WatchOptions.Batches); one
+	// whose watches do not implement watch.Batcher ignores it.
+	Batches bool
 }
 
 // Compactor is implemented by backends whose history can be discarded on demand.

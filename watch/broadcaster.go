@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apikit-dev/apikit/scheme"
@@ -120,7 +121,9 @@ const (
 // watcher whose buffer is full is taken off that path and caught up from the history
 // window by a goroutine of its own, which returns it to the live path when done; it is
 // ended with an ERROR event if it stays behind longer than Options.SlowWatcherTimeout or
-// falls out of the window.
+// falls out of the window. A batch watch (WatchOptions.Batches) has no buffer: its
+// consumer reads the history window itself (see Batcher), and Publish only wakes the
+// idle ones, through a goroutine of the Broadcaster's (the notifier).
 type Broadcaster struct {
 	size       int
 	age        time.Duration
@@ -132,13 +135,28 @@ type Broadcaster struct {
 	stopOnce   sync.Once
 	bookmarkWG sync.WaitGroup
 
-	mu      sync.Mutex
+	// mu guards the fields below. Batch watchers read the history under the read lock,
+	// each on its own goroutine; everything that changes state takes the write lock.
+	mu      sync.RWMutex
 	stopped bool
 	rv      uint64 // newest resourceVersion published (or announced by Progress)
 	floor   uint64 // every change with a resourceVersion above floor is in history
 	history ring
 	live    []*watcher // watchers fed directly by Publish
+	batched []*watcher // watchers that read the history themselves (WatchOptions.Batches)
 	waiters chan struct{}
+
+	// Waking idle batch watchers: Publish only kicks the notifier (see notifyLoop), so
+	// that a write never waits while a thousand idle watchers are made runnable.
+	kick   chan struct{}
+	idleMu sync.Mutex
+	idle   []*watcher // batch watchers waiting for a change, woken by the notifier
+	gone   int        // watchers on idle that stopped waiting (see forgetIdle)
+	// Watchers the notifier woke that have not asked for their next batch yet (see
+	// wakeWindow), and back, signalled when one does.
+	woken  atomic.Int32
+	back   chan struct{}
+	lazyMu sync.Mutex // guards entry.left when made by a batch watcher (read lock only)
 }
 
 // NewBroadcaster returns a running Broadcaster; Stop releases it.
@@ -150,6 +168,8 @@ func NewBroadcaster(opts Options) *Broadcaster {
 		slow:   opts.SlowWatcherTimeout,
 		clock:  opts.Clock,
 		done:   make(chan struct{}),
+		kick:   make(chan struct{}, 1),
+		back:   make(chan struct{}, 1),
 		rv:     opts.ResourceVersion,
 		floor:  opts.ResourceVersion,
 	}
@@ -178,6 +198,8 @@ func NewBroadcaster(opts Options) *Broadcaster {
 		b.bookmarkWG.Add(1)
 		go b.bookmarkLoop(interval)
 	}
+	b.bookmarkWG.Add(1)
+	go b.notifyLoop()
 	return b
 }
 
@@ -206,6 +228,11 @@ func (b *Broadcaster) Publish(c Change) error {
 	defer b.mu.Unlock()
 	if b.stopped {
 		return nil
+	}
+	if len(b.batched) > 0 {
+		// Batch watchers share the cache and may not make it: they hold the read lock.
+		e.cache = &encodeCache{}
+		b.notify()
 	}
 	if c.ResourceVersion <= b.rv {
 		return fmt.Errorf("%w: %d after %d (key %q)", ErrOutOfOrder, c.ResourceVersion, b.rv, c.Key)
@@ -249,6 +276,9 @@ func (b *Broadcaster) Progress(rv uint64) {
 		return
 	}
 	b.rv = rv
+	if len(b.batched) > 0 {
+		b.notify() // a bookmark that waits for the end of the history may now be due
+	}
 	if b.waiters != nil {
 		close(b.waiters)
 		b.waiters = nil
@@ -310,7 +340,11 @@ func (b *Broadcaster) Stop() {
 			w.index = -1
 			w.closeLocked()
 		}
-		b.live = nil
+		for _, w := range b.batched {
+			w.index = -1
+			w.closeLocked()
+		}
+		b.live, b.batched = nil, nil
 		b.mu.Unlock()
 		b.bookmarkWG.Wait()
 	})
@@ -324,8 +358,9 @@ type WatchOptions struct {
 	Key       string
 	Recursive bool
 	// Predicate is the label and field selector; nil matches everything. It is called
-	// with shared objects, under the Broadcaster's lock: it must be fast, must not modify
-	// the object and must not call the Broadcaster. As in kube-apiserver, a Modified
+	// with shared objects, under the Broadcaster's lock (for a batch watch, its read lock,
+	// on the consumer's goroutine, while other watches' predicates run): it must be fast,
+	// must not modify the object and must not call the Broadcaster. As in kube-apiserver, a Modified
 	// change whose PrevObject matches and whose Object does not is delivered as DELETED
 	// of the last matching state (a copy of PrevObject carrying the change's
 	// resourceVersion, made once per change and shared), the opposite as ADDED of
@@ -347,6 +382,15 @@ type WatchOptions struct {
 	// legacy watch from resourceVersion "" or "0" without sendInitialEvents sends the
 	// state as ADDED events and continues without one.
 	OmitInitialEventsEnd bool
+	// Batches makes a watch whose consumer reads it with NextBatch (see Batcher) instead
+	// of ResultChan: its events are read from the history window by the consumer's own
+	// goroutine, several at a time, so that Publish does no work per such watcher and
+	// wakes an idle one once, however many changes it then reads. It is as far behind as
+	// the window allows (no WatcherBuffer), and ends with the 410 ERROR below when it
+	// falls out of the window or leaves a change unread for longer than
+	// Options.SlowWatcherTimeout. Nothing is sent on its ResultChan, which closes when
+	// the watch ends.
+	Batches bool
 	// NewBookmarkObject returns an empty object of the watched kind (apiVersion and kind
 	// set) for a bookmark at rv; the Broadcaster sets its resourceVersion (and the
 	// initial-events annotation). Required with Bookmarks or SendInitialEvents. It is
@@ -404,7 +448,19 @@ func (b *Broadcaster) Watch(ctx context.Context, from uint64, wo WatchOptions) (
 		out:    make(chan Event, b.buffer),
 		stopCh: make(chan struct{}),
 	}
+	if wo.Batches {
+		// Read by NextBatch from the history: no channel buffer, no goroutine.
+		w.out = make(chan Event)
+		w.wake = make(chan struct{}, 1)
+		w.state = stateBatched
+		w.since = b.clock.Now().Sub(b.epoch)
+		w.index = len(b.batched)
+		b.batched = append(b.batched, w)
+	}
 	w.releaseCtx = context.AfterFunc(ctx, w.Stop)
+	if wo.Batches {
+		return w, nil
+	}
 	if !wo.SendInitialEvents && b.history.after(from) == b.history.len() {
 		// Nothing to replay: Publish feeds it from now on, no goroutine needed.
 		w.state = stateLive
@@ -431,16 +487,20 @@ func (b *Broadcaster) addLive(w *watcher) {
 	b.live = append(b.live, w)
 }
 
-func (b *Broadcaster) removeLive(w *watcher) {
+func (b *Broadcaster) removeLive(w *watcher) { removeWatcher(&b.live, w) }
+
+// removeWatcher takes w out of list (b.live or b.batched), where w.index is its place.
+func removeWatcher(list *[]*watcher, w *watcher) {
 	i := w.index
 	if i < 0 {
 		return
 	}
-	last := len(b.live) - 1
-	b.live[i] = b.live[last]
-	b.live[i].index = i
-	b.live[last] = nil
-	b.live = b.live[:last]
+	l := *list
+	last := len(l) - 1
+	l[i] = l[last]
+	l[i].index = i
+	l[last] = nil
+	*list = l[:last]
 	w.index = -1
 }
 
@@ -483,10 +543,19 @@ func (b *Broadcaster) bookmarkLoop(interval time.Duration) {
 }
 
 // sendBookmarks queues a bookmark at the current resourceVersion for every live watcher
-// that asked, unless its buffer is half full (a busy watcher does not need one).
+// that asked, unless its buffer is half full (a busy watcher does not need one); a batch
+// watcher gets it once it has read the history to its end.
 func (b *Broadcaster) sendBookmarks() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	for _, w := range b.batched {
+		if w.opts.Bookmarks && b.rv >= w.minRV {
+			w.bookmarkDue = true
+		}
+	}
+	if len(b.batched) > 0 {
+		b.notify()
+	}
 	for _, w := range b.live {
 		if !w.opts.Bookmarks || b.rv < w.minRV || len(w.out) > cap(w.out)/2 {
 			continue

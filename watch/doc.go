@@ -20,6 +20,14 @@
 //     full the watcher catches up from the history window by itself, and a watcher that
 //     stays behind longer than Options.SlowWatcherTimeout (or falls out of the window)
 //     is ended with a 410 Expired ERROR event, which client-go answers by listing again.
+//   - A batch watch (WatchOptions.Batches; read with Batcher.NextBatch, as an HTTP watch
+//     stream is) has no buffer and costs Publish nothing: its consumer reads every change
+//     it has not seen from the history window at once, from its own cursor. Idle batch
+//     watchers are woken by the Broadcaster's notifier, in rounds (at most one per 20 ms
+//     at 1,000 watchers, however many changes a round carries) and through a small window
+//     of watchers busy at once, so that a thousand watchers' writes neither multiply with
+//     the change rate nor crowd out the writers. One that leaves a change unread longer
+//     than SlowWatcherTimeout, or falls out of the window, ends with the same ERROR.
 //
 // Objects in events are shared by every watcher and by the history: they are read-only.
 // Encodings are shared too: Event.Encoded encodes the object of a change once per key

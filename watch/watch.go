@@ -2,6 +2,7 @@ package watch
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -57,11 +58,14 @@ func (e Event) Encoded(key any, encode func(scheme.Kinded) ([]byte, error)) ([]b
 
 // encodeCache memoises the encodings of one object. It is created once per published
 // change and usually holds one encoding (kept inline) or two, so a slice beats a map.
+// The first encoding is found without the lock: a thousand watchers that take the same
+// encoding of a change do not queue on one mutex.
 type encodeCache struct {
-	mu    sync.Mutex
-	used  bool
-	first encoding
-	more  []*encoding
+	// firstSet is stored once first.key is written: first.key never changes after.
+	firstSet atomic.Bool
+	mu       sync.Mutex
+	first    encoding
+	more     []*encoding
 }
 
 type encoding struct {
@@ -72,29 +76,34 @@ type encoding struct {
 }
 
 func (c *encodeCache) get(key any, obj scheme.Kinded, encode func(scheme.Kinded) ([]byte, error)) ([]byte, error) {
-	c.mu.Lock()
-	var en *encoding
-	switch {
-	case !c.used:
-		c.used, c.first.key = true, key
-		en = &c.first
-	case c.first.key == key:
-		en = &c.first
-	default:
-		for _, x := range c.more {
-			if x.key == key {
-				en = x
-				break
-			}
-		}
-		if en == nil {
-			en = &encoding{key: key}
-			c.more = append(c.more, en)
-		}
+	en := &c.first
+	if !c.firstSet.Load() || c.first.key != key {
+		en = c.slow(key)
 	}
-	c.mu.Unlock()
 	en.once.Do(func() { en.data, en.err = encode(obj) })
 	return en.data, en.err
+}
+
+// slow finds or makes the encoding for key under the lock.
+func (c *encodeCache) slow(key any) *encoding {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.firstSet.Load() {
+		c.first.key = key
+		c.firstSet.Store(true)
+		return &c.first
+	}
+	if c.first.key == key {
+		return &c.first
+	}
+	for _, x := range c.more {
+		if x.key == key {
+			return x
+		}
+	}
+	en := &encoding{key: key}
+	c.more = append(c.more, en)
+	return en
 }
 
 // Interface is a running watch. Events arrive on ResultChan until the watch ends, when the

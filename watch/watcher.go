@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apikit-dev/apikit/scheme"
@@ -23,6 +24,8 @@ const (
 	stateLive
 	// stateClosed: nobody; the channel is closed.
 	stateClosed
+	// stateBatched: nobody; the consumer reads the history itself (see NextBatch).
+	stateBatched
 )
 
 // watcher is one watch of a Broadcaster. While live it has no goroutine: Publish puts
@@ -46,6 +49,20 @@ type watcher struct {
 
 	// Owned by the catch-up goroutine of the moment (handed over under b.mu).
 	batch []Event
+
+	// Of a batch watcher (WatchOptions.Batches), see batch.go. The consumer owns cursor
+	// and initialSent (changing cursor under the read lock); bookmarkDue is set under
+	// the write lock and cleared by the consumer under the read lock.
+	since       time.Duration // when it started, as time since the epoch
+	initialSent int           // InitialObjects examined so far
+	bookmarkDue bool
+	ended       bool // an ERROR event was returned: the next NextBatch ends
+	// Waiting for the notifier (see wait): waitState says whether w waits (waiting), was
+	// woken (woken) or neither; a watcher the notifier woke holds a place in its window
+	// (inWindow) until it asks for its next batch or stops.
+	wake      chan struct{}
+	waitState atomic.Int32
+	inWindow  atomic.Bool
 }
 
 // feeder is one run of a watcher's catch-up goroutine, with its slow-watcher clock.
@@ -64,9 +81,14 @@ func (w *watcher) Stop() {
 	w.stop.Do(func() { close(w.stopCh) })
 	w.b.mu.Lock()
 	defer w.b.mu.Unlock()
-	if w.state == stateLive {
+	switch w.state {
+	case stateLive:
 		w.b.removeLive(w)
 		w.closeLocked()
+	case stateBatched:
+		w.b.removeBatched(w)
+		w.closeLocked()
+		w.leaveWindow()
 	}
 }
 
@@ -92,7 +114,7 @@ func (w *watcher) stopping() bool {
 }
 
 // filter turns a change into the event w sees, applying the key, the predicate and the
-// selector transitions. Called with b.mu held.
+// selector transitions. Called with b.mu held, for reading only by a batch watcher.
 func (w *watcher) filter(e *entry) (Event, bool) {
 	c := &e.change
 	if c.ResourceVersion <= w.minRV {
@@ -111,10 +133,10 @@ func (w *watcher) filter(e *entry) (Event, bool) {
 		if p != nil && !p(c.PrevObject) {
 			return Event{}, false
 		}
-		v := e.leftSelector()
+		v := w.leftOf(e)
 		return Event{Type: Deleted, Object: v.obj, cache: v.cache}, true
 	}
-	ev := Event{Type: c.Type, Object: c.Object, cache: e.sharedCache()}
+	ev := Event{Type: c.Type, Object: c.Object, cache: w.cacheOf(e)}
 	if p == nil {
 		return ev, true
 	}
@@ -137,11 +159,30 @@ func (w *watcher) filter(e *entry) (Event, bool) {
 			ev.Type = Added
 			return ev, true
 		case before:
-			v := e.leftSelector()
+			v := w.leftOf(e)
 			return Event{Type: Deleted, Object: v.obj, cache: v.cache}, true
 		}
 		return Event{}, false
 	}
+}
+
+// cacheOf returns the encodeCache of e's object. A batch watcher, which holds only the
+// read lock, does not make one: Publish makes it while batch watchers exist, and a
+// change published before has none (its encoding is then not shared).
+func (w *watcher) cacheOf(e *entry) *encodeCache {
+	if w.opts.Batches {
+		return e.cache
+	}
+	return e.sharedCache()
+}
+
+// leftOf returns e.leftSelector(), made under lazyMu by a batch watcher.
+func (w *watcher) leftOf(e *entry) *view {
+	if w.opts.Batches {
+		w.b.lazyMu.Lock()
+		defer w.b.lazyMu.Unlock()
+	}
+	return e.leftSelector()
 }
 
 // bookmark makes a BOOKMARK event at rv.
@@ -221,7 +262,7 @@ func (w *feeder) send(ev Event) bool {
 		return true
 	case <-w.slowC:
 		w.slowC = nil
-		w.fail(fmt.Sprintf("watch closed: the client did not keep up for %s; list again from the last resourceVersion seen", w.b.slow))
+		w.fail(slowMessage(w.b.slow))
 		return false
 	case <-w.stopCh:
 		return false
@@ -242,19 +283,29 @@ func (w *feeder) disarm() {
 
 // fail sends a 410 Expired ERROR event (waiting for the consumer to take it or to stop).
 func (w *feeder) fail(msg string) {
-	st := &scheme.Status{
+	select {
+	case w.out <- expired(msg):
+	case <-w.stopCh:
+	case <-w.ctx.Done():
+	case <-w.b.done:
+	}
+}
+
+// expired is the 410 Expired ERROR event that ends a watcher that fell behind.
+func expired(msg string) Event {
+	return Event{Type: Error, Object: &scheme.Status{
 		TypeMeta: scheme.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   scheme.StatusFailure,
 		Message:  msg,
 		Reason:   scheme.StatusReasonExpired,
 		Code:     http.StatusGone,
-	}
-	select {
-	case w.out <- Event{Type: Error, Object: st}:
-	case <-w.stopCh:
-	case <-w.ctx.Done():
-	case <-w.b.done:
-	}
+	}}
+}
+
+// slowMessage is the message of the ERROR event that ends a watcher whose consumer did
+// not keep up for d.
+func slowMessage(d time.Duration) string {
+	return fmt.Sprintf("watch closed: the client did not keep up for %s; list again from the last resourceVersion seen", d)
 }
 
 // finish ends a watcher that its goroutine feeds.

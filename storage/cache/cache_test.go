@@ -1,6 +1,7 @@
 package cache_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/apikit-dev/apikit/storage/cache"
 	"github.com/apikit-dev/apikit/storage/memory"
 	"github.com/apikit-dev/apikit/storage/storagetest"
+	"github.com/apikit-dev/apikit/watch"
 )
 
 // newCachedMemory returns a cache in front of a fresh memory store; both are closed
@@ -46,5 +48,20 @@ func TestConformance_OverBolt(t *testing.T) {
 		}
 		t.Cleanup(c.Close)
 		return c
+	}, storagetest.Capabilities{ExactReads: true, Compaction: true, TooLargeResourceVersion: true})
+}
+
+// batchWatches is a cache whose watches are batch watches (the HTTP layer's), read
+// through storagetest.ReadInBatches.
+type batchWatches struct{ *cache.Cache }
+
+func (c batchWatches) Watch(ctx context.Context, key string, opts storage.WatchOptions) (watch.Interface, error) {
+	return storagetest.WatchInBatches(c.Cache, ctx, key, opts)
+}
+
+func TestConformance_BatchWatchesOverMemory(t *testing.T) {
+	storagetest.Run(t, func(t *testing.T) storage.Interface {
+		c, _ := newCachedMemory(t, cache.Options{})
+		return batchWatches{c}
 	}, storagetest.Capabilities{ExactReads: true, Compaction: true, TooLargeResourceVersion: true})
 }

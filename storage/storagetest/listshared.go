@@ -51,21 +51,24 @@ func testListSharedIsListWithoutTheCopies(t *testing.T, e env) {
 	e.setSize(t, "ns1", "b", 42)
 	prefix := e.k.prefix("ns1")
 	first := e.list(t, prefix, storage.ListOptions{Limit: 2})
-	cases := []struct {
+	type listCase struct {
 		name string
 		opts storage.ListOptions
-	}{
-		{"everything", storage.ListOptions{}},
-		{"at resourceVersion 0", storage.ListOptions{ResourceVersion: "0"}},
-		{"a first page", storage.ListOptions{Limit: 2}},
-		{"the next page", storage.ListOptions{Limit: 2, Continue: first.Continue}},
-		{"selected by label", storage.ListOptions{Predicate: storage.Predicate{Label: mustLabels(t, "shard=1")}}},
+		// mayDecode: the page may be read afresh rather than shared. A watch cache
+		// serves an exact read older than its snapshots from its backend, and a backend
+		// without ListShared (etcd) decodes new objects for every list.
+		mayDecode bool
+	}
+	cases := []listCase{
+		{name: "everything", opts: storage.ListOptions{}},
+		{name: "at resourceVersion 0", opts: storage.ListOptions{ResourceVersion: "0"}},
+		{name: "a first page", opts: storage.ListOptions{Limit: 2}},
+		{name: "the next page", opts: storage.ListOptions{Limit: 2, Continue: first.Continue}},
+		{name: "selected by label", opts: storage.ListOptions{Predicate: storage.Predicate{Label: mustLabels(t, "shard=1")}}},
 	}
 	if e.caps.ExactReads {
-		cases = append(cases, struct {
-			name string
-			opts storage.ListOptions
-		}{"at an exact older version", storage.ListOptions{ResourceVersion: storage.FormatResourceVersion(old), ResourceVersionMatch: storage.ResourceVersionMatchExact}})
+		cases = append(cases, listCase{name: "at an exact older version", mayDecode: true,
+			opts: storage.ListOptions{ResourceVersion: storage.FormatResourceVersion(old), ResourceVersionMatch: storage.ResourceVersionMatchExact}})
 	}
 	for _, c := range cases {
 		copies, shared := e.list(t, prefix, c.opts), e.listShared(t, sl, prefix, c.opts)
@@ -78,7 +81,7 @@ func testListSharedIsListWithoutTheCopies(t *testing.T, e env) {
 		}
 		again, copiesAgain := e.listShared(t, sl, prefix, c.opts), e.list(t, prefix, c.opts)
 		for i := range shared.Items {
-			if shared.Items[i] != again.Items[i] {
+			if shared.Items[i] != again.Items[i] && !c.mayDecode {
 				t.Errorf("%s: item %d: two shared pages hold different objects; want the stored one", c.name, i)
 			}
 			if copies.Items[i] == copiesAgain.Items[i] || copies.Items[i] == shared.Items[i] {

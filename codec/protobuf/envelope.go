@@ -78,52 +78,42 @@ func DecodeEnvelope(data []byte) (Unknown, error) {
 		return u, fmt.Errorf("%w: empty body after the prefix", ErrMalformed)
 	}
 	r := reader{b: data[len(Magic):], msg: "Unknown"}
-	for {
-		ok, err := r.next()
-		if err != nil || !ok {
-			return u, err
-		}
+	for r.field() {
 		switch r.num {
 		case 1:
-			var v []byte
-			if v, err = r.bytes(); err == nil {
-				err = decodeTypeMeta(v, &u)
+			if v := r.raw(); r.err == nil {
+				r.check(decodeTypeMeta(v, &u))
 			}
 		case 2:
-			u.Raw, err = r.bytes()
+			u.Raw = r.raw()
 		case 3:
-			u.ContentEncoding, err = r.string()
+			u.ContentEncoding = r.str()
 		case 4:
-			u.ContentType, err = r.string()
+			u.ContentType = r.str()
 		default:
-			err = r.skip()
-		}
-		if err != nil {
-			return Unknown{}, err
+			r.skip()
 		}
 	}
+	if r.err != nil {
+		return Unknown{}, r.err
+	}
+	return u, nil
 }
 
 func decodeTypeMeta(data []byte, u *Unknown) error {
 	// apiVersion and kind share one copy.
 	r := sharedReader(data, "TypeMeta")
-	for {
-		ok, err := r.next()
-		if err != nil || !ok {
-			return err
-		}
+	for r.field() {
 		switch r.num {
 		case 1:
-			u.APIVersion, err = r.string()
+			u.APIVersion = r.str()
 		case 2:
-			u.Kind, err = r.string()
+			u.Kind = r.str()
 		default:
-			err = r.skip()
-		}
-		if err != nil {
-			return err
+			r.skip()
 		}
 	}
+	return r.err
 }
 
 // rawExtensionNumber is RawExtension's raw field.

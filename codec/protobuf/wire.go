@@ -104,53 +104,83 @@ func wireError(msg string, num protowire.Number, format string, args ...any) err
 //
 // The common cases (a one-byte field key, a length under 128) are read inline; the
 // position is an index rather than a re-sliced b, so advancing stores no pointer.
+//
+// Its reads keep the first error in err and move to the end of the message, so that a
+// decode loop is "for r.field() { switch r.num { ... } }; return r.err": the hot reads
+// return one value and are small enough to be inlined into that loop. The methods that
+// return an error as well (next, bytes, string, ...) serve the reflective decoders.
 type reader struct {
 	b   []byte // the message
 	pos int    // the first byte not read yet
-	msg string // message name, for errors
 	// src, when set, is b as one string: strings are cut from it instead of each being
 	// copied, one allocation per message instead of one per string field.
 	src string
+	msg string // message name, for errors
+	err error  // the first error; the reader is at its end once it is set
 
 	num protowire.Number
 	typ protowire.Type
 }
 
-// next reads the next field key; it returns false at the end of the message.
-func (r *reader) next() (bool, error) {
-	if r.pos >= len(r.b) {
-		return false, nil
+// field reads the next field key into num and typ; it returns false at the end of the
+// message and after an error (in err).
+func (r *reader) field() bool {
+	if r.pos < len(r.b) {
+		if c := r.b[r.pos]; c < 0x80 && c >= 1<<3 { // a one-byte key with a field number
+			r.num, r.typ = protowire.Number(c>>3), protowire.Type(c&7)
+			r.pos++
+			return true
+		}
+		return r.fieldLong()
 	}
-	if c := r.b[r.pos]; c < 0x80 && c >= 1<<3 { // a one-byte key with a field number
-		r.num, r.typ = protowire.Number(c>>3), protowire.Type(c&7)
-		r.pos++
-		return true, nil
-	}
-	return r.nextLong()
+	return false
 }
 
-func (r *reader) nextLong() (bool, error) {
+func (r *reader) fieldLong() bool {
 	num, typ, n := protowire.ConsumeTag(r.b[r.pos:])
 	if n < 0 {
-		return false, fmt.Errorf("%w: %s: bad field key: %v", ErrMalformed, r.msg, protowire.ParseError(n))
+		r.fail(fmt.Errorf("%w: %s: bad field key: %v", ErrMalformed, r.msg, protowire.ParseError(n)))
+		return false
 	}
 	r.pos += n
 	r.num, r.typ = num, typ
-	return true, nil
+	return true
+}
+
+// fail keeps err, unless an earlier error was kept, and ends the message.
+func (r *reader) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+	r.pos = len(r.b)
+}
+
+// check fails the reader with err when it is not nil (the error of a nested decode).
+func (r *reader) check(err error) {
+	if err != nil {
+		r.fail(err)
+	}
+}
+
+// next is field for the decoders that take errors as results.
+func (r *reader) next() (bool, error) {
+	ok := r.field()
+	return ok, r.err
 }
 
 // expect checks the wire type of the current field.
-func (r *reader) expect(typ protowire.Type) error {
+func (r *reader) expect(typ protowire.Type) bool {
 	if r.typ != typ {
-		return wireError(r.msg, r.num, "wrong wire type %d, want %d", r.typ, typ)
+		r.fail(wireError(r.msg, r.num, "wrong wire type %d, want %d", r.typ, typ))
+		return false
 	}
-	return nil
+	return true
 }
 
 // shortLen returns the length of the length-delimited value at pos when its length
 // takes one byte and the value is all there, else -1. It calls nothing, so that it
-// is inlined into bytes, string and embedded: each of them then reads the common
-// value without a call.
+// is inlined into raw, str and sub: each of them then reads the common value without
+// a call.
 func (r *reader) shortLen() int {
 	if r.typ == protowire.BytesType && r.pos < len(r.b) {
 		if n := int(r.b[r.pos]); n < 0x80 && n < len(r.b)-r.pos {
@@ -160,38 +190,57 @@ func (r *reader) shortLen() int {
 	return -1
 }
 
-// bytes reads a length-delimited value. The result aliases the input.
-func (r *reader) bytes() ([]byte, error) {
+// raw reads a length-delimited value. The result aliases the input; it is nil after
+// an error.
+func (r *reader) raw() []byte {
 	if n := r.shortLen(); n >= 0 {
 		r.pos += 1 + n
-		return r.b[r.pos-n : r.pos], nil
+		return r.b[r.pos-n : r.pos]
 	}
-	return r.bytesLong()
+	return r.rawLong()
 }
 
-func (r *reader) bytesLong() ([]byte, error) {
-	if err := r.expect(protowire.BytesType); err != nil {
-		return nil, err
+func (r *reader) rawLong() []byte {
+	if !r.expect(protowire.BytesType) {
+		return nil
 	}
 	v, n := protowire.ConsumeBytes(r.b[r.pos:])
 	if n < 0 {
-		return nil, wireError(r.msg, r.num, "%v", protowire.ParseError(n))
+		r.fail(wireError(r.msg, r.num, "%v", protowire.ParseError(n)))
+		return nil
 	}
 	r.pos += n
-	return v, nil
+	return v
 }
 
-// string reads a length-delimited value as a string.
-func (r *reader) string() (string, error) {
+// bytes is raw with its error.
+func (r *reader) bytes() ([]byte, error) {
+	v := r.raw()
+	return v, r.err
+}
+
+// str reads a length-delimited value as a string, cut from src when the reader has
+// one, else copied.
+func (r *reader) str() string {
 	if n := r.shortLen(); n >= 0 && r.src != "" {
 		r.pos += 1 + n
-		return r.src[r.pos-n : r.pos], nil
+		return r.src[r.pos-n : r.pos]
 	}
-	v, err := r.bytes()
-	if err != nil || r.src == "" {
-		return string(v), err
+	return r.strLong()
+}
+
+func (r *reader) strLong() string {
+	v := r.rawLong()
+	if r.src == "" {
+		return string(v)
 	}
-	return r.src[r.pos-len(v) : r.pos], nil
+	return r.src[r.pos-len(v) : r.pos]
+}
+
+// string is str with its error.
+func (r *reader) string() (string, error) {
+	s := r.str()
+	return s, r.err
 }
 
 // sharedReader returns a reader of data whose strings share one copy of data.
@@ -199,41 +248,51 @@ func sharedReader(data []byte, msg string) reader {
 	return reader{b: data, msg: msg, src: string(data)}
 }
 
-// embedded reads a length-delimited embedded message and returns a reader of it
-// that shares r's string copy, if r has one.
-func (r *reader) embedded(msg string) (reader, error) {
-	v, err := r.bytes()
-	if err != nil {
-		return reader{}, err
-	}
-	sub := reader{b: v, msg: msg}
+// sub reads a length-delimited embedded message and returns a reader of it that
+// shares r's string copy, if r has one. After an error it is a reader of nothing.
+func (r *reader) sub(msg string) reader {
+	v := r.raw()
+	s := reader{b: v, msg: msg}
 	if r.src != "" {
-		sub.src = r.src[r.pos-len(v) : r.pos]
+		s.src = r.src[r.pos-len(v) : r.pos]
 	}
-	return sub, nil
+	return s
 }
 
-// varint reads a varint value.
-func (r *reader) varint() (uint64, error) {
+// embedded is sub with its error.
+func (r *reader) embedded(msg string) (reader, error) {
+	s := r.sub(msg)
+	return s, r.err
+}
+
+// uvarint reads a varint value; 0 after an error.
+func (r *reader) uvarint() uint64 {
 	if r.typ == protowire.VarintType && r.pos < len(r.b) {
 		if c := r.b[r.pos]; c < 0x80 {
 			r.pos++
-			return uint64(c), nil
+			return uint64(c)
 		}
 	}
-	return r.varintLong()
+	return r.uvarintLong()
 }
 
-func (r *reader) varintLong() (uint64, error) {
-	if err := r.expect(protowire.VarintType); err != nil {
-		return 0, err
+func (r *reader) uvarintLong() uint64 {
+	if !r.expect(protowire.VarintType) {
+		return 0
 	}
 	v, n := protowire.ConsumeVarint(r.b[r.pos:])
 	if n < 0 {
-		return 0, wireError(r.msg, r.num, "%v", protowire.ParseError(n))
+		r.fail(wireError(r.msg, r.num, "%v", protowire.ParseError(n)))
+		return 0
 	}
 	r.pos += n
-	return v, nil
+	return v
+}
+
+// varint is uvarint with its error.
+func (r *reader) varint() (uint64, error) {
+	v := r.uvarint()
+	return v, r.err
 }
 
 // int64 reads an int64 varint.
@@ -257,12 +316,13 @@ func (r *reader) bool() (bool, error) {
 
 // double reads a fixed64 value as a float64.
 func (r *reader) double() (float64, error) {
-	if err := r.expect(protowire.Fixed64Type); err != nil {
-		return 0, err
+	if !r.expect(protowire.Fixed64Type) {
+		return 0, r.err
 	}
 	v, n := protowire.ConsumeFixed64(r.b[r.pos:])
 	if n < 0 {
-		return 0, wireError(r.msg, r.num, "%v", protowire.ParseError(n))
+		r.fail(wireError(r.msg, r.num, "%v", protowire.ParseError(n)))
+		return 0, r.err
 	}
 	r.pos += n
 	return math.Float64frombits(v), nil
@@ -272,11 +332,13 @@ func (r *reader) double() (float64, error) {
 // by Kubernetes) are rejected, which also keeps skipping free of recursion.
 func (r *reader) skip() error {
 	if r.typ == protowire.StartGroupType || r.typ == protowire.EndGroupType {
-		return wireError(r.msg, r.num, "groups are not supported")
+		r.fail(wireError(r.msg, r.num, "groups are not supported"))
+		return r.err
 	}
 	n := protowire.ConsumeFieldValue(r.num, r.typ, r.b[r.pos:])
 	if n < 0 {
-		return wireError(r.msg, r.num, "%v", protowire.ParseError(n))
+		r.fail(wireError(r.msg, r.num, "%v", protowire.ParseError(n)))
+		return r.err
 	}
 	r.pos += n
 	return nil
@@ -284,22 +346,41 @@ func (r *reader) skip() error {
 
 // countField counts the occurrences of field num in a message, so that a repeated
 // field's slice is allocated once at its size. It stops, with what it counted, at the
-// first malformed key or value, which the decode that follows reports.
+// first malformed key or value, which the decode that follows reports. A one-byte key
+// followed by a one-byte length or varint is stepped over without a call.
 func countField(data []byte, num protowire.Number) int {
 	n := 0
-	for len(data) > 0 {
-		fn, typ, k := protowire.ConsumeTag(data)
+	for i := 0; i < len(data); {
+		if c := data[i]; c < 0x80 && c >= 1<<3 && i+1 < len(data) && data[i+1] < 0x80 {
+			switch protowire.Type(c & 7) {
+			case protowire.BytesType:
+				if i += 2 + int(data[i+1]); i > len(data) {
+					return n
+				}
+				if protowire.Number(c>>3) == num {
+					n++
+				}
+				continue
+			case protowire.VarintType:
+				i += 2
+				if protowire.Number(c>>3) == num {
+					n++
+				}
+				continue
+			}
+		}
+		fn, typ, k := protowire.ConsumeTag(data[i:])
 		if k < 0 || typ == protowire.StartGroupType || typ == protowire.EndGroupType {
 			return n
 		}
-		m := protowire.ConsumeFieldValue(fn, typ, data[k:])
+		m := protowire.ConsumeFieldValue(fn, typ, data[i+k:])
 		if m < 0 {
 			return n
 		}
 		if fn == num {
 			n++
 		}
-		data = data[k+m:]
+		i += k + m
 	}
 	return n
 }

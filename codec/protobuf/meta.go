@@ -16,21 +16,17 @@ import (
 // and embedded messages always written (empty or zero), pointers only when set, lists
 // and maps only when not empty, map entries sorted by key.
 
-// appendTimeBody appends the body of a meta/v1 Time (a Timestamp {seconds=1, nanos=2}):
-// nothing for the zero time, else seconds and nanos 0 (Kubernetes keeps second
-// precision on the wire).
-func appendTimeBody(b []byte, t time.Time) []byte {
+// appendTime appends a non-nullable Time field. Its body (a varint of at most ten
+// bytes and nanos' two) always has a one-byte length.
+func appendTime(b []byte, num protowire.Number, t time.Time) []byte {
+	b = append(appendTag(b, num, protowire.BytesType), 0)
 	if t.IsZero() {
 		return b
 	}
-	b = appendVarintField(b, 1, uint64(t.Unix()))
-	return appendVarintField(b, 2, 0)
-}
-
-// appendTime appends a non-nullable Time field.
-func appendTime(b []byte, num protowire.Number, t time.Time) []byte {
-	b, start := beginMessage(b, num)
-	return endMessage(appendTimeBody(b, t), start)
+	start := len(b)
+	b = append(appendVarintField(b, 1, uint64(t.Unix())), 2<<3|byte(protowire.VarintType), 0)
+	b[start-1] = byte(len(b) - start)
+	return b
 }
 
 // decodeTime reads a Time body; like apimachinery it keeps seconds only and returns
@@ -91,12 +87,26 @@ func appendStringMap(b []byte, num protowire.Number, m map[string]string) []byte
 	for k, v := range m {
 		entries = append(entries, mapEntry{k, v})
 	}
-	slices.SortFunc(entries, func(a, b mapEntry) int { return strings.Compare(a.key, b.key) })
+	if len(entries) > len(small) {
+		slices.SortFunc(entries, func(a, b mapEntry) int { return strings.Compare(a.key, b.key) })
+	}
+	// A small map's keys are sorted by insertion, compared without a call through a func.
+	for i := 1; i < len(entries) && len(entries) <= len(small); i++ {
+		for j := i; j > 0 && entries[j].key < entries[j-1].key; j-- {
+			entries[j], entries[j-1] = entries[j-1], entries[j]
+		}
+	}
 	for i := range entries {
+		k, v := entries[i].key, entries[i].value
+		if n := 4 + len(k) + len(v); n < 0x80 { // one-byte lengths: the entry at once
+			b = append(appendTag(b, num, protowire.BytesType), byte(n), 1<<3|byte(protowire.BytesType), byte(len(k)))
+			b = append(append(append(b, k...), 2<<3|byte(protowire.BytesType), byte(len(v))), v...)
+			continue
+		}
 		var start int
 		b, start = beginMessage(b, num)
-		b = appendString(b, 1, entries[i].key)
-		b = appendString(b, 2, entries[i].value)
+		b = appendString(b, 1, k)
+		b = appendString(b, 2, v)
 		b = endMessage(b, start)
 	}
 	return b
@@ -110,20 +120,22 @@ func decodeMapEntry(data []byte, m map[string]string) error {
 
 // readMapEntry reads the map<string,string> entry of r's current field into *m,
 // which it makes when nil. The entry as every encoder writes it (key 1 and value 2,
-// both shorter than 128 bytes) is cut from src at once; anything else goes through
+// both shorter than 128 bytes) is cut from src in place; anything else goes through
 // decodeMapEntryFrom.
 func (r *reader) readMapEntry(m *map[string]string) {
 	if *m == nil {
 		*m = make(map[string]string, 4)
 	}
-	e := r.sub("map entry")
-	if v := e.b; len(v) >= 4 && v[0] == 1<<3|byte(protowire.BytesType) && e.src != "" {
-		if k := int(v[1]); k < 0x80 && k < len(v)-3 && v[2+k] == 2<<3|byte(protowire.BytesType) &&
-			v[3+k] < 0x80 && int(v[3+k]) == len(v)-4-k {
-			(*m)[e.src[2:2+k]] = e.src[4+k:]
+	if n := r.shortLen(); n >= 4 && r.src != "" {
+		e, v := r.src[r.pos+1:r.pos+1+n], r.b[r.pos+1:r.pos+1+n]
+		if k := int(v[1]); v[0] == 1<<3|byte(protowire.BytesType) && k < 0x80 && k < n-3 &&
+			v[2+k] == 2<<3|byte(protowire.BytesType) && v[3+k] < 0x80 && int(v[3+k]) == n-4-k {
+			(*m)[e[2:2+k]] = e[4+k:]
+			r.pos += 1 + n
 			return
 		}
 	}
+	e := r.sub("map entry")
 	r.check(decodeMapEntryFrom(&e, *m))
 }
 

@@ -35,6 +35,13 @@ func decodeTime(data []byte) (scheme.Time, error) {
 	if len(data) == 0 {
 		return scheme.Time{}, nil
 	}
+	// As encoders write it: seconds (1), then nanos (2) zero or nothing.
+	if data[0] == 1<<3|byte(protowire.VarintType) {
+		if secs, n := shortVarint(data, 1); n > 0 && (len(data) == 1+n || len(data) == 3+n &&
+			data[1+n] == 2<<3|byte(protowire.VarintType) && data[2+n] == 0) {
+			return scheme.Time{Time: time.Unix(int64(secs), 0).Local()}, nil
+		}
+	}
 	secs, _, err := decodeTimestamp(data, "Time")
 	if err != nil {
 		return scheme.Time{}, err
@@ -203,6 +210,10 @@ func decodeObjectMeta(data []byte, m *scheme.ObjectMeta) error {
 
 // decodeObjectMetaFrom reads an ObjectMeta body from r into m, which should be zero.
 func decodeObjectMetaFrom(r *reader, m *scheme.ObjectMeta) error {
+	var deletion *struct {
+		at    scheme.Time
+		grace int64
+	}
 	for r.field() {
 		switch r.num {
 		case 1:
@@ -221,12 +232,22 @@ func decodeObjectMetaFrom(r *reader, m *scheme.ObjectMeta) error {
 			m.Generation = int64(r.uvarint())
 		case 8:
 			r.readTime(&m.CreationTimestamp)
-		case 9:
-			m.DeletionTimestamp = new(scheme.Time)
-			r.readTime(m.DeletionTimestamp)
-		case 10:
-			n := int64(r.uvarint())
-			m.DeletionGracePeriodSeconds = &n
+		case 9, 10:
+			// Set together when an object is deleted: one allocation for both.
+			if deletion == nil {
+				deletion = new(struct {
+					at    scheme.Time
+					grace int64
+				})
+			}
+			if r.num == 9 {
+				deletion.at = scheme.Time{}
+				m.DeletionTimestamp = &deletion.at
+				r.readTime(m.DeletionTimestamp)
+			} else {
+				deletion.grace = int64(r.uvarint())
+				m.DeletionGracePeriodSeconds = &deletion.grace
+			}
 		case 11:
 			r.readMapEntry(&m.Labels)
 		case 12:
@@ -591,7 +612,8 @@ func decodePartialObjectMetadataList(data []byte, l *scheme.PartialObjectMetadat
 		switch r.num {
 		case 1:
 			if v := r.raw(); r.err == nil {
-				r.check(decodeListMeta(v, &l.ListMeta))
+				lm := sharedReader(v, "ListMeta")
+				r.check(decodeListMetaFrom(&lm, &l.ListMeta))
 			}
 		case 2:
 			if v := r.raw(); r.err == nil {

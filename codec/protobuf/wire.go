@@ -237,10 +237,10 @@ func (r *reader) str() string {
 }
 
 func (r *reader) strLong() string {
-	v := r.rawLong()
 	if r.src == "" {
-		return string(v)
+		return string(r.raw())
 	}
+	v := r.rawLong()
 	return r.src[r.pos-len(v) : r.pos]
 }
 
@@ -287,6 +287,10 @@ func (r *reader) uvarintLong() uint64 {
 	if !r.expect(protowire.VarintType) {
 		return 0
 	}
+	if v, n := shortVarint(r.b, r.pos); n > 0 {
+		r.pos += n
+		return v
+	}
 	v, n := protowire.ConsumeVarint(r.b[r.pos:])
 	if n < 0 {
 		r.fail(wireError(r.msg, r.num, "%v", protowire.ParseError(n)))
@@ -294,6 +298,21 @@ func (r *reader) uvarintLong() uint64 {
 	}
 	r.pos += n
 	return v
+}
+
+// shortVarint reads a varint of up to nine bytes (any value below 2^63: seconds,
+// generations) at b[i:] without a call, returning it and its length, or 0, 0 when
+// there is none that short there (protowire.ConsumeVarint then tells why).
+func shortVarint(b []byte, i int) (uint64, int) {
+	var v uint64
+	for j, s := i, uint(0); j < len(b) && s < 63; j, s = j+1, s+7 {
+		c := b[j]
+		v |= uint64(c&0x7f) << s
+		if c < 0x80 {
+			return v, j + 1 - i
+		}
+	}
+	return 0, 0
 }
 
 // varint is uvarint with its error.

@@ -101,8 +101,19 @@ func DecodeEnvelope(data []byte) (Unknown, error) {
 }
 
 func decodeTypeMeta(data []byte, u *Unknown) error {
-	// apiVersion and kind share one copy.
+	// The apiVersion and kind of a meta kind, as encoders write them, need no copy.
+	if len(data) >= 4 && data[0] == 1<<3|byte(protowire.BytesType) && data[1] < 0x80 {
+		if k := 2 + int(data[1]); k+1 < len(data) && data[k] == 2<<3|byte(protowire.BytesType) && int(data[k+1]) == len(data)-k-2 {
+			apiVersion, kind := metaString(data[2:k]), metaString(data[k+2:])
+			if apiVersion != "" && kind != "" {
+				u.APIVersion, u.Kind = apiVersion, kind
+				return nil
+			}
+		}
+	}
+	// Else apiVersion and kind share one copy.
 	r := sharedReader(data, "TypeMeta")
+	r.leadingStrings(1, &u.APIVersion, &u.Kind)
 	for r.field() {
 		switch r.num {
 		case 1:
@@ -114,6 +125,25 @@ func decodeTypeMeta(data []byte, u *Unknown) error {
 		}
 	}
 	return r.err
+}
+
+// metaString returns b as one of the apiVersions and kinds of the meta kinds this
+// package decodes itself (Status, PartialObjectMetadata and its list), without
+// allocating; "" for any other b.
+func metaString(b []byte) string {
+	switch string(b) {
+	case "v1":
+		return "v1"
+	case "meta.k8s.io/v1":
+		return "meta.k8s.io/v1"
+	case "Status":
+		return "Status"
+	case "PartialObjectMetadata":
+		return "PartialObjectMetadata"
+	case "PartialObjectMetadataList":
+		return "PartialObjectMetadataList"
+	}
+	return ""
 }
 
 // rawExtensionNumber is RawExtension's raw field.

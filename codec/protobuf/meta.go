@@ -214,6 +214,7 @@ func decodeObjectMetaFrom(r *reader, m *scheme.ObjectMeta) error {
 		at    scheme.Time
 		grace int64
 	}
+	r.leadingStrings(1, &m.Name, &m.GenerateName, &m.Namespace, &m.SelfLink, (*string)(&m.UID), &m.ResourceVersion)
 	for r.field() {
 		switch r.num {
 		case 1:
@@ -254,12 +255,21 @@ func decodeObjectMetaFrom(r *reader, m *scheme.ObjectMeta) error {
 			r.readMapEntry(&m.Annotations)
 		case 13:
 			sub := r.sub("OwnerReference")
+			if m.OwnerReferences == nil { // allocated once, at the count of the ones left
+				m.OwnerReferences = make([]scheme.OwnerReference, 0, 1+countField(r.b[r.pos:], 13))
+			}
 			m.OwnerReferences = append(m.OwnerReferences, scheme.OwnerReference{})
 			r.check(decodeOwnerReference(&sub, &m.OwnerReferences[len(m.OwnerReferences)-1]))
 		case 14:
+			if m.Finalizers == nil {
+				m.Finalizers = make([]string, 0, 1+countField(r.b[r.pos:], 14))
+			}
 			m.Finalizers = append(m.Finalizers, r.str())
 		case 17:
 			sub := r.sub("ManagedFieldsEntry")
+			if m.ManagedFields == nil {
+				m.ManagedFields = make([]scheme.ManagedFieldsEntry, 0, 1+countField(r.b[r.pos:], 17))
+			}
 			m.ManagedFields = append(m.ManagedFields, scheme.ManagedFieldsEntry{})
 			r.check(decodeManagedFieldsEntry(&sub, &m.ManagedFields[len(m.ManagedFields)-1]))
 		default:
@@ -343,6 +353,7 @@ func decodeManagedFieldsEntry(r *reader, e *scheme.ManagedFieldsEntry) error {
 		time   scheme.Time
 		fields scheme.FieldsV1
 	}
+	r.leadingStrings(1, &e.Manager, (*string)(&e.Operation), &e.APIVersion)
 	for r.field() {
 		switch r.num {
 		case 1:
@@ -415,6 +426,7 @@ func decodeListMeta(data []byte, m *scheme.ListMeta) error {
 // decodeListMetaFrom reads a ListMeta body from r (its strings cut from r's shared
 // copy, if it has one).
 func decodeListMetaFrom(r *reader, m *scheme.ListMeta) error {
+	r.leadingStrings(1, &m.SelfLink, &m.ResourceVersion, &m.Continue)
 	for r.field() {
 		switch r.num {
 		case 1:
@@ -529,6 +541,7 @@ func decodeStatusDetails(r *reader, d *scheme.StatusDetails) error {
 	if n := countField(r.b, 4); n > 0 {
 		d.Causes = make([]scheme.StatusCause, 0, n)
 	}
+	r.leadingStrings(1, &d.Name, &d.Group, &d.Kind)
 	for r.field() {
 		switch r.num {
 		case 1:
@@ -554,6 +567,7 @@ func decodeStatusDetails(r *reader, d *scheme.StatusDetails) error {
 
 // decodeStatusCause reads a StatusCause body from r.
 func decodeStatusCause(r *reader, c *scheme.StatusCause) error {
+	r.leadingStrings(1, (*string)(&c.Type), &c.Message, &c.Field)
 	for r.field() {
 		switch r.num {
 		case 1:
@@ -617,7 +631,11 @@ func decodePartialObjectMetadataList(data []byte, l *scheme.PartialObjectMetadat
 			}
 		case 2:
 			if v := r.raw(); r.err == nil {
-				l.Items = append(l.Items, scheme.PartialObjectMetadata{})
+				if len(l.Items) < cap(l.Items) { // zero already, as made
+					l.Items = l.Items[:len(l.Items)+1]
+				} else {
+					l.Items = append(l.Items, scheme.PartialObjectMetadata{})
+				}
 				r.check(decodePartialObjectMetadata(v, &l.Items[len(l.Items)-1]))
 			}
 		default:

@@ -244,6 +244,29 @@ func (r *reader) strLong() string {
 	return r.src[r.pos-len(v) : r.pos]
 }
 
+// leadingStrings reads the string fields num, num+1, ... (all under 16) into dst while
+// they come in that order with one-byte lengths, as encoders write the leading strings
+// of a message, cutting them from src in one call; the decode loop reads what follows
+// (and any field again, the last one winning as always). It reads nothing without src.
+func (r *reader) leadingStrings(num protowire.Number, dst ...*string) {
+	if r.src == "" {
+		return
+	}
+	b, p := r.b, r.pos
+	for i, d := range dst {
+		if p+1 >= len(b) || b[p] != byte(num+protowire.Number(i))<<3|byte(protowire.BytesType) {
+			break
+		}
+		n := int(b[p+1])
+		if n >= 0x80 || n > len(b)-p-2 {
+			break
+		}
+		*d = r.src[p+2 : p+2+n]
+		p += 2 + n
+	}
+	r.pos = p
+}
+
 // string is str with its error.
 func (r *reader) string() (string, error) {
 	s := r.str()

@@ -46,22 +46,28 @@ func appendUnknown(b []byte, apiVersion, kind string, raw []byte, haveRaw bool, 
 	return appendString(b, 4, ct)
 }
 
-// appendEnvelopeFunc writes Magic, typeMeta and the raw object produced by body into
-// b in one pass, with contentEncoding and contentType empty.
-func appendEnvelopeFunc(b []byte, apiVersion, kind string, body func([]byte) ([]byte, error)) ([]byte, error) {
-	b = append(b, Magic...)
-	b, start := beginMessage(b, 1)
-	b = appendString(b, 1, apiVersion)
-	b = appendString(b, 2, kind)
-	b = endMessage(b, start)
-	b, start = beginMessage(b, 2)
-	b, err := body(b)
-	if err != nil {
-		return b, err
+// appendEnvelopeHead writes Magic, typeMeta and the key of the raw field, whose body
+// the caller appends and appendEnvelopeTail closes (contentEncoding and contentType
+// empty). start is where the body begins.
+func appendEnvelopeHead(b []byte, apiVersion, kind string) ([]byte, int) {
+	b = append(b, 'k', '8', 's', 0)
+	if n := 4 + len(apiVersion) + len(kind); n < 0x80 { // typeMeta with one-byte lengths
+		b = append(b, 1<<3|byte(protowire.BytesType), byte(n), 1<<3|byte(protowire.BytesType), byte(len(apiVersion)))
+		b = append(append(append(b, apiVersion...), 2<<3|byte(protowire.BytesType), byte(len(kind))), kind...)
+	} else {
+		var start int
+		b, start = beginMessage(b, 1)
+		b = appendString(b, 1, apiVersion)
+		b = appendString(b, 2, kind)
+		b = endMessage(b, start)
 	}
-	b = endMessage(b, start)
-	b = appendString(b, 3, "")
-	return appendString(b, 4, ""), nil
+	return beginMessage(b, 2)
+}
+
+// appendEnvelopeTail ends the raw field that began at start and appends the empty
+// contentEncoding and contentType.
+func appendEnvelopeTail(b []byte, start int) []byte {
+	return append(endMessage(b, start), 3<<3|byte(protowire.BytesType), 0, 4<<3|byte(protowire.BytesType), 0)
 }
 
 // DecodeEnvelope checks Magic and reads the envelope that follows. Raw aliases data.

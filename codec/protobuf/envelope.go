@@ -46,22 +46,28 @@ func appendUnknown(b []byte, apiVersion, kind string, raw []byte, haveRaw bool, 
 	return appendString(b, 4, ct)
 }
 
-// appendEnvelopeFunc writes Magic, typeMeta and the raw object produced by body into
-// b in one pass, with contentEncoding and contentType empty.
-func appendEnvelopeFunc(b []byte, apiVersion, kind string, body func([]byte) ([]byte, error)) ([]byte, error) {
-	b = append(b, Magic...)
-	b, start := beginMessage(b, 1)
-	b = appendString(b, 1, apiVersion)
-	b = appendString(b, 2, kind)
-	b = endMessage(b, start)
-	b, start = beginMessage(b, 2)
-	b, err := body(b)
-	if err != nil {
-		return b, err
+// appendEnvelopeHead writes Magic, typeMeta and the key of the raw field, whose body
+// the caller appends and appendEnvelopeTail closes (contentEncoding and contentType
+// empty). start is where the body begins.
+func appendEnvelopeHead(b []byte, apiVersion, kind string) ([]byte, int) {
+	b = append(b, 'k', '8', 's', 0)
+	if n := 4 + len(apiVersion) + len(kind); n < 0x80 { // typeMeta with one-byte lengths
+		b = append(b, 1<<3|byte(protowire.BytesType), byte(n), 1<<3|byte(protowire.BytesType), byte(len(apiVersion)))
+		b = append(append(append(b, apiVersion...), 2<<3|byte(protowire.BytesType), byte(len(kind))), kind...)
+	} else {
+		var start int
+		b, start = beginMessage(b, 1)
+		b = appendString(b, 1, apiVersion)
+		b = appendString(b, 2, kind)
+		b = endMessage(b, start)
 	}
-	b = endMessage(b, start)
-	b = appendString(b, 3, "")
-	return appendString(b, 4, ""), nil
+	return beginMessage(b, 2)
+}
+
+// appendEnvelopeTail ends the raw field that began at start and appends the empty
+// contentEncoding and contentType.
+func appendEnvelopeTail(b []byte, start int) []byte {
+	return append(endMessage(b, start), 3<<3|byte(protowire.BytesType), 0, 4<<3|byte(protowire.BytesType), 0)
 }
 
 // DecodeEnvelope checks Magic and reads the envelope that follows. Raw aliases data.
@@ -78,52 +84,72 @@ func DecodeEnvelope(data []byte) (Unknown, error) {
 		return u, fmt.Errorf("%w: empty body after the prefix", ErrMalformed)
 	}
 	r := reader{b: data[len(Magic):], msg: "Unknown"}
-	for {
-		ok, err := r.next()
-		if err != nil || !ok {
-			return u, err
-		}
+	for r.field() {
 		switch r.num {
 		case 1:
-			var v []byte
-			if v, err = r.bytes(); err == nil {
-				err = decodeTypeMeta(v, &u)
+			if v := r.raw(); r.err == nil {
+				r.check(decodeTypeMeta(v, &u))
 			}
 		case 2:
-			u.Raw, err = r.bytes()
+			u.Raw = r.raw()
 		case 3:
-			u.ContentEncoding, err = r.string()
+			u.ContentEncoding = r.str()
 		case 4:
-			u.ContentType, err = r.string()
+			u.ContentType = r.str()
 		default:
-			err = r.skip()
-		}
-		if err != nil {
-			return Unknown{}, err
+			r.skip()
 		}
 	}
+	if r.err != nil {
+		return Unknown{}, r.err
+	}
+	return u, nil
 }
 
 func decodeTypeMeta(data []byte, u *Unknown) error {
-	// apiVersion and kind share one copy.
-	r := sharedReader(data, "TypeMeta")
-	for {
-		ok, err := r.next()
-		if err != nil || !ok {
-			return err
-		}
-		switch r.num {
-		case 1:
-			u.APIVersion, err = r.string()
-		case 2:
-			u.Kind, err = r.string()
-		default:
-			err = r.skip()
-		}
-		if err != nil {
-			return err
+	// The apiVersion and kind of a meta kind, as encoders write them, need no copy.
+	if len(data) >= 4 && data[0] == 1<<3|byte(protowire.BytesType) && data[1] < 0x80 {
+		if k := 2 + int(data[1]); k+1 < len(data) && data[k] == 2<<3|byte(protowire.BytesType) && int(data[k+1]) == len(data)-k-2 {
+			apiVersion, kind := metaString(data[2:k]), metaString(data[k+2:])
+			if apiVersion != "" && kind != "" {
+				u.APIVersion, u.Kind = apiVersion, kind
+				return nil
+			}
 		}
 	}
+	// Else apiVersion and kind share one copy.
+	r := sharedReader(data, "TypeMeta")
+	r.leadingStrings(1, &u.APIVersion, &u.Kind)
+	for r.field() {
+		switch r.num {
+		case 1:
+			u.APIVersion = r.str()
+		case 2:
+			u.Kind = r.str()
+		default:
+			r.skip()
+		}
+	}
+	return r.err
+}
+
+// metaString returns b as one of the apiVersions and kinds of the meta kinds this
+// package decodes itself (Status, PartialObjectMetadata and its list), without
+// allocating; "" for any other b.
+func metaString(b []byte) string {
+	switch string(b) {
+	case "v1":
+		return "v1"
+	case "meta.k8s.io/v1":
+		return "meta.k8s.io/v1"
+	case "Status":
+		return "Status"
+	case "PartialObjectMetadata":
+		return "PartialObjectMetadata"
+	case "PartialObjectMetadataList":
+		return "PartialObjectMetadataList"
+	}
+	return ""
 }
 
 // rawExtensionNumber is RawExtension's raw field.

@@ -16,21 +16,17 @@ import (
 // and embedded messages always written (empty or zero), pointers only when set, lists
 // and maps only when not empty, map entries sorted by key.
 
-// appendTimeBody appends the body of a meta/v1 Time (a Timestamp {seconds=1, nanos=2}):
-// nothing for the zero time, else seconds and nanos 0 (Kubernetes keeps second
-// precision on the wire).
-func appendTimeBody(b []byte, t time.Time) []byte {
+// appendTime appends a non-nullable Time field. Its body (a varint of at most ten
+// bytes and nanos' two) always has a one-byte length.
+func appendTime(b []byte, num protowire.Number, t time.Time) []byte {
+	b = append(appendTag(b, num, protowire.BytesType), 0)
 	if t.IsZero() {
 		return b
 	}
-	b = appendVarintField(b, 1, uint64(t.Unix()))
-	return appendVarintField(b, 2, 0)
-}
-
-// appendTime appends a non-nullable Time field.
-func appendTime(b []byte, num protowire.Number, t time.Time) []byte {
-	b, start := beginMessage(b, num)
-	return endMessage(appendTimeBody(b, t), start)
+	start := len(b)
+	b = append(appendVarintField(b, 1, uint64(t.Unix())), 2<<3|byte(protowire.VarintType), 0)
+	b[start-1] = byte(len(b) - start)
+	return b
 }
 
 // decodeTime reads a Time body; like apimachinery it keeps seconds only and returns
@@ -39,6 +35,13 @@ func decodeTime(data []byte) (scheme.Time, error) {
 	if len(data) == 0 {
 		return scheme.Time{}, nil
 	}
+	// As encoders write it: seconds (1), then nanos (2) zero or nothing.
+	if data[0] == 1<<3|byte(protowire.VarintType) {
+		if secs, n := shortVarint(data, 1); n > 0 && (len(data) == 1+n || len(data) == 3+n &&
+			data[1+n] == 2<<3|byte(protowire.VarintType) && data[2+n] == 0) {
+			return scheme.Time{Time: time.Unix(int64(secs), 0).Local()}, nil
+		}
+	}
 	secs, _, err := decodeTimestamp(data, "Time")
 	if err != nil {
 		return scheme.Time{}, err
@@ -46,27 +49,34 @@ func decodeTime(data []byte) (scheme.Time, error) {
 	return scheme.Time{Time: time.Unix(secs, 0).Local()}, nil
 }
 
+// readTime reads the Time body of r's current field into t.
+func (r *reader) readTime(t *scheme.Time) {
+	v := r.raw()
+	if r.err == nil {
+		var err error
+		*t, err = decodeTime(v)
+		r.check(err)
+	}
+}
+
 // decodeTimestamp reads the seconds (1) and nanos (2) of a Timestamp-shaped message,
 // the wire form of meta/v1 Time and MicroTime; msg names it in errors.
 func decodeTimestamp(data []byte, msg string) (secs int64, nanos int32, err error) {
 	r := reader{b: data, msg: msg}
-	for {
-		ok, err := r.next()
-		if err != nil || !ok {
-			return secs, nanos, err
-		}
+	for r.field() {
 		switch r.num {
 		case 1:
-			secs, err = r.int64()
+			secs = int64(r.uvarint())
 		case 2:
-			nanos, err = r.int32()
+			nanos = int32(r.uvarint())
 		default:
-			err = r.skip()
-		}
-		if err != nil {
-			return 0, 0, err
+			r.skip()
 		}
 	}
+	if r.err != nil {
+		return 0, 0, r.err
+	}
+	return secs, nanos, nil
 }
 
 // mapEntry is one entry of a map<string,string>.
@@ -84,12 +94,26 @@ func appendStringMap(b []byte, num protowire.Number, m map[string]string) []byte
 	for k, v := range m {
 		entries = append(entries, mapEntry{k, v})
 	}
-	slices.SortFunc(entries, func(a, b mapEntry) int { return strings.Compare(a.key, b.key) })
+	if len(entries) > len(small) {
+		slices.SortFunc(entries, func(a, b mapEntry) int { return strings.Compare(a.key, b.key) })
+	}
+	// A small map's keys are sorted by insertion, compared without a call through a func.
+	for i := 1; i < len(entries) && len(entries) <= len(small); i++ {
+		for j := i; j > 0 && entries[j].key < entries[j-1].key; j-- {
+			entries[j], entries[j-1] = entries[j-1], entries[j]
+		}
+	}
 	for i := range entries {
+		k, v := entries[i].key, entries[i].value
+		if n := 4 + len(k) + len(v); n < 0x80 { // one-byte lengths: the entry at once
+			b = append(appendTag(b, num, protowire.BytesType), byte(n), 1<<3|byte(protowire.BytesType), byte(len(k)))
+			b = append(append(append(b, k...), 2<<3|byte(protowire.BytesType), byte(len(v))), v...)
+			continue
+		}
 		var start int
 		b, start = beginMessage(b, num)
-		b = appendString(b, 1, entries[i].key)
-		b = appendString(b, 2, entries[i].value)
+		b = appendString(b, 1, k)
+		b = appendString(b, 2, v)
 		b = endMessage(b, start)
 	}
 	return b
@@ -97,33 +121,48 @@ func appendStringMap(b []byte, num protowire.Number, m map[string]string) []byte
 
 // decodeMapEntry reads one map<string,string> entry into m.
 func decodeMapEntry(data []byte, m map[string]string) error {
-	return decodeMapEntryFrom(reader{b: data, msg: "map entry"}, m)
+	r := reader{b: data, msg: "map entry"}
+	return decodeMapEntryFrom(&r, m)
+}
+
+// readMapEntry reads the map<string,string> entry of r's current field into *m,
+// which it makes when nil. The entry as every encoder writes it (key 1 and value 2,
+// both shorter than 128 bytes) is cut from src in place; anything else goes through
+// decodeMapEntryFrom.
+func (r *reader) readMapEntry(m *map[string]string) {
+	if *m == nil {
+		*m = make(map[string]string, 4)
+	}
+	if n := r.shortLen(); n >= 4 && r.src != "" {
+		e, v := r.src[r.pos+1:r.pos+1+n], r.b[r.pos+1:r.pos+1+n]
+		if k := int(v[1]); v[0] == 1<<3|byte(protowire.BytesType) && k < 0x80 && k < n-3 &&
+			v[2+k] == 2<<3|byte(protowire.BytesType) && v[3+k] < 0x80 && int(v[3+k]) == n-4-k {
+			(*m)[e[2:2+k]] = e[4+k:]
+			r.pos += 1 + n
+			return
+		}
+	}
+	e := r.sub("map entry")
+	r.check(decodeMapEntryFrom(&e, *m))
 }
 
 // decodeMapEntryFrom reads one map<string,string> entry from r into m.
-func decodeMapEntryFrom(r reader, m map[string]string) error {
+func decodeMapEntryFrom(r *reader, m map[string]string) error {
 	var k, v string
-	for {
-		ok, err := r.next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			m[k] = v
-			return nil
-		}
+	for r.field() {
 		switch r.num {
 		case 1:
-			k, err = r.string()
+			k = r.str()
 		case 2:
-			v, err = r.string()
+			v = r.str()
 		default:
-			err = r.skip()
-		}
-		if err != nil {
-			return err
+			r.skip()
 		}
 	}
+	if r.err == nil {
+		m[k] = v
+	}
+	return r.err
 }
 
 // appendObjectMeta appends the body of an ObjectMeta.
@@ -166,81 +205,78 @@ func appendObjectMeta(b []byte, m *scheme.ObjectMeta) []byte {
 // fields of one object live and die together.
 func decodeObjectMeta(data []byte, m *scheme.ObjectMeta) error {
 	r := sharedReader(data, "ObjectMeta")
-	for {
-		ok, err := r.next()
-		if err != nil || !ok {
-			return err
-		}
+	return decodeObjectMetaFrom(&r, m)
+}
+
+// decodeObjectMetaFrom reads an ObjectMeta body from r into m, which should be zero.
+func decodeObjectMetaFrom(r *reader, m *scheme.ObjectMeta) error {
+	var deletion *struct {
+		at    scheme.Time
+		grace int64
+	}
+	r.leadingStrings(1, &m.Name, &m.GenerateName, &m.Namespace, &m.SelfLink, (*string)(&m.UID), &m.ResourceVersion)
+	for r.field() {
 		switch r.num {
 		case 1:
-			m.Name, err = r.string()
+			m.Name = r.str()
 		case 2:
-			m.GenerateName, err = r.string()
+			m.GenerateName = r.str()
 		case 3:
-			m.Namespace, err = r.string()
+			m.Namespace = r.str()
 		case 4:
-			m.SelfLink, err = r.string()
+			m.SelfLink = r.str()
 		case 5:
-			var s string
-			s, err = r.string()
-			m.UID = scheme.UID(s)
+			m.UID = scheme.UID(r.str())
 		case 6:
-			m.ResourceVersion, err = r.string()
+			m.ResourceVersion = r.str()
 		case 7:
-			m.Generation, err = r.int64()
+			m.Generation = int64(r.uvarint())
 		case 8:
-			var v []byte
-			if v, err = r.bytes(); err == nil {
-				m.CreationTimestamp, err = decodeTime(v)
+			r.readTime(&m.CreationTimestamp)
+		case 9, 10:
+			// Set together when an object is deleted: one allocation for both.
+			if deletion == nil {
+				deletion = new(struct {
+					at    scheme.Time
+					grace int64
+				})
 			}
-		case 9:
-			var v []byte
-			if v, err = r.bytes(); err == nil {
-				var t scheme.Time
-				t, err = decodeTime(v)
-				m.DeletionTimestamp = &t
+			if r.num == 9 {
+				deletion.at = scheme.Time{}
+				m.DeletionTimestamp = &deletion.at
+				r.readTime(m.DeletionTimestamp)
+			} else {
+				deletion.grace = int64(r.uvarint())
+				m.DeletionGracePeriodSeconds = &deletion.grace
 			}
-		case 10:
-			var n int64
-			n, err = r.int64()
-			m.DeletionGracePeriodSeconds = &n
-		case 11, 12:
-			var entry reader
-			if entry, err = r.embedded("map entry"); err == nil {
-				target := &m.Labels
-				if r.num == 12 {
-					target = &m.Annotations
-				}
-				if *target == nil {
-					*target = make(map[string]string, 4)
-				}
-				err = decodeMapEntryFrom(entry, *target)
-			}
+		case 11:
+			r.readMapEntry(&m.Labels)
+		case 12:
+			r.readMapEntry(&m.Annotations)
 		case 13:
-			var sub reader
-			if sub, err = r.embedded("OwnerReference"); err == nil {
-				var o scheme.OwnerReference
-				err = decodeOwnerReference(sub, &o)
-				m.OwnerReferences = append(m.OwnerReferences, o)
+			sub := r.sub("OwnerReference")
+			if m.OwnerReferences == nil { // allocated once, at the count of the ones left
+				m.OwnerReferences = make([]scheme.OwnerReference, 0, 1+countField(r.b[r.pos:], 13))
 			}
+			m.OwnerReferences = append(m.OwnerReferences, scheme.OwnerReference{})
+			r.check(decodeOwnerReference(&sub, &m.OwnerReferences[len(m.OwnerReferences)-1]))
 		case 14:
-			var s string
-			s, err = r.string()
-			m.Finalizers = append(m.Finalizers, s)
-		case 17:
-			var sub reader
-			if sub, err = r.embedded("ManagedFieldsEntry"); err == nil {
-				var e scheme.ManagedFieldsEntry
-				err = decodeManagedFieldsEntry(sub, &e)
-				m.ManagedFields = append(m.ManagedFields, e)
+			if m.Finalizers == nil {
+				m.Finalizers = make([]string, 0, 1+countField(r.b[r.pos:], 14))
 			}
+			m.Finalizers = append(m.Finalizers, r.str())
+		case 17:
+			sub := r.sub("ManagedFieldsEntry")
+			if m.ManagedFields == nil {
+				m.ManagedFields = make([]scheme.ManagedFieldsEntry, 0, 1+countField(r.b[r.pos:], 17))
+			}
+			m.ManagedFields = append(m.ManagedFields, scheme.ManagedFieldsEntry{})
+			r.check(decodeManagedFieldsEntry(&sub, &m.ManagedFields[len(m.ManagedFields)-1]))
 		default:
-			err = r.skip()
-		}
-		if err != nil {
-			return err
+			r.skip()
 		}
 	}
+	return r.err
 }
 
 // appendOwnerReference appends the body of an OwnerReference.
@@ -259,39 +295,35 @@ func appendOwnerReference(b []byte, o *scheme.OwnerReference) []byte {
 }
 
 // decodeOwnerReference reads an OwnerReference body from r (its strings cut from r's
-// shared copy, if it has one).
-func decodeOwnerReference(r reader, o *scheme.OwnerReference) error {
-	for {
-		ok, err := r.next()
-		if err != nil || !ok {
-			return err
-		}
+// shared copy, if it has one). Its two optional bools share one allocation.
+func decodeOwnerReference(r *reader, o *scheme.OwnerReference) error {
+	var bools *[2]bool
+	for r.field() {
 		switch r.num {
 		case 1:
-			o.Kind, err = r.string()
+			o.Kind = r.str()
 		case 3:
-			o.Name, err = r.string()
+			o.Name = r.str()
 		case 4:
-			var s string
-			s, err = r.string()
-			o.UID = scheme.UID(s)
+			o.UID = scheme.UID(r.str())
 		case 5:
-			o.APIVersion, err = r.string()
+			o.APIVersion = r.str()
 		case 6, 7:
-			var v bool
-			v, err = r.bool()
-			if r.num == 6 {
-				o.Controller = &v
+			if bools == nil {
+				bools = new([2]bool)
+			}
+			i := r.num - 6
+			bools[i] = r.uvarint() != 0
+			if i == 0 {
+				o.Controller = &bools[0]
 			} else {
-				o.BlockOwnerDeletion = &v
+				o.BlockOwnerDeletion = &bools[1]
 			}
 		default:
-			err = r.skip()
-		}
-		if err != nil {
-			return err
+			r.skip()
 		}
 	}
+	return r.err
 }
 
 // appendManagedFieldsEntry appends the body of a ManagedFieldsEntry.
@@ -315,69 +347,63 @@ func appendManagedFieldsEntry(b []byte, e *scheme.ManagedFieldsEntry) []byte {
 }
 
 // decodeManagedFieldsEntry reads a ManagedFieldsEntry body from r (its strings cut
-// from r's shared copy, if it has one).
-func decodeManagedFieldsEntry(r reader, e *scheme.ManagedFieldsEntry) error {
-	for {
-		ok, err := r.next()
-		if err != nil || !ok {
-			return err
-		}
+// from r's shared copy, if it has one). Its time and FieldsV1 share one allocation.
+func decodeManagedFieldsEntry(r *reader, e *scheme.ManagedFieldsEntry) error {
+	var parts *struct {
+		time   scheme.Time
+		fields scheme.FieldsV1
+	}
+	r.leadingStrings(1, &e.Manager, (*string)(&e.Operation), &e.APIVersion)
+	for r.field() {
 		switch r.num {
 		case 1:
-			e.Manager, err = r.string()
+			e.Manager = r.str()
 		case 2:
-			var s string
-			s, err = r.string()
-			e.Operation = scheme.ManagedFieldsOperationType(s)
+			e.Operation = scheme.ManagedFieldsOperationType(r.str())
 		case 3:
-			e.APIVersion, err = r.string()
-		case 4:
-			var v []byte
-			if v, err = r.bytes(); err == nil {
-				var t scheme.Time
-				t, err = decodeTime(v)
-				e.Time = &t
+			e.APIVersion = r.str()
+		case 4, 7:
+			if parts == nil {
+				parts = new(struct {
+					time   scheme.Time
+					fields scheme.FieldsV1
+				})
+			}
+			if r.num == 4 {
+				parts.time = scheme.Time{}
+				e.Time = &parts.time
+				r.readTime(e.Time)
+			} else {
+				parts.fields = scheme.FieldsV1{}
+				e.FieldsV1 = &parts.fields
+				v := r.raw()
+				r.check(decodeRawField(v, "FieldsV1", &e.FieldsV1.Raw))
 			}
 		case 6:
-			e.FieldsType, err = r.string()
-		case 7:
-			var v []byte
-			if v, err = r.bytes(); err == nil {
-				e.FieldsV1 = &scheme.FieldsV1{}
-				err = decodeRawField(v, "FieldsV1", &e.FieldsV1.Raw)
-			}
+			e.FieldsType = r.str()
 		case 8:
-			e.Subresource, err = r.string()
+			e.Subresource = r.str()
 		default:
-			err = r.skip()
-		}
-		if err != nil {
-			return err
+			r.skip()
 		}
 	}
+	return r.err
 }
 
 // decodeRawField reads a message whose field 1 is bytes (FieldsV1, RawExtension)
 // into a copy in *raw.
 func decodeRawField(data []byte, name string, raw *[]byte) error {
 	r := reader{b: data, msg: name}
-	for {
-		ok, err := r.next()
-		if err != nil || !ok {
-			return err
-		}
+	for r.field() {
 		if r.num == 1 {
-			var v []byte
-			if v, err = r.bytes(); err == nil {
+			if v := r.raw(); r.err == nil {
 				*raw = append([]byte{}, v...)
 			}
 		} else {
-			err = r.skip()
-		}
-		if err != nil {
-			return err
+			r.skip()
 		}
 	}
+	return r.err
 }
 
 // appendListMeta appends the body of a ListMeta.
@@ -394,29 +420,29 @@ func appendListMeta(b []byte, m *scheme.ListMeta) []byte {
 // decodeListMeta reads a ListMeta body.
 func decodeListMeta(data []byte, m *scheme.ListMeta) error {
 	r := reader{b: data, msg: "ListMeta"}
-	for {
-		ok, err := r.next()
-		if err != nil || !ok {
-			return err
-		}
+	return decodeListMetaFrom(&r, m)
+}
+
+// decodeListMetaFrom reads a ListMeta body from r (its strings cut from r's shared
+// copy, if it has one).
+func decodeListMetaFrom(r *reader, m *scheme.ListMeta) error {
+	r.leadingStrings(1, &m.SelfLink, &m.ResourceVersion, &m.Continue)
+	for r.field() {
 		switch r.num {
 		case 1:
-			m.SelfLink, err = r.string()
+			m.SelfLink = r.str()
 		case 2:
-			m.ResourceVersion, err = r.string()
+			m.ResourceVersion = r.str()
 		case 3:
-			m.Continue, err = r.string()
+			m.Continue = r.str()
 		case 4:
-			var n int64
-			n, err = r.int64()
+			n := int64(r.uvarint())
 			m.RemainingItemCount = &n
 		default:
-			err = r.skip()
-		}
-		if err != nil {
-			return err
+			r.skip()
 		}
 	}
+	return r.err
 }
 
 // appendCondition appends the body of a meta/v1 Condition.
@@ -432,36 +458,25 @@ func appendCondition(b []byte, c *scheme.Condition) []byte {
 // decodeCondition reads a Condition body.
 func decodeCondition(data []byte, c *scheme.Condition) error {
 	r := reader{b: data, msg: "Condition"}
-	for {
-		ok, err := r.next()
-		if err != nil || !ok {
-			return err
-		}
+	for r.field() {
 		switch r.num {
 		case 1:
-			c.Type, err = r.string()
+			c.Type = r.str()
 		case 2:
-			var s string
-			s, err = r.string()
-			c.Status = scheme.ConditionStatus(s)
+			c.Status = scheme.ConditionStatus(r.str())
 		case 3:
-			c.ObservedGeneration, err = r.int64()
+			c.ObservedGeneration = int64(r.uvarint())
 		case 4:
-			var v []byte
-			if v, err = r.bytes(); err == nil {
-				c.LastTransitionTime, err = decodeTime(v)
-			}
+			r.readTime(&c.LastTransitionTime)
 		case 5:
-			c.Reason, err = r.string()
+			c.Reason = r.str()
 		case 6:
-			c.Message, err = r.string()
+			c.Message = r.str()
 		default:
-			err = r.skip()
-		}
-		if err != nil {
-			return err
+			r.skip()
 		}
 	}
+	return r.err
 }
 
 // appendStatus appends the body of a Status.
@@ -492,105 +507,80 @@ func appendStatus(b []byte, s *scheme.Status) []byte {
 	return appendVarintField(b, 6, uint64(s.Code))
 }
 
-// decodeStatus reads a Status body. Its strings (and those of its details) share one
-// copy of data.
+// decodeStatus reads a Status body. Its strings (and those of its list metadata and
+// details) share one copy of data.
 func decodeStatus(data []byte, s *scheme.Status) error {
 	r := sharedReader(data, "Status")
-	for {
-		ok, err := r.next()
-		if err != nil || !ok {
-			return err
-		}
+	for r.field() {
 		switch r.num {
 		case 1:
-			var v []byte
-			if v, err = r.bytes(); err == nil {
-				err = decodeListMeta(v, &s.ListMeta)
-			}
+			sub := r.sub("ListMeta")
+			r.check(decodeListMetaFrom(&sub, &s.ListMeta))
 		case 2:
-			s.Status, err = r.string()
+			s.Status = r.str()
 		case 3:
-			s.Message, err = r.string()
+			s.Message = r.str()
 		case 4:
-			var v string
-			v, err = r.string()
-			s.Reason = scheme.StatusReason(v)
+			s.Reason = scheme.StatusReason(r.str())
 		case 5:
-			var sub reader
-			if sub, err = r.embedded("StatusDetails"); err == nil {
-				s.Details = &scheme.StatusDetails{}
-				err = decodeStatusDetails(sub, s.Details)
-			}
+			sub := r.sub("StatusDetails")
+			s.Details = &scheme.StatusDetails{}
+			r.check(decodeStatusDetails(&sub, s.Details))
 		case 6:
-			s.Code, err = r.int32()
+			s.Code = int32(r.uvarint())
 		default:
-			err = r.skip()
-		}
-		if err != nil {
-			return err
+			r.skip()
 		}
 	}
+	return r.err
 }
 
-// decodeStatusDetails reads a StatusDetails body from r.
-func decodeStatusDetails(r reader, d *scheme.StatusDetails) error {
-	for {
-		ok, err := r.next()
-		if err != nil || !ok {
-			return err
-		}
+// decodeStatusDetails reads a StatusDetails body from r. Its causes are allocated
+// at their count.
+func decodeStatusDetails(r *reader, d *scheme.StatusDetails) error {
+	if n := countField(r.b, 4); n > 0 {
+		d.Causes = make([]scheme.StatusCause, 0, n)
+	}
+	r.leadingStrings(1, &d.Name, &d.Group, &d.Kind)
+	for r.field() {
 		switch r.num {
 		case 1:
-			d.Name, err = r.string()
+			d.Name = r.str()
 		case 2:
-			d.Group, err = r.string()
+			d.Group = r.str()
 		case 3:
-			d.Kind, err = r.string()
+			d.Kind = r.str()
 		case 4:
-			var sub reader
-			if sub, err = r.embedded("StatusCause"); err == nil {
-				var c scheme.StatusCause
-				err = decodeStatusCause(sub, &c)
-				d.Causes = append(d.Causes, c)
-			}
+			sub := r.sub("StatusCause")
+			d.Causes = append(d.Causes, scheme.StatusCause{})
+			r.check(decodeStatusCause(&sub, &d.Causes[len(d.Causes)-1]))
 		case 5:
-			d.RetryAfterSeconds, err = r.int32()
+			d.RetryAfterSeconds = int32(r.uvarint())
 		case 6:
-			var v string
-			v, err = r.string()
-			d.UID = scheme.UID(v)
+			d.UID = scheme.UID(r.str())
 		default:
-			err = r.skip()
-		}
-		if err != nil {
-			return err
+			r.skip()
 		}
 	}
+	return r.err
 }
 
 // decodeStatusCause reads a StatusCause body from r.
-func decodeStatusCause(r reader, c *scheme.StatusCause) error {
-	for {
-		ok, err := r.next()
-		if err != nil || !ok {
-			return err
-		}
+func decodeStatusCause(r *reader, c *scheme.StatusCause) error {
+	r.leadingStrings(1, (*string)(&c.Type), &c.Message, &c.Field)
+	for r.field() {
 		switch r.num {
 		case 1:
-			var v string
-			v, err = r.string()
-			c.Type = scheme.CauseType(v)
+			c.Type = scheme.CauseType(r.str())
 		case 2:
-			c.Message, err = r.string()
+			c.Message = r.str()
 		case 3:
-			c.Field, err = r.string()
+			c.Field = r.str()
 		default:
-			err = r.skip()
-		}
-		if err != nil {
-			return err
+			r.skip()
 		}
 	}
+	return r.err
 }
 
 // appendPartialObjectMetadata appends the body of a PartialObjectMetadata.
@@ -602,23 +592,16 @@ func appendPartialObjectMetadata(b []byte, p *scheme.PartialObjectMetadata) []by
 // decodePartialObjectMetadata reads a PartialObjectMetadata body.
 func decodePartialObjectMetadata(data []byte, p *scheme.PartialObjectMetadata) error {
 	r := reader{b: data, msg: "PartialObjectMetadata"}
-	for {
-		ok, err := r.next()
-		if err != nil || !ok {
-			return err
-		}
+	for r.field() {
 		if r.num == 1 {
-			var v []byte
-			if v, err = r.bytes(); err == nil {
-				err = decodeObjectMeta(v, &p.ObjectMeta)
+			if v := r.raw(); r.err == nil {
+				r.check(decodeObjectMeta(v, &p.ObjectMeta))
 			}
 		} else {
-			err = r.skip()
-		}
-		if err != nil {
-			return err
+			r.skip()
 		}
 	}
+	return r.err
 }
 
 // appendPartialObjectMetadataList appends the body of a PartialObjectMetadataList.
@@ -639,28 +622,25 @@ func decodePartialObjectMetadataList(data []byte, l *scheme.PartialObjectMetadat
 	if n := countField(data, 2); n > 0 {
 		l.Items = make([]scheme.PartialObjectMetadata, 0, n)
 	}
-	for {
-		ok, err := r.next()
-		if err != nil || !ok {
-			return err
-		}
+	for r.field() {
 		switch r.num {
 		case 1:
-			var v []byte
-			if v, err = r.bytes(); err == nil {
-				err = decodeListMeta(v, &l.ListMeta)
+			if v := r.raw(); r.err == nil {
+				lm := sharedReader(v, "ListMeta")
+				r.check(decodeListMetaFrom(&lm, &l.ListMeta))
 			}
 		case 2:
-			var v []byte
-			if v, err = r.bytes(); err == nil {
-				l.Items = append(l.Items, scheme.PartialObjectMetadata{})
-				err = decodePartialObjectMetadata(v, &l.Items[len(l.Items)-1])
+			if v := r.raw(); r.err == nil {
+				if len(l.Items) < cap(l.Items) { // zero already, as made
+					l.Items = l.Items[:len(l.Items)+1]
+				} else {
+					l.Items = append(l.Items, scheme.PartialObjectMetadata{})
+				}
+				r.check(decodePartialObjectMetadata(v, &l.Items[len(l.Items)-1]))
 			}
 		default:
-			err = r.skip()
-		}
-		if err != nil {
-			return err
+			r.skip()
 		}
 	}
+	return r.err
 }

@@ -113,17 +113,23 @@ func (s *Serializer) EncodeAs(w io.Writer, gvk scheme.GroupVersionKind, v any) e
 
 // encode writes the envelope of v in one Write (see codec.WriteAppended).
 func (s *Serializer) encode(w io.Writer, apiVersion, kind string, gvk scheme.GroupVersionKind, v any) error {
-	return codec.WriteAppended(w, v, func(b []byte) ([]byte, error) {
-		return appendEnvelopeFunc(b, apiVersion, kind, func(b []byte) ([]byte, error) { return s.appendObject(b, gvk, v) })
-	})
+	return codec.WriteAppended(w, v, func(b []byte) ([]byte, error) { return s.appendEnveloped(b, apiVersion, kind, gvk, v) })
+}
+
+// appendEnveloped appends Magic, the envelope and the message of v.
+func (s *Serializer) appendEnveloped(b []byte, apiVersion, kind string, gvk scheme.GroupVersionKind, v any) ([]byte, error) {
+	b, start := appendEnvelopeHead(b, apiVersion, kind)
+	b, err := s.appendObject(b, gvk, v)
+	if err != nil {
+		return b, err
+	}
+	return appendEnvelopeTail(b, start), nil
 }
 
 // AppendAs appends the enveloped encoding of v as the kind gvk to b.
 func (s *Serializer) AppendAs(b []byte, gvk scheme.GroupVersionKind, v any) ([]byte, error) {
 	apiVersion, kind := gvk.ToAPIVersionAndKind()
-	return appendEnvelopeFunc(b, apiVersion, kind, func(b []byte) ([]byte, error) {
-		return s.appendObject(b, gvk, v)
-	})
+	return s.appendEnveloped(b, apiVersion, kind, gvk, v)
 }
 
 // encodesByType reports whether appendObject encodes v by its Go type alone, without

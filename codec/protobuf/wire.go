@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -13,51 +12,36 @@ import (
 // length byte and is shifted when its body turns out to need more, which keeps every
 // message a single pass without computing sizes first.
 
-// appendVarint appends v as a varint. The one-byte case (nearly every field key and
-// length) is inlined; protowire.AppendVarint, which is not, writes the rest.
+// The appenders below are small enough for the compiler to inline (a loop costs it
+// less than a call): a field is written in place, without a call, at every site.
+
+// appendVarint appends v as a varint.
 func appendVarint(b []byte, v uint64) []byte {
-	if v < 0x80 {
-		return append(b, byte(v))
+	for ; v >= 0x80; v >>= 7 {
+		b = append(b, byte(v)|0x80)
 	}
-	return protowire.AppendVarint(b, v)
+	return append(b, byte(v))
 }
 
-// appendTag appends a field key. Field numbers under 16 (every field of the meta
-// kinds but ObjectMeta's managedFields) make a one-byte key, written inline.
+// appendTag appends a field key.
 func appendTag(b []byte, num protowire.Number, typ protowire.Type) []byte {
-	if num < 16 {
-		return append(b, byte(num)<<3|byte(typ))
-	}
-	return protowire.AppendVarint(b, uint64(num)<<3|uint64(typ))
+	return appendVarint(b, uint64(num)<<3|uint64(typ))
 }
 
 // appendString appends a length-delimited string field, empty or not (gogo's
-// non-nullable proto2 fields are always written). The common field, a one-byte key
-// and a length under 128, is written without calling further.
+// non-nullable proto2 fields are always written).
 func appendString(b []byte, num protowire.Number, s string) []byte {
-	if num < 16 && len(s) < 0x80 {
-		return append(append(b, byte(num)<<3|byte(protowire.BytesType), byte(len(s))), s...)
-	}
-	return appendStringLong(b, num, s)
-}
-
-func appendStringLong(b []byte, num protowire.Number, s string) []byte {
-	b = appendVarint(appendTag(b, num, protowire.BytesType), uint64(len(s)))
-	return append(b, s...)
+	return append(appendVarint(appendTag(b, num, protowire.BytesType), uint64(len(s))), s...)
 }
 
 // appendBytesField appends a length-delimited bytes field.
 func appendBytesField(b []byte, num protowire.Number, v []byte) []byte {
-	b = appendVarint(appendTag(b, num, protowire.BytesType), uint64(len(v)))
-	return append(b, v...)
+	return append(appendVarint(appendTag(b, num, protowire.BytesType), uint64(len(v))), v...)
 }
 
 // appendVarintField appends a varint field; negative int32 and int64 values are
 // sign-extended to ten bytes, as protobuf requires.
 func appendVarintField(b []byte, num protowire.Number, v uint64) []byte {
-	if num < 16 && v < 0x80 {
-		return append(b, byte(num)<<3|byte(protowire.VarintType), byte(v))
-	}
 	return appendVarint(appendTag(b, num, protowire.VarintType), v)
 }
 
@@ -82,12 +66,21 @@ func endMessage(b []byte, start int) []byte {
 		b[start-1] = byte(n)
 		return b
 	}
-	k := protowire.SizeVarint(uint64(n))
-	b = slices.Grow(b, k-1)[:len(b)+k-1]
-	copy(b[start+k-1:], b[start:start+n])
-	protowire.AppendVarint(b[:start-1], uint64(n))
+	k := 1 // the bytes the length needs beyond the placeholder
+	for v := n >> 14; v > 0; v >>= 7 {
+		k++
+	}
+	b = append(b, lengthPad[:k]...)
+	copy(b[start+k:], b[start:start+n])
+	for i := start - 1; n >= 0x80; i, n = i+1, n>>7 {
+		b[i] = byte(n) | 0x80
+	}
+	b[start+k-1] = byte(n)
 	return b
 }
+
+// lengthPad is what endMessage grows a message by: at most 9 more bytes of length.
+var lengthPad [9]byte
 
 // ErrMalformed is wrapped by every error about input that is not valid protobuf, or
 // not the protobuf of the expected message.
@@ -104,53 +97,83 @@ func wireError(msg string, num protowire.Number, format string, args ...any) err
 //
 // The common cases (a one-byte field key, a length under 128) are read inline; the
 // position is an index rather than a re-sliced b, so advancing stores no pointer.
+//
+// Its reads keep the first error in err and move to the end of the message, so that a
+// decode loop is "for r.field() { switch r.num { ... } }; return r.err": the hot reads
+// return one value and are small enough to be inlined into that loop. The methods that
+// return an error as well (next, bytes, string, ...) serve the reflective decoders.
 type reader struct {
 	b   []byte // the message
 	pos int    // the first byte not read yet
-	msg string // message name, for errors
 	// src, when set, is b as one string: strings are cut from it instead of each being
 	// copied, one allocation per message instead of one per string field.
 	src string
+	msg string // message name, for errors
+	err error  // the first error; the reader is at its end once it is set
 
 	num protowire.Number
 	typ protowire.Type
 }
 
-// next reads the next field key; it returns false at the end of the message.
-func (r *reader) next() (bool, error) {
-	if r.pos >= len(r.b) {
-		return false, nil
+// field reads the next field key into num and typ; it returns false at the end of the
+// message and after an error (in err).
+func (r *reader) field() bool {
+	if r.pos < len(r.b) {
+		if c := r.b[r.pos]; c < 0x80 && c >= 1<<3 { // a one-byte key with a field number
+			r.num, r.typ = protowire.Number(c>>3), protowire.Type(c&7)
+			r.pos++
+			return true
+		}
+		return r.fieldLong()
 	}
-	if c := r.b[r.pos]; c < 0x80 && c >= 1<<3 { // a one-byte key with a field number
-		r.num, r.typ = protowire.Number(c>>3), protowire.Type(c&7)
-		r.pos++
-		return true, nil
-	}
-	return r.nextLong()
+	return false
 }
 
-func (r *reader) nextLong() (bool, error) {
+func (r *reader) fieldLong() bool {
 	num, typ, n := protowire.ConsumeTag(r.b[r.pos:])
 	if n < 0 {
-		return false, fmt.Errorf("%w: %s: bad field key: %v", ErrMalformed, r.msg, protowire.ParseError(n))
+		r.fail(fmt.Errorf("%w: %s: bad field key: %v", ErrMalformed, r.msg, protowire.ParseError(n)))
+		return false
 	}
 	r.pos += n
 	r.num, r.typ = num, typ
-	return true, nil
+	return true
+}
+
+// fail keeps err, unless an earlier error was kept, and ends the message.
+func (r *reader) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+	r.pos = len(r.b)
+}
+
+// check fails the reader with err when it is not nil (the error of a nested decode).
+func (r *reader) check(err error) {
+	if err != nil {
+		r.fail(err)
+	}
+}
+
+// next is field for the decoders that take errors as results.
+func (r *reader) next() (bool, error) {
+	ok := r.field()
+	return ok, r.err
 }
 
 // expect checks the wire type of the current field.
-func (r *reader) expect(typ protowire.Type) error {
+func (r *reader) expect(typ protowire.Type) bool {
 	if r.typ != typ {
-		return wireError(r.msg, r.num, "wrong wire type %d, want %d", r.typ, typ)
+		r.fail(wireError(r.msg, r.num, "wrong wire type %d, want %d", r.typ, typ))
+		return false
 	}
-	return nil
+	return true
 }
 
 // shortLen returns the length of the length-delimited value at pos when its length
 // takes one byte and the value is all there, else -1. It calls nothing, so that it
-// is inlined into bytes, string and embedded: each of them then reads the common
-// value without a call.
+// is inlined into raw, str and sub: each of them then reads the common value without
+// a call.
 func (r *reader) shortLen() int {
 	if r.typ == protowire.BytesType && r.pos < len(r.b) {
 		if n := int(r.b[r.pos]); n < 0x80 && n < len(r.b)-r.pos {
@@ -160,38 +183,94 @@ func (r *reader) shortLen() int {
 	return -1
 }
 
-// bytes reads a length-delimited value. The result aliases the input.
-func (r *reader) bytes() ([]byte, error) {
+// raw reads a length-delimited value. The result aliases the input; it is nil after
+// an error.
+func (r *reader) raw() []byte {
 	if n := r.shortLen(); n >= 0 {
 		r.pos += 1 + n
-		return r.b[r.pos-n : r.pos], nil
+		return r.b[r.pos-n : r.pos]
 	}
-	return r.bytesLong()
+	return r.rawLong()
 }
 
-func (r *reader) bytesLong() ([]byte, error) {
-	if err := r.expect(protowire.BytesType); err != nil {
-		return nil, err
+func (r *reader) rawLong() []byte {
+	if !r.expect(protowire.BytesType) {
+		return nil
+	}
+	if n, k := twoByteLen(r.b, r.pos); k > 0 && n <= len(r.b)-r.pos-k {
+		r.pos += k + n
+		return r.b[r.pos-n : r.pos]
 	}
 	v, n := protowire.ConsumeBytes(r.b[r.pos:])
 	if n < 0 {
-		return nil, wireError(r.msg, r.num, "%v", protowire.ParseError(n))
+		r.fail(wireError(r.msg, r.num, "%v", protowire.ParseError(n)))
+		return nil
 	}
 	r.pos += n
-	return v, nil
+	return v
 }
 
-// string reads a length-delimited value as a string.
-func (r *reader) string() (string, error) {
+// twoByteLen reads the two-byte varint at b[i:] (a length from 128 to 16,383, an
+// object's metadata or a list item), returning the value and 2, or 0, 0 when the
+// varint at i is not two bytes long.
+func twoByteLen(b []byte, i int) (n, k int) {
+	if i+1 < len(b) && b[i] >= 0x80 && b[i+1] < 0x80 {
+		return int(b[i]&0x7f) | int(b[i+1])<<7, 2
+	}
+	return 0, 0
+}
+
+// bytes is raw with its error.
+func (r *reader) bytes() ([]byte, error) {
+	v := r.raw()
+	return v, r.err
+}
+
+// str reads a length-delimited value as a string, cut from src when the reader has
+// one, else copied.
+func (r *reader) str() string {
 	if n := r.shortLen(); n >= 0 && r.src != "" {
 		r.pos += 1 + n
-		return r.src[r.pos-n : r.pos], nil
+		return r.src[r.pos-n : r.pos]
 	}
-	v, err := r.bytes()
-	if err != nil || r.src == "" {
-		return string(v), err
+	return r.strLong()
+}
+
+func (r *reader) strLong() string {
+	if r.src == "" {
+		return string(r.raw())
 	}
-	return r.src[r.pos-len(v) : r.pos], nil
+	v := r.rawLong()
+	return r.src[r.pos-len(v) : r.pos]
+}
+
+// leadingStrings reads the string fields num, num+1, ... (all under 16) into dst while
+// they come in that order with one-byte lengths, as encoders write the leading strings
+// of a message, cutting them from src in one call; the decode loop reads what follows
+// (and any field again, the last one winning as always). It reads nothing without src.
+func (r *reader) leadingStrings(num protowire.Number, dst ...*string) {
+	if r.src == "" {
+		return
+	}
+	b, p := r.b, r.pos
+	for i, d := range dst {
+		if p+1 >= len(b) || b[p] != byte(num+protowire.Number(i))<<3|byte(protowire.BytesType) {
+			break
+		}
+		n := int(b[p+1])
+		if n >= 0x80 || n > len(b)-p-2 {
+			break
+		}
+		*d = r.src[p+2 : p+2+n]
+		p += 2 + n
+	}
+	r.pos = p
+}
+
+// string is str with its error.
+func (r *reader) string() (string, error) {
+	s := r.str()
+	return s, r.err
 }
 
 // sharedReader returns a reader of data whose strings share one copy of data.
@@ -199,41 +278,70 @@ func sharedReader(data []byte, msg string) reader {
 	return reader{b: data, msg: msg, src: string(data)}
 }
 
-// embedded reads a length-delimited embedded message and returns a reader of it
-// that shares r's string copy, if r has one.
-func (r *reader) embedded(msg string) (reader, error) {
-	v, err := r.bytes()
-	if err != nil {
-		return reader{}, err
-	}
-	sub := reader{b: v, msg: msg}
+// sub reads a length-delimited embedded message and returns a reader of it that
+// shares r's string copy, if r has one. After an error it is a reader of nothing.
+func (r *reader) sub(msg string) reader {
+	v := r.raw()
+	s := reader{b: v, msg: msg}
 	if r.src != "" {
-		sub.src = r.src[r.pos-len(v) : r.pos]
+		s.src = r.src[r.pos-len(v) : r.pos]
 	}
-	return sub, nil
+	return s
 }
 
-// varint reads a varint value.
-func (r *reader) varint() (uint64, error) {
+// embedded is sub with its error.
+func (r *reader) embedded(msg string) (reader, error) {
+	s := r.sub(msg)
+	return s, r.err
+}
+
+// uvarint reads a varint value; 0 after an error.
+func (r *reader) uvarint() uint64 {
 	if r.typ == protowire.VarintType && r.pos < len(r.b) {
 		if c := r.b[r.pos]; c < 0x80 {
 			r.pos++
-			return uint64(c), nil
+			return uint64(c)
 		}
 	}
-	return r.varintLong()
+	return r.uvarintLong()
 }
 
-func (r *reader) varintLong() (uint64, error) {
-	if err := r.expect(protowire.VarintType); err != nil {
-		return 0, err
+func (r *reader) uvarintLong() uint64 {
+	if !r.expect(protowire.VarintType) {
+		return 0
+	}
+	if v, n := shortVarint(r.b, r.pos); n > 0 {
+		r.pos += n
+		return v
 	}
 	v, n := protowire.ConsumeVarint(r.b[r.pos:])
 	if n < 0 {
-		return 0, wireError(r.msg, r.num, "%v", protowire.ParseError(n))
+		r.fail(wireError(r.msg, r.num, "%v", protowire.ParseError(n)))
+		return 0
 	}
 	r.pos += n
-	return v, nil
+	return v
+}
+
+// shortVarint reads a varint of up to nine bytes (any value below 2^63: seconds,
+// generations) at b[i:] without a call, returning it and its length, or 0, 0 when
+// there is none that short there (protowire.ConsumeVarint then tells why).
+func shortVarint(b []byte, i int) (uint64, int) {
+	var v uint64
+	for j, s := i, uint(0); j < len(b) && s < 63; j, s = j+1, s+7 {
+		c := b[j]
+		v |= uint64(c&0x7f) << s
+		if c < 0x80 {
+			return v, j + 1 - i
+		}
+	}
+	return 0, 0
+}
+
+// varint is uvarint with its error.
+func (r *reader) varint() (uint64, error) {
+	v := r.uvarint()
+	return v, r.err
 }
 
 // int64 reads an int64 varint.
@@ -257,12 +365,13 @@ func (r *reader) bool() (bool, error) {
 
 // double reads a fixed64 value as a float64.
 func (r *reader) double() (float64, error) {
-	if err := r.expect(protowire.Fixed64Type); err != nil {
-		return 0, err
+	if !r.expect(protowire.Fixed64Type) {
+		return 0, r.err
 	}
 	v, n := protowire.ConsumeFixed64(r.b[r.pos:])
 	if n < 0 {
-		return 0, wireError(r.msg, r.num, "%v", protowire.ParseError(n))
+		r.fail(wireError(r.msg, r.num, "%v", protowire.ParseError(n)))
+		return 0, r.err
 	}
 	r.pos += n
 	return math.Float64frombits(v), nil
@@ -272,11 +381,13 @@ func (r *reader) double() (float64, error) {
 // by Kubernetes) are rejected, which also keeps skipping free of recursion.
 func (r *reader) skip() error {
 	if r.typ == protowire.StartGroupType || r.typ == protowire.EndGroupType {
-		return wireError(r.msg, r.num, "groups are not supported")
+		r.fail(wireError(r.msg, r.num, "groups are not supported"))
+		return r.err
 	}
 	n := protowire.ConsumeFieldValue(r.num, r.typ, r.b[r.pos:])
 	if n < 0 {
-		return wireError(r.msg, r.num, "%v", protowire.ParseError(n))
+		r.fail(wireError(r.msg, r.num, "%v", protowire.ParseError(n)))
+		return r.err
 	}
 	r.pos += n
 	return nil
@@ -284,22 +395,51 @@ func (r *reader) skip() error {
 
 // countField counts the occurrences of field num in a message, so that a repeated
 // field's slice is allocated once at its size. It stops, with what it counted, at the
-// first malformed key or value, which the decode that follows reports.
+// first malformed key or value, which the decode that follows reports. A one-byte key
+// followed by a one-byte length or varint is stepped over without a call.
 func countField(data []byte, num protowire.Number) int {
 	n := 0
-	for len(data) > 0 {
-		fn, typ, k := protowire.ConsumeTag(data)
+	for i := 0; i < len(data); {
+		if c := data[i]; c < 0x80 && c >= 1<<3 && i+1 < len(data) {
+			l, k := int(data[i+1]), 1
+			if l >= 0x80 {
+				l, k = twoByteLen(data, i+1)
+			}
+			switch protowire.Type(c & 7) {
+			case protowire.BytesType:
+				if k == 0 {
+					break
+				}
+				if i += 1 + k + l; i > len(data) {
+					return n
+				}
+				if protowire.Number(c>>3) == num {
+					n++
+				}
+				continue
+			case protowire.VarintType:
+				if k != 1 {
+					break
+				}
+				i += 2
+				if protowire.Number(c>>3) == num {
+					n++
+				}
+				continue
+			}
+		}
+		fn, typ, k := protowire.ConsumeTag(data[i:])
 		if k < 0 || typ == protowire.StartGroupType || typ == protowire.EndGroupType {
 			return n
 		}
-		m := protowire.ConsumeFieldValue(fn, typ, data[k:])
+		m := protowire.ConsumeFieldValue(fn, typ, data[i+k:])
 		if m < 0 {
 			return n
 		}
 		if fn == num {
 			n++
 		}
-		data = data[k+m:]
+		i += k + m
 	}
 	return n
 }

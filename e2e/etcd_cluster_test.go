@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -47,16 +48,49 @@ func freeLoopbackURL(tb testing.TB) url.URL {
 	return url.URL{Scheme: "http", Host: l.Addr().String()}
 }
 
+// clusterStartAttempts bounds the starts of a cluster whose reserved ports another
+// test took before etcd bound them.
+const clusterStartAttempts = 3
+
 func startTestCluster(tb testing.TB) *testCluster {
 	tb.Helper()
-	c := &testCluster{tb: tb, members: make([]*embed.Etcd, clusterMembers)}
+	c := &testCluster{tb: tb}
+	tb.Cleanup(c.stopAll)
+	for attempt := 1; ; attempt++ {
+		err := c.startAll()
+		if err == nil {
+			return c
+		}
+		c.stopAll()
+		if attempt == clusterStartAttempts || !isAddrInUse(err) {
+			tb.Fatal(err)
+		}
+		tb.Logf("a reserved port was taken before etcd bound it; new ports: %v", err)
+	}
+}
+
+// isAddrInUse reports a listen that failed because the port is taken (etcd does not
+// always wrap the system error, so its text counts too).
+func isAddrInUse(err error) bool {
+	return errors.Is(err, syscall.EADDRINUSE) || strings.Contains(err.Error(), "address already in use")
+}
+
+// startAll configures the members on fresh ports and data directories and starts them
+// together (they wait for each other's votes). It returns only once every start has
+// ended, failed or not: a member still starting when the test's directories are
+// removed would panic on its missing database.
+func (c *testCluster) startAll() error {
+	c.configs = nil
+	c.mu.Lock()
+	c.members = make([]*embed.Etcd, clusterMembers)
+	c.mu.Unlock()
 	var initial []string
 	for i := range clusterMembers {
 		cfg := embed.NewConfig()
 		cfg.Name = fmt.Sprintf("member%d", i)
-		cfg.Dir = tb.TempDir()
+		cfg.Dir = c.tb.TempDir()
 		cfg.UnsafeNoFsync = true
-		client, peer := freeLoopbackURL(tb), freeLoopbackURL(tb)
+		client, peer := freeLoopbackURL(c.tb), freeLoopbackURL(c.tb)
 		cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
 		cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
 		// Short heartbeats make the survivors elect a new leader quickly after a kill.
@@ -73,18 +107,15 @@ func startTestCluster(tb testing.TB) *testCluster {
 		cfg.InitialCluster = strings.Join(initial, ",")
 		cfg.InitialClusterToken = "apikit-test-cluster"
 	}
-	tb.Cleanup(c.stopAll)
-	// The members wait for each other's votes, so they start together.
 	errs := make(chan error, clusterMembers)
 	for i := range clusterMembers {
 		go func() { errs <- c.start(i) }()
 	}
+	var all []error
 	for range clusterMembers {
-		if err := <-errs; err != nil {
-			tb.Fatal(err)
-		}
+		all = append(all, <-errs)
 	}
-	return c
+	return errors.Join(all...)
 }
 
 // start starts member i (again, after Kill) and waits until it serves.

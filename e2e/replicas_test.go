@@ -40,12 +40,23 @@ type restartableEtcd struct {
 }
 
 // startRestartableEtcd starts etcd on two free loopback ports; it stops when the test ends.
+// A first start whose reserved port another test took meanwhile is tried again on new
+// ports (a restart keeps its ports: clients know them).
 func startRestartableEtcd(t *testing.T) *restartableEtcd {
 	t.Helper()
-	e := &restartableEtcd{dir: t.TempDir(), clientURL: freeLoopbackURL(t), peerURL: freeLoopbackURL(t)}
-	e.Start(t)
+	e := &restartableEtcd{}
 	t.Cleanup(e.Stop)
-	return e
+	for attempt := 1; ; attempt++ {
+		e.dir, e.clientURL, e.peerURL = t.TempDir(), freeLoopbackURL(t), freeLoopbackURL(t)
+		err := e.start()
+		if err == nil {
+			return e
+		}
+		if attempt == clusterStartAttempts || !isAddrInUse(err) {
+			t.Fatal(err)
+		}
+		t.Logf("a reserved port was taken before etcd bound it; new ports: %v", err)
+	}
 }
 
 // Endpoint is etcd's client URL.
@@ -54,6 +65,12 @@ func (e *restartableEtcd) Endpoint() string { return e.clientURL.String() }
 // Start starts etcd (again) and waits until it serves.
 func (e *restartableEtcd) Start(t *testing.T) {
 	t.Helper()
+	if err := e.start(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (e *restartableEtcd) start() error {
 	cfg := embed.NewConfig()
 	cfg.Name = "apikit-replicas-test"
 	cfg.Dir = e.dir
@@ -64,7 +81,7 @@ func (e *restartableEtcd) Start(t *testing.T) {
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
 	etcd, err := embed.StartEtcd(cfg)
 	if err != nil {
-		t.Fatalf("starting etcd: %v", err)
+		return fmt.Errorf("starting etcd: %w", err)
 	}
 	timer := time.NewTimer(etcdReadyTimeout)
 	defer timer.Stop()
@@ -72,14 +89,15 @@ func (e *restartableEtcd) Start(t *testing.T) {
 	case <-etcd.Server.ReadyNotify():
 	case err := <-etcd.Err():
 		etcd.Close()
-		t.Fatalf("etcd failed: %v", err)
+		return fmt.Errorf("etcd failed: %w", err)
 	case <-timer.C:
 		etcd.Close()
-		t.Fatalf("etcd not ready within %s", etcdReadyTimeout)
+		return fmt.Errorf("etcd not ready within %s", etcdReadyTimeout)
 	}
 	e.mu.Lock()
 	e.etcd = etcd
 	e.mu.Unlock()
+	return nil
 }
 
 // Stop stops etcd, keeping its data; stopping a stopped etcd does nothing.

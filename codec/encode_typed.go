@@ -14,6 +14,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/apikit-dev/apikit/codec/internal/plancache"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -46,19 +47,9 @@ func encoderFor(k encKey) encodeFunc {
 	if !quotable(k.t) {
 		k.quoted = false
 	}
-	if f, ok := encoderCache.Load(k); ok {
-		return f.(encodeFunc)
-	}
-	build := sync.OnceValue(func() encodeFunc { return newEncoder(k) })
-	fi, loaded := encoderCache.LoadOrStore(k, encodeFunc(func(e *encodeState, b []byte, p unsafe.Pointer) ([]byte, error) {
-		return build()(e, b, p)
-	}))
-	if loaded {
-		return fi.(encodeFunc)
-	}
-	f := build()
-	encoderCache.Store(k, f)
-	return f
+	return plancache.Get(&encoderCache, k, newEncoder, func(get func() encodeFunc) encodeFunc {
+		return func(e *encodeState, b []byte, p unsafe.Pointer) ([]byte, error) { return get()(e, b, p) }
+	})
 }
 
 // quotable reports whether the ",string" option can reach values of t.

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apikit-dev/apikit/codec/internal/plancache"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -34,25 +35,9 @@ var (
 // decoderFor returns the compiled decoder of a type, building it once. A recursive type
 // meets a placeholder that forwards to the finished decoder.
 func decoderFor(t reflect.Type) decoderFunc {
-	if f, ok := decoderCache.Load(t); ok {
-		return f.(decoderFunc)
-	}
-	var (
-		wg sync.WaitGroup
-		f  decoderFunc
-	)
-	wg.Add(1)
-	fi, loaded := decoderCache.LoadOrStore(t, decoderFunc(func(d *decodeState, v reflect.Value) error {
-		wg.Wait()
-		return f(d, v)
-	}))
-	if loaded {
-		return fi.(decoderFunc)
-	}
-	f = newDecoder(t)
-	wg.Done()
-	decoderCache.Store(t, f)
-	return f
+	return plancache.Get(&decoderCache, t, newDecoder, func(get func() decoderFunc) decoderFunc {
+		return func(d *decodeState, v reflect.Value) error { return get()(d, v) }
+	})
 }
 
 func newDecoder(t reflect.Type) decoderFunc {

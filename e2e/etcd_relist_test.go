@@ -18,7 +18,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/apikit-dev/apikit/examples/widgets/server"
@@ -206,19 +205,9 @@ func startGatedInformer(t *testing.T, ctx context.Context, r *replica) *gatedInf
 	cfg := r.restConfig(t)
 	var gate *watchGate
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { gate = newWatchGate(rt); return gate })
-	dc := dynamic.NewForConfigOrDie(cfg)
-	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dc, 0, replicasNamespace, nil)
-	informer := factory.ForResource(gvrWidgets).Informer()
-	stop := make(chan struct{})
-	t.Cleanup(func() {
-		gate.release() // a held request would keep Shutdown waiting
-		close(stop)
-		factory.Shutdown()
-	})
-	factory.Start(stop)
-	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
-		t.Fatal("informer did not sync")
-	}
+	informer := startWidgetInformer(t, ctx, dynamic.NewForConfigOrDie(cfg), replicasNamespace)
+	// Cleanups run last first: a held request would keep the informer's Shutdown waiting.
+	t.Cleanup(gate.release)
 	return &gatedInformer{gate: gate, informer: informer}
 }
 

@@ -13,7 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	clientfeatures "k8s.io/client-go/features"
 	clientfeaturestesting "k8s.io/client-go/features/testing"
 	"k8s.io/client-go/tools/cache"
@@ -71,14 +70,7 @@ func waitUntil(t *testing.T, ctx context.Context, what string, cond func() bool)
 // the test ends, and waits until it has synced and its watch is open.
 func (fs *faultServer) startInformer(t *testing.T, ctx context.Context) cache.SharedIndexInformer {
 	t.Helper()
-	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(fs.dc, 0, "inf", nil)
-	informer := factory.ForResource(gvrWidgets).Informer()
-	stop := make(chan struct{})
-	t.Cleanup(func() { close(stop); factory.Shutdown() })
-	factory.Start(stop)
-	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
-		t.Fatal("informer did not sync")
-	}
+	informer := startWidgetInformer(t, ctx, fs.dc, "inf")
 	waitUntil(t, ctx, "the informer watches", func() bool { return fs.srv.Faults().OpenWatches() == 1 })
 	return informer
 }

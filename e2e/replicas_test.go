@@ -21,8 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/apikit-dev/apikit/examples/widgets/server"
 )
@@ -431,14 +429,7 @@ func TestReplicas_EtcdOutageFailsRequestsAndRecoversWithoutRestart(t *testing.T)
 	e := startRestartableEtcd(t)
 	reps := startReplicas(t, e, 2)
 
-	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(reps[0].dc, 0, replicasNamespace, nil)
-	informer := factory.ForResource(gvrWidgets).Informer()
-	stop := make(chan struct{})
-	t.Cleanup(func() { close(stop); factory.Shutdown() })
-	factory.Start(stop)
-	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
-		t.Fatal("informer did not sync")
-	}
+	informer := startWidgetInformer(t, ctx, reps[0].dc, replicasNamespace)
 
 	// Load: writers on both replicas until the outage has been seen and is over.
 	type outcome struct {

@@ -424,20 +424,30 @@ func TestInformer_SyncsAndSeesEveryChange(t *testing.T) {
 	})
 }
 
-func runInformer(t *testing.T, ctx context.Context, dc dynamic.Interface, widgets dynamic.ResourceInterface) {
+// startWidgetInformer starts a dynamic informer of the widgets in namespace with
+// handlers, stops it when the test ends, and waits until it has synced.
+func startWidgetInformer(t *testing.T, ctx context.Context, dc dynamic.Interface, namespace string, handlers ...cache.ResourceEventHandler) cache.SharedIndexInformer {
 	t.Helper()
-	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dc, 0, "inf", nil)
+	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dc, 0, namespace, nil)
 	informer := factory.ForResource(gvrWidgets).Informer()
-	log := newEventLog()
-	if _, err := informer.AddEventHandler(log.handler()); err != nil {
-		t.Fatal(err)
+	for _, h := range handlers {
+		if _, err := informer.AddEventHandler(h); err != nil {
+			t.Fatal(err)
+		}
 	}
 	stop := make(chan struct{})
-	factory.Start(stop)
 	t.Cleanup(func() { close(stop); factory.Shutdown() })
+	factory.Start(stop)
 	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
-		t.Fatalf("informer did not sync")
+		t.Fatal("informer did not sync")
 	}
+	return informer
+}
+
+func runInformer(t *testing.T, ctx context.Context, dc dynamic.Interface, widgets dynamic.ResourceInterface) {
+	t.Helper()
+	log := newEventLog()
+	informer := startWidgetInformer(t, ctx, dc, "inf", log.handler())
 	initial := log.snapshot()
 	slices.Sort(initial)
 	if want := []string{"add pre-0/red", "add pre-1/red", "add pre-2/red"}; !slices.Equal(initial, want) {

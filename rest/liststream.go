@@ -17,21 +17,11 @@ import (
 	"github.com/apikit-dev/apikit/storage"
 )
 
-// sharedLister is a backend that lists its stored objects themselves, shared read-only
-// with every other reader, instead of a copy of each (memory.Store and bolt.Store; the
-// watch cache of kube-apiserver likewise lists the objects it holds). A list response
-// encodes its items one at a time, so copies made up front for the whole page would be
-// the largest thing it holds, more than the encoding itself: with shared items it holds
-// one pointer per item and copies or converts an item only when its turn comes.
-type sharedLister interface {
-	ListShared(ctx context.Context, prefix string, opts storage.ListOptions) (*storage.ListResult, error)
-}
-
 // listToSend reads the page of a list response: the store's shared objects when it
 // can list them (shared is then true, and nothing may modify the items), else its
 // copies.
 func (h *Handler) listToSend(ctx context.Context, prefix string, opts storage.ListOptions) (lr *storage.ListResult, shared bool, err error) {
-	if sl, ok := h.store.(sharedLister); ok {
+	if sl, ok := h.store.(storage.SharedLister); ok {
 		lr, err = sl.ListShared(ctx, prefix, opts)
 		return lr, true, err
 	}

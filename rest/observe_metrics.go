@@ -246,27 +246,27 @@ func (h *Handler) serveMetrics(w http.ResponseWriter, r *http.Request) bool {
 
 // instrumentedStore records kube's etcd_request_* metrics of every storage call the
 // Handler makes. The only optional interface package rest asserts on the Handler's
-// store is sharedLister, which newInstrumentedStore keeps; Options.Storage itself is
+// store is storage.SharedLister, which newInstrumentedStore keeps; Options.Storage itself is
 // left as it is for whoever else holds it.
 type instrumentedStore struct {
 	storage.Interface
 	m *requestMetrics
 }
 
-// newInstrumentedStore wraps store, keeping its sharedLister if it has one.
+// newInstrumentedStore wraps store, keeping its storage.SharedLister if it has one.
 func newInstrumentedStore(store storage.Interface, m *requestMetrics) storage.Interface {
 	s := instrumentedStore{Interface: store, m: m}
-	if sl, ok := store.(sharedLister); ok {
+	if sl, ok := store.(storage.SharedLister); ok {
 		return instrumentedSharedStore{instrumentedStore: s, shared: sl}
 	}
 	return s
 }
 
-// instrumentedSharedStore is the instrumentedStore of a sharedLister; its shared lists
+// instrumentedSharedStore is the instrumentedStore of a storage.SharedLister; its shared lists
 // are recorded as lists.
 type instrumentedSharedStore struct {
 	instrumentedStore
-	shared sharedLister
+	shared storage.SharedLister
 }
 
 func (s instrumentedSharedStore) ListShared(ctx context.Context, prefix string, opts storage.ListOptions) (*storage.ListResult, error) {

@@ -3,7 +3,6 @@ package rest
 import (
 	"bytes"
 	"compress/gzip"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -215,9 +214,10 @@ func (h *Handler) writeEncoded(w http.ResponseWriter, r *http.Request, code int,
 	body := buf.Bytes()
 	if out.MediaType == codec.MediaTypeJSON && prettyPrint(r) {
 		var pb bytes.Buffer
-		if json.Indent(&pb, bytes.TrimSuffix(body, []byte("\n")), "", "  ") == nil {
-			body = append(pb.Bytes(), '\n')
-		}
+		iw := codec.NewIndentWriter(&pb)
+		_, _ = iw.Write(bytes.TrimSuffix(body, []byte("\n"))) // a bytes.Buffer takes every write
+		_ = iw.Flush()
+		body = append(pb.Bytes(), '\n')
 	}
 	if len(body) > gzipThreshold && acceptsGzip(r) {
 		var zb bytes.Buffer

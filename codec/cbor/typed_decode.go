@@ -11,6 +11,7 @@ import (
 
 	fx "github.com/fxamacker/cbor/v2"
 
+	"github.com/apikit-dev/apikit/codec/internal/plancache"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -85,7 +86,7 @@ func unmarshalTyped(data []byte, v any) bool {
 
 // typedDecoderFor returns the compiled decoder of t, building it once.
 func typedDecoderFor(t reflect.Type) decodeFunc {
-	return compiled(&typedDecoders, t, newTypedDecoder, func(get func() decodeFunc) decodeFunc {
+	return plancache.Get(&typedDecoders, t, newTypedDecoder, func(get func() decodeFunc) decodeFunc {
 		return func(d *typedDecoder, p unsafe.Pointer) bool { return get()(d, p) }
 	})
 }

@@ -13,6 +13,7 @@ import (
 	fx "github.com/fxamacker/cbor/v2"
 
 	"github.com/apikit-dev/apikit/codec"
+	"github.com/apikit-dev/apikit/codec/internal/plancache"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -43,25 +44,9 @@ var (
 
 // typedEncoderFor returns the compiled encoder of t, building it once.
 func typedEncoderFor(t reflect.Type) encodeFunc {
-	return compiled(&typedEncoders, t, newTypedEncoder, func(get func() encodeFunc) encodeFunc {
+	return plancache.Get(&typedEncoders, t, newTypedEncoder, func(get func() encodeFunc) encodeFunc {
 		return func(b []byte, p unsafe.Pointer) ([]byte, error) { return get()(b, p) }
 	})
-}
-
-// compiled returns the plan of t in cache, building it once with build. While it is
-// built, a recursive type meets forward(get): a plan that waits for the finished one.
-func compiled[F any](cache *sync.Map, t reflect.Type, build func(reflect.Type) F, forward func(get func() F) F) F {
-	if f, ok := cache.Load(t); ok {
-		return f.(F)
-	}
-	get := sync.OnceValue(func() F { return build(t) })
-	fi, loaded := cache.LoadOrStore(t, forward(get))
-	if loaded {
-		return fi.(F)
-	}
-	f := get()
-	cache.Store(t, f)
-	return f
 }
 
 func newTypedEncoder(t reflect.Type) encodeFunc {

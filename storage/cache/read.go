@@ -110,15 +110,9 @@ func (c *Cache) ListShared(ctx context.Context, prefix string, opts storage.List
 	return c.list(ctx, prefix, opts, true)
 }
 
-// sharedLister is a backend that lists its stored objects without copying them
-// (memory.Store, bolt.Store).
-type sharedLister interface {
-	ListShared(ctx context.Context, prefix string, opts storage.ListOptions) (*storage.ListResult, error)
-}
-
 // backendList is List or ListShared of the backend.
 func (c *Cache) backendList(ctx context.Context, prefix string, opts storage.ListOptions, shared bool) (*storage.ListResult, error) {
-	if sl, ok := c.backend.(sharedLister); ok && shared {
+	if sl, ok := c.backend.(storage.SharedLister); ok && shared {
 		return sl.ListShared(ctx, prefix, opts)
 	}
 	return c.backend.List(ctx, prefix, opts)

@@ -1,7 +1,6 @@
 package storagetest
 
 import (
-	"context"
 	"reflect"
 	"testing"
 
@@ -9,29 +8,22 @@ import (
 	"github.com/apikit-dev/apikit/storage"
 )
 
-// sharedLister is the optional ListShared of a backend: List without the copies, the
-// items being stored objects shared read-only with every reader (memory, bolt and the
-// watch cache have it).
-type sharedLister interface {
-	ListShared(ctx context.Context, prefix string, opts storage.ListOptions) (*storage.ListResult, error)
-}
-
 // sharedListBehaviours run only for backends with ListShared.
 var sharedListBehaviours = []behaviour{
 	{"ListSharedIsListWithoutTheCopies", testListSharedIsListWithoutTheCopies},
 	{"ListSharedObjectsStayAsTheyWereThroughWrites", testListSharedObjectsStayThroughWrites},
 }
 
-func (e env) sharedLister(t *testing.T) sharedLister {
+func (e env) sharedLister(t *testing.T) storage.SharedLister {
 	t.Helper()
-	sl, ok := e.s.(sharedLister)
+	sl, ok := e.s.(storage.SharedLister)
 	if !ok {
 		t.Skip("the backend has no ListShared")
 	}
 	return sl
 }
 
-func (e env) listShared(t *testing.T, sl sharedLister, prefix string, opts storage.ListOptions) *storage.ListResult {
+func (e env) listShared(t *testing.T, sl storage.SharedLister, prefix string, opts storage.ListOptions) *storage.ListResult {
 	t.Helper()
 	res, err := sl.ListShared(e.ctx, prefix, opts)
 	if err != nil {

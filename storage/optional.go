@@ -13,3 +13,14 @@ import "context"
 type ProgressRequester interface {
 	RequestWatchProgress(ctx context.Context) error
 }
+
+// SharedLister is implemented by backends that can list their stored objects themselves
+// instead of a copy of each (storage/memory, storage/bolt and the watch cache, as
+// kube-apiserver's watch cache lists the objects it holds). ListShared is List without
+// the copies: the backend never changes an object once stored, and shares the items
+// read-only with every reader, as it shares watch event objects; the caller must not
+// modify them nor anything they refer to. A list response encodes its items one at a
+// time, so copies made up front for the whole page would be the largest thing it holds.
+type SharedLister interface {
+	ListShared(ctx context.Context, prefix string, opts ListOptions) (*ListResult, error)
+}

@@ -166,6 +166,9 @@ type Handler struct {
 	obs *observer
 	// health are /healthz, /livez and /readyz by path (health.go).
 	health map[string]*healthEndpoint
+	// hijacked are the watches written on connections taken over from net/http, by
+	// server, for its Shutdown (watchconn.go).
+	hijacked hijackedWatches
 }
 
 // New returns the Handler of opts. It fails when Scheme or Storage is missing, when the

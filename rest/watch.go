@@ -186,6 +186,12 @@ func (rq *request) stream(out output, wr watchRequest) {
 	hdr.Set("Content-Type", out.StreamContentType())
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Cache-Control", "no-cache, private")
+	if err == nil && rq.canHijackWatch() {
+		hdr.Set("Connection", "close") // the stream takes the connection (see hijackWatch)
+		if srv, ok := rq.r.Context().Value(http.ServerContextKey).(*http.Server); ok {
+			rq.h.hijacked.watchServer(srv)
+		}
+	}
 	addWarnings(rq.w, rq.warnings)
 	deadlines := rq.watchDeadlines(time.Now().Add(wr.timeout))
 	defer deadlines.clear()
@@ -200,6 +206,12 @@ func (rq *request) stream(out output, wr watchRequest) {
 	defer wi.Stop()
 	_ = flush()
 
+	var sink watchSink = responseSink{rq: rq, deadlines: deadlines}
+	if wc := rq.hijackWatch(wi.Stop); wc != nil {
+		defer wc.close(rq.h)
+		deadlines.conn, deadlines.set = wc.conn, time.Time{} // the hijack cleared the deadline
+		sink = connSink{wc: wc, deadlines: deadlines}
+	}
 	encKey := any(encodingKey{gv: rq.gv, mediaType: out.MediaType, as: out.As, asOptions: rq.query.Get("includeObject")})
 	bw, ok := wi.(watch.Batcher)
 	if !ok {
@@ -208,7 +220,38 @@ func (rq *request) stream(out output, wr watchRequest) {
 		defer cancel()
 		bw = channelBatches{ctx: ctx, results: wi.ResultChan()}
 	}
-	rq.streamBatches(out, wi, bw, wr.timeout, encKey, deadlines)
+	rq.streamBatches(out, wi, bw, wr.timeout, encKey, sink)
+}
+
+// watchSink writes one batch of a watch's frames, frames[chunkHeadroom:], each under
+// its write deadline.
+type watchSink interface {
+	writeFrames(frames []byte) error
+}
+
+// responseSink writes a batch through the ResponseWriter: one Write and one Flush.
+type responseSink struct {
+	rq        *request
+	deadlines *watchDeadlines
+}
+
+func (s responseSink) writeFrames(frames []byte) error {
+	s.deadlines.before()
+	if _, err := s.rq.w.Write(frames[chunkHeadroom:]); err != nil {
+		return err
+	}
+	return s.deadlines.flush()
+}
+
+// connSink writes a batch on the hijacked connection as one chunk (see hijackWatch).
+type connSink struct {
+	wc        *watchConn
+	deadlines *watchDeadlines
+}
+
+func (s connSink) writeFrames(frames []byte) error {
+	s.deadlines.before()
+	return s.wc.writeChunk(frames)
 }
 
 // channelBatchEvents bounds the events channelBatches gathers for one batch.
@@ -262,7 +305,7 @@ func (c channelBatches) NextBatch(dst []watch.Event) ([]watch.Event, bool) {
 // stream thus costs one wake-up and one write(2) for all the events published while it
 // was writing, not one per event. The watch is stopped at the timeout, which ends
 // NextBatch; the request's context, which the watch was made with, ends it too.
-func (rq *request) streamBatches(out output, wi watch.Interface, bw watch.Batcher, timeout time.Duration, key any, deadlines *watchDeadlines) {
+func (rq *request) streamBatches(out output, wi watch.Interface, bw watch.Batcher, timeout time.Duration, key any, sink watchSink) {
 	timer := time.AfterFunc(timeout, wi.Stop)
 	defer timer.Stop()
 	var batch []watch.Event
@@ -272,7 +315,7 @@ func (rq *request) streamBatches(out output, wi watch.Interface, bw watch.Batche
 		if !ok {
 			return
 		}
-		end, err := rq.writeEvents(out, batch, key, deadlines)
+		end, err := rq.writeEvents(out, batch, key, sink)
 		clear(batch) // the objects are the history's: do not keep them alive
 		if err != nil {
 			rq.h.log.Warn("rest: watch stream ended", "path", rq.r.URL.Path, "err", err)
@@ -285,11 +328,11 @@ func (rq *request) streamBatches(out output, wi watch.Interface, bw watch.Batche
 }
 
 // writeEvents writes the frames of evs in batches of about watchBatchBytes, each in one
-// Write and one Flush under its deadline (see writeFrames). end reports an ERROR event,
-// the last of a stream: the events after it are not written.
-func (rq *request) writeEvents(out output, evs []watch.Event, key any, deadlines *watchDeadlines) (end bool, err error) {
+// write (see watchSink). end reports an ERROR event, the last of a stream: the events
+// after it are not written.
+func (rq *request) writeEvents(out output, evs []watch.Event, key any, sink watchSink) (end bool, err error) {
 	buf := watchFrames.Get().(*[]byte)
-	frames := (*buf)[:0]
+	frames := append((*buf)[:0], make([]byte, chunkHeadroom)...)
 	var encErr error
 	for _, ev := range evs {
 		if frames, encErr = rq.appendEventCached(frames, out, ev, key); encErr != nil {
@@ -300,17 +343,17 @@ func (rq *request) writeEvents(out output, evs []watch.Event, key any, deadlines
 			end = true
 			break
 		}
-		if len(frames) >= watchBatchBytes {
-			if err = rq.writeFrames(frames, deadlines); err != nil {
+		if len(frames)-chunkHeadroom >= watchBatchBytes {
+			if err = sink.writeFrames(frames); err != nil {
 				break
 			}
-			frames = frames[:0]
+			frames = frames[:chunkHeadroom]
 		}
 	}
-	if err == nil && len(frames) > 0 {
+	if err == nil && len(frames) > chunkHeadroom {
 		// The events gathered before one that failed to encode are sent, as they
 		// were when each event was written on its own.
-		err = rq.writeFrames(frames, deadlines)
+		err = sink.writeFrames(frames)
 	}
 	if cap(frames) <= 2*watchBatchBytes { // one large object's buffer is not kept
 		*buf = frames[:0]
@@ -322,20 +365,11 @@ func (rq *request) writeEvents(out output, evs []watch.Event, key any, deadlines
 	return end, err
 }
 
-// writeFrames writes one batch of frames and flushes it, each under its deadline.
-func (rq *request) writeFrames(frames []byte, deadlines *watchDeadlines) error {
-	deadlines.before()
-	if _, err := rq.w.Write(frames); err != nil {
-		return err
-	}
-	return deadlines.flush()
-}
-
 // watchBatchBytes bounds the frames a watch gathers for one write: the events of a batch
 // are written together until the frames reach this size. Larger batches save little more
 // CPU and cost memory: with 1,000 watchers over TLS, 64 KB batches raised the server's
 // RSS by half again, 8 KB ones kept it below that of one event per write.
-const watchBatchBytes = 8 << 10
+const watchBatchBytes = 32 << 10
 
 // watchFrames holds the buffers of watch batches between writes: a watch holds one only
 // while it writes, so that a thousand watches waiting for events do not each keep a

@@ -33,6 +33,23 @@ type encodingKey struct {
 	as, asOptions string
 }
 
+// internEncodingKey returns the one *encodingKey of out's encoding for the stream's
+// version, so that the events' shared encodings are found by comparing pointers, not
+// four strings, once per event and watcher. The keys are few: versions and media
+// types are the served ones, and includeObject matters (and was checked) only for
+// Tables.
+func (rq *request) internEncodingKey(out output) *encodingKey {
+	k := encodingKey{gv: rq.gv, mediaType: out.MediaType, as: out.As}
+	if out.As == asTable {
+		k.asOptions = rq.query.Get("includeObject")
+	}
+	if p, ok := rq.h.encodingKeys.Load(k); ok {
+		return p.(*encodingKey)
+	}
+	p, _ := rq.h.encodingKeys.LoadOrStore(k, &k)
+	return p.(*encodingKey)
+}
+
 // validateWatchOptions checks the combinations kube-apiserver checks for a watch.
 func (rq *request) validateWatchOptions() (sendInitial *bool, err error) {
 	var errs validation.ErrorList
@@ -212,7 +229,12 @@ func (rq *request) stream(out output, wr watchRequest) {
 		deadlines.conn, deadlines.set = wc.conn, time.Time{} // the hijack cleared the deadline
 		sink = connSink{wc: wc, deadlines: deadlines}
 	}
-	encKey := any(encodingKey{gv: rq.gv, mediaType: out.MediaType, as: out.As, asOptions: rq.query.Get("includeObject")})
+	framer, ok := out.Serializer.(codec.EventFramer)
+	if !ok {
+		rq.h.log.Warn("rest: watch stream ended", "path", rq.r.URL.Path, "err", fmt.Errorf("media type %s has no watch framing", out.MediaType))
+		return
+	}
+	ws := &watchStream{out: out, framer: framer, key: rq.internEncodingKey(out), events: rq.watchEventSeriesOf(), sink: sink}
 	bw, ok := wi.(watch.Batcher)
 	if !ok {
 		// Events already queued when the stream times out are not written.
@@ -220,7 +242,17 @@ func (rq *request) stream(out output, wr watchRequest) {
 		defer cancel()
 		bw = channelBatches{ctx: ctx, results: wi.ResultChan()}
 	}
-	rq.streamBatches(out, wi, bw, wr.timeout, encKey, sink)
+	rq.streamBatches(ws, wi, bw, wr.timeout)
+}
+
+// watchStream is what a watch's stream settles once and uses for every event.
+type watchStream struct {
+	out    output
+	framer codec.EventFramer
+	// key names the stream's encoding in the events' shared cache (watch.Event.Encoded).
+	key    *encodingKey
+	events *watchEventSeries // nil without metrics
+	sink   watchSink
 }
 
 // watchSink writes one batch of a watch's frames, frames[chunkHeadroom:], each under
@@ -305,7 +337,7 @@ func (c channelBatches) NextBatch(dst []watch.Event) ([]watch.Event, bool) {
 // stream thus costs one wake-up and one write(2) for all the events published while it
 // was writing, not one per event. The watch is stopped at the timeout, which ends
 // NextBatch; the request's context, which the watch was made with, ends it too.
-func (rq *request) streamBatches(out output, wi watch.Interface, bw watch.Batcher, timeout time.Duration, key any, sink watchSink) {
+func (rq *request) streamBatches(ws *watchStream, wi watch.Interface, bw watch.Batcher, timeout time.Duration) {
 	timer := time.AfterFunc(timeout, wi.Stop)
 	defer timer.Stop()
 	var batch []watch.Event
@@ -315,7 +347,7 @@ func (rq *request) streamBatches(out output, wi watch.Interface, bw watch.Batche
 		if !ok {
 			return
 		}
-		end, err := rq.writeEvents(out, batch, key, sink)
+		end, err := rq.writeEvents(ws, batch)
 		clear(batch) // the objects are the history's: do not keep them alive
 		if err != nil {
 			rq.h.log.Warn("rest: watch stream ended", "path", rq.r.URL.Path, "err", err)
@@ -330,12 +362,12 @@ func (rq *request) streamBatches(out output, wi watch.Interface, bw watch.Batche
 // writeEvents writes the frames of evs in batches of about watchBatchBytes, each in one
 // write (see watchSink). end reports an ERROR event, the last of a stream: the events
 // after it are not written.
-func (rq *request) writeEvents(out output, evs []watch.Event, key any, sink watchSink) (end bool, err error) {
+func (rq *request) writeEvents(ws *watchStream, evs []watch.Event) (end bool, err error) {
 	buf := watchFrames.Get().(*[]byte)
 	frames := append((*buf)[:0], make([]byte, chunkHeadroom)...)
 	var encErr error
 	for _, ev := range evs {
-		if frames, encErr = rq.appendEventCached(frames, out, ev, key); encErr != nil {
+		if frames, encErr = rq.appendEventCached(ws, frames, ev); encErr != nil {
 			end = true
 			break
 		}
@@ -344,7 +376,7 @@ func (rq *request) writeEvents(out output, evs []watch.Event, key any, sink watc
 			break
 		}
 		if len(frames)-chunkHeadroom >= watchBatchBytes {
-			if err = sink.writeFrames(frames); err != nil {
+			if err = ws.sink.writeFrames(frames); err != nil {
 				break
 			}
 			frames = frames[:chunkHeadroom]
@@ -353,7 +385,7 @@ func (rq *request) writeEvents(out output, evs []watch.Event, key any, sink watc
 	if err == nil && len(frames) > chunkHeadroom {
 		// The events gathered before one that failed to encode are sent, as they
 		// were when each event was written on its own.
-		err = sink.writeFrames(frames)
+		err = ws.sink.writeFrames(frames)
 	}
 	if cap(frames) <= 2*watchBatchBytes { // one large object's buffer is not kept
 		*buf = frames[:0]
@@ -379,19 +411,19 @@ var watchFrames = sync.Pool{New: func() any { return new([]byte) }}
 
 // appendEventCached appends the frame of one event, encoding its object at most once
 // per version and media type across all the watches that receive the same change.
-func (rq *request) appendEventCached(dst []byte, out output, ev watch.Event, key any) ([]byte, error) {
-	data, err := ev.Encoded(key, func(k scheme.Kinded) ([]byte, error) {
-		return rq.encodeEventObject(out, ev.Type, k)
+func (rq *request) appendEventCached(ws *watchStream, dst []byte, ev watch.Event) ([]byte, error) {
+	data, err := ev.Encoded(ws.key, func(k scheme.Kinded) ([]byte, error) {
+		return rq.encodeEventObject(ws.out, ev.Type, k)
 	})
 	if err != nil {
-		data, err = rq.encodeEventObject(out, watch.Error, NewInternalError(err))
+		data, err = rq.encodeEventObject(ws.out, watch.Error, NewInternalError(err))
 		if err != nil {
 			return dst, err
 		}
 		ev.Type = watch.Error
 	}
-	rq.countWatchEvent(len(data))
-	return appendFrame(dst, out, ev.Type, data)
+	ws.events.count(len(data))
+	return ws.framer.AppendEvent(dst, string(ev.Type), data), nil
 }
 
 func (rq *request) writeEvent(out output, ev watch.Event) {

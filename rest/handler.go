@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/apikit-dev/apikit/codec"
@@ -166,6 +167,11 @@ type Handler struct {
 	obs *observer
 	// health are /healthz, /livez and /readyz by path (health.go).
 	health map[string]*healthEndpoint
+	// hijacked are the watches written on connections taken over from net/http, by
+	// server, for its Shutdown (watchconn.go).
+	hijacked hijackedWatches
+	// encodingKeys interns the watch streams' encodingKeys (see internEncodingKey).
+	encodingKeys sync.Map
 }
 
 // New returns the Handler of opts. It fails when Scheme or Storage is missing, when the

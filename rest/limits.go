@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"net/http"
 	"os"
 	"sync/atomic"
@@ -246,17 +247,31 @@ func (rq *request) checkStoredSize(obj scheme.Object) error {
 // write's start. kube-apiserver's watch cache ends a watcher whose buffer stays full;
 // here the connection itself tells.
 type watchDeadlines struct {
-	rc      *http.ResponseController
+	rc *http.ResponseController
+	// conn is the connection the stream writes on once taken over from net/http
+	// (see hijackWatch).
+	conn    net.Conn
 	end     time.Time
 	perSend time.Duration
-	set     bool
+	// set is the deadline set last; zero while none is.
+	set time.Time
+	// clearAfterFlush is set on HTTP/2, where a stream's write deadline resets the
+	// stream when it passes, even with nothing being written: it is armed only while a
+	// batch is written, so that a watch without events lives on.
+	clearAfterFlush bool
 }
 
 func (rq *request) watchDeadlines(end time.Time) *watchDeadlines {
-	return &watchDeadlines{rc: http.NewResponseController(rq.w), end: end, perSend: rq.h.limits.watchWriteTimeout}
+	return &watchDeadlines{
+		rc: http.NewResponseController(rq.w), end: end, perSend: rq.h.limits.watchWriteTimeout,
+		clearAfterFlush: rq.r.ProtoMajor >= 2,
+	}
 }
 
-// before arms the deadline of the next write.
+// before arms the deadline of the next write. Moving a connection's deadline costs a
+// timer update, and a busy watch writes every few milliseconds: a deadline that would
+// move by less than an eighth of the per-write timeout stays, so a write always has
+// at least seven eighths of it.
 func (d *watchDeadlines) before() {
 	deadline := d.end
 	if d.perSend > 0 {
@@ -264,7 +279,18 @@ func (d *watchDeadlines) before() {
 			deadline = t
 		}
 	}
-	d.set = d.rc.SetWriteDeadline(deadline) == nil
+	if !d.set.IsZero() && deadline.Sub(d.set) <= d.perSend/8 {
+		return
+	}
+	var err error
+	if d.conn != nil {
+		err = d.conn.SetWriteDeadline(deadline)
+	} else {
+		err = d.rc.SetWriteDeadline(deadline)
+	}
+	if err == nil {
+		d.set = deadline
+	}
 }
 
 // flush sends what was written; an error means the client is gone or did not read
@@ -273,14 +299,18 @@ func (d *watchDeadlines) flush() error {
 	if err := d.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
+	if d.clearAfterFlush {
+		d.clear()
+	}
 	return nil
 }
 
 // clear removes the deadline once the stream is over, so that the end of the response
 // is written to a client that did read.
 func (d *watchDeadlines) clear() {
-	if d.set {
+	if !d.set.IsZero() && d.conn == nil {
 		_ = d.rc.SetWriteDeadline(time.Time{})
+		d.set = time.Time{}
 	}
 }
 

@@ -175,16 +175,31 @@ func (m *requestMetrics) longRunningOf(o *observation) *gaugeHandle {
 	return &gaugeHandle{m.longRunning.With(normalizedVerb(o.r, o.info, true), group, version, resource, subresource, scope, metricsComponent)}
 }
 
-// watchEvent counts one event of size bytes sent to a watch client.
-func (m *requestMetrics) watchEvent(info *RequestInfo, size int) {
-	m.watchEvents.With(info.APIGroup, info.APIVersion, info.Resource).Inc()
-	m.watchSizes.With(info.APIGroup, info.APIVersion, info.Resource).Observe(float64(size))
+// watchEventSeries are the series a watch stream counts its events in, looked up once
+// per stream: a busy watch sends thousands of events a second.
+type watchEventSeries struct {
+	events metrics.Counter
+	sizes  metrics.Histogram
 }
 
-// countWatchEvent records a watch event of size bytes when metrics are on.
-func (rq *request) countWatchEvent(size int) {
-	if o := rq.h.obs; o != nil && o.metrics != nil {
-		o.metrics.watchEvent(rq.info, size)
+// watchEventSeriesOf returns the series of rq's watch events, or nil when metrics are off.
+func (rq *request) watchEventSeriesOf() *watchEventSeries {
+	o := rq.h.obs
+	if o == nil || o.metrics == nil {
+		return nil
+	}
+	m, info := o.metrics, rq.info
+	return &watchEventSeries{
+		events: m.watchEvents.With(info.APIGroup, info.APIVersion, info.Resource),
+		sizes:  m.watchSizes.With(info.APIGroup, info.APIVersion, info.Resource),
+	}
+}
+
+// count records one event of size bytes sent to the watch client.
+func (s *watchEventSeries) count(size int) {
+	if s != nil {
+		s.events.Inc()
+		s.sizes.Observe(float64(size))
 	}
 }
 

@@ -58,7 +58,7 @@ func TestWatch_QueuedEventsAreWrittenTogetherWithTheBytesOfOneByOne(t *testing.T
 		{"CBOR events go out in one batch", cborType, "", 12, 2},
 		{"protobuf events go out in one batch", protobufType, "", 12, 2},
 		{"Table events go out in one batch", tableJSON, "", 3, 2},
-		{"3 KB events go out three by three, the batch being full at 8 KB", "application/json", big, 20, 1 + 7},
+		{"3 KB events go out eleven by eleven, the batch being full at 32 KB", "application/json", big, 20, 1 + 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -48,4 +48,13 @@
 //     PartialObjectMetadata.
 //
 // YAML has no stream framing: a watch that accepts only YAML is 406 Not Acceptable.
+//
+// Over HTTP/1.1 a watch writes on the connection itself once its header is out
+// (http.Hijacker), each batch as one chunk in one write; its response says
+// "Connection: close", as the connection cannot return to net/http. The host's
+// http.Server.Shutdown ends such watches (the Handler registers with RegisterOnShutdown);
+// Close alone does not reach them: they end with the request's context (a server's
+// BaseContext), at their timeout, or when the client leaves. HTTP/2 watches, and those
+// behind a middleware whose ResponseWriter cannot be hijacked, stay on the
+// ResponseWriter.
 package rest

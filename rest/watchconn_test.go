@@ -225,3 +225,27 @@ func TestWatch_AnHTTP2StreamStaysOnTheResponseWriterAndOutlivesItsWriteTimeoutWh
 		t.Errorf("stream %q, want the ADDED of a", body)
 	}
 }
+
+func TestWatch_AnHTTP11StreamOverTLSIsWrittenOnTheTLSConnection(t *testing.T) {
+	h, _, _ := newTestHandler(t, nil)
+	srv := httptest.NewTLSServer(h) // HTTP/1.1: EnableHTTP2 is off
+	t.Cleanup(srv.Close)
+	for i := range 3 {
+		serveOne(t, h, "POST", widgetsPath, widgetJSON(fmt.Sprintf("w%d", i), "blue"), "")
+	}
+	res, err := srv.Client().Get(srv.URL + widgetsPath + "?watch=1&resourceVersion=0&timeoutSeconds=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.ProtoMajor != 1 || !res.Close {
+		t.Errorf("%s, Connection: close %v; want HTTP/1.1 taking its connection", res.Proto, res.Close)
+	}
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatalf("the stream ended with %v, want its last chunk", err)
+	}
+	if n := strings.Count(string(body), `"type":"ADDED"`); n != 3 {
+		t.Errorf("%d ADDED events in %q, want 3", n, body)
+	}
+}

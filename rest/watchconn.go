@@ -66,9 +66,10 @@ func (rq *request) hijackWatch(stop func()) *watchConn {
 	}
 	wc.conn = conn
 	go func() {
-		// The read returns when the client closes the connection or the stream
-		// closes it; net/http's own read of the connection ended with the hijack.
-		_, _ = io.Copy(io.Discard, brw.Reader)
+		// The read returns when the client closes the connection, sends anything (a
+		// pipelined request, which the stream cannot serve), or the stream closes
+		// the connection; net/http's own read of the connection ended with the hijack.
+		_, _ = brw.Reader.Read(make([]byte, 1))
 		stop()
 	}()
 	return wc

@@ -102,7 +102,13 @@ one() {
       get) run -workload get -ns bench -objects "$N" -n "$N" -c 1; run -workload get -ns bench -objects "$N" -n "$N" -c 16 ;;
       update) run -workload update -ns bench -objects "$N" -n "$N" -c 1; run -workload update -ns bench -objects "$N" -n "$N" -c 16 ;;
       list) run -workload list -ns list3k -objects 3000 -n 10 ;;
-      watch) run -workload watch-fanout -ns watch -objects 300 -watchers 1000 -events 300 -rate 200 ;;
+      watch)
+        # The server's write(2) calls per event delivered (/proc/PID/io's syscw).
+        local w0 w1
+        w0=$(awk '/^syscw/ {print $2}' "/proc/$srv_pid/io")
+        run -workload watch-fanout -ns watch -objects 300 -watchers 1000 -events 300 -rate 200
+        w1=$(awk '/^syscw/ {print $2}' "/proc/$srv_pid/io")
+        echo "$mode $side round $round: $(( w1 - w0 )) writes for 300,000 deliveries, $(awk -v n=$(( w1 - w0 )) 'BEGIN {printf "%.3f", n / 300000}') per event" | tee -a "$OUT/watch-writes.txt" ;;
       *) echo "unknown workload $w" >&2; exit 2 ;;
     esac
   done
@@ -122,4 +128,5 @@ for mode in $MODES; do
   echo "## $mode ($(cat "$OUT/header.txt"))"
   "$DRV" -report "$OUT/results-$mode.jsonl" | tee "$OUT/table-$mode.md"
 done
+[[ ! -s $OUT/watch-writes.txt ]] || { echo; echo "## watch: the server's write(2) calls per delivered event"; cat "$OUT/watch-writes.txt"; }
 echo "results: $OUT"

@@ -223,16 +223,16 @@ func (rq *request) stream(out output, wr watchRequest) {
 	defer wi.Stop()
 	_ = flush()
 
+	framer, ok := out.Serializer.(codec.EventFramer)
+	if !ok { // negotiateWatch offers only media types with a stream framing
+		rq.h.log.Warn("rest: watch stream ended", "path", rq.r.URL.Path, "err", fmt.Errorf("media type %s has no watch framing", out.MediaType))
+		return
+	}
 	var sink watchSink = responseSink{rq: rq, deadlines: deadlines}
 	if wc := rq.hijackWatch(wi.Stop); wc != nil {
 		defer wc.close(rq.h)
 		deadlines.conn, deadlines.set = wc.conn, time.Time{} // the hijack cleared the deadline
 		sink = connSink{wc: wc, deadlines: deadlines}
-	}
-	framer, ok := out.Serializer.(codec.EventFramer)
-	if !ok {
-		rq.h.log.Warn("rest: watch stream ended", "path", rq.r.URL.Path, "err", fmt.Errorf("media type %s has no watch framing", out.MediaType))
-		return
 	}
 	ws := &watchStream{out: out, framer: framer, key: rq.internEncodingKey(out), events: rq.watchEventSeriesOf(), sink: sink}
 	bw, ok := wi.(watch.Batcher)

@@ -28,6 +28,14 @@ func (w *watcher) NextBatch(dst []Event) ([]Event, bool) {
 		return w.drain(dst)
 	}
 	w.leaveWindow()
+	if w.behind {
+		// The last batch was full: more is waiting. Other watchers go first, once, so
+		// that watchers behind by many changes read them at about the same time and
+		// find them in the processor's cache, instead of each racing through the whole
+		// backlog on its own.
+		w.behind = false
+		runtime.Gosched()
+	}
 	start := len(dst)
 	for {
 		if w.ended || w.stopping() || w.ctx.Err() != nil {
@@ -49,6 +57,7 @@ func (w *watcher) NextBatch(dst []Event) ([]Event, bool) {
 		if len(dst) > start || ended {
 			b.mu.RUnlock()
 			w.ended = ended
+			w.behind = len(dst)-start >= catchUpBatch
 			return dst, true
 		}
 		// Nothing to read: wait for the notifier, registered before the read lock is

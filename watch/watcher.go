@@ -57,6 +57,7 @@ type watcher struct {
 	initialSent int           // InitialObjects examined so far
 	bookmarkDue bool
 	ended       bool // an ERROR event was returned: the next NextBatch ends
+	behind      bool // the last batch was full: more changes are waiting (see NextBatch)
 	// Waiting for the notifier (see wait): waitState says whether w waits (waiting), was
 	// woken (woken) or neither; a watcher the notifier woke holds a place in its window
 	// (inWindow) until it asks for its next batch or stops.

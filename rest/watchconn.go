@@ -95,8 +95,14 @@ func (wc *watchConn) writeChunk(frames []byte) error {
 }
 
 // close ends the chunked body, if the client still reads, and closes the connection.
+// The end's write is bounded even when Options.WatchWriteTimeout turned the per-write
+// bound off, as the connection is closed right after it.
 func (wc *watchConn) close(h *Handler) {
-	_ = wc.conn.SetWriteDeadline(time.Now().Add(h.limits.watchWriteTimeout))
+	timeout := h.limits.watchWriteTimeout
+	if timeout <= 0 {
+		timeout = DefaultWatchWriteTimeout
+	}
+	_ = wc.conn.SetWriteDeadline(time.Now().Add(timeout))
 	_, _ = io.WriteString(wc.conn, chunkEnd)
 	_ = wc.conn.Close()
 	h.hijacked.remove(wc)

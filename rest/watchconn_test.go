@@ -249,3 +249,17 @@ func TestWatch_AnHTTP11StreamOverTLSIsWrittenOnTheTLSConnection(t *testing.T) {
 		t.Errorf("%d ADDED events in %q, want 3", n, body)
 	}
 }
+
+func TestWatch_AnHTTP11StreamEndsCleanlyWithoutAWriteTimeout(t *testing.T) {
+	h, _, _ := newTestHandler(t, func(o *rest.Options) { o.WatchWriteTimeout = -1 })
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	res, err := http.Get(srv.URL + widgetsPath + "?watch=1&timeoutSeconds=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if _, err := io.ReadAll(res.Body); err != nil {
+		t.Errorf("the stream ended with %v, want its last chunk", err)
+	}
+}

@@ -1,0 +1,145 @@
+package protobuf
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apikit-dev/apikit/scheme"
+)
+
+// An ObjectMeta's strings and its managedFields' field sets share one copy of the
+// input, and the items of a metadata list share copies of a few kilobytes. These
+// tests hold the sharing to what a caller may do with the values: change a field set
+// in place or append to it, keep one item of a list, and find every value as
+// decoded.
+
+// metaWithFieldSets is an ObjectMeta whose managedFields carry field sets beside
+// strings on both sides of them.
+func metaWithFieldSets() scheme.ObjectMeta {
+	m := fullMeta()
+	m.ManagedFields = append(m.ManagedFields, scheme.ManagedFieldsEntry{Manager: "controller", Operation: scheme.ManagedFieldsOperationUpdate,
+		APIVersion: "v2", Time: &t0, FieldsType: "FieldsV1", FieldsV1: &scheme.FieldsV1{Raw: []byte(`{"f:status":{".":{}}}`)}, Subresource: "status"},
+		scheme.ManagedFieldsEntry{Manager: "empty-set", FieldsType: "FieldsV1", FieldsV1: &scheme.FieldsV1{Raw: []byte{}}})
+	return m
+}
+
+func TestDecodeObjectMeta_FieldSetsChangedInPlaceLeaveEveryOtherValueAsDecoded(t *testing.T) {
+	want := metaWithFieldSets()
+	data := appendObjectMeta(nil, &want)
+	var got scheme.ObjectMeta
+	if err := decodeObjectMeta(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("decoded (-want +got):\n%s", diff)
+	}
+	if raw := got.ManagedFields[2].FieldsV1.Raw; raw == nil || len(raw) != 0 {
+		t.Errorf("empty field set decoded as %#v, want a non-nil empty slice", raw)
+	}
+	for i := range got.ManagedFields {
+		raw := got.ManagedFields[i].FieldsV1.Raw
+		if cap(raw) != len(raw) {
+			t.Errorf("field set %d has room for %d more bytes: an append would write past it", i, cap(raw)-len(raw))
+		}
+		for j := range raw {
+			raw[j] = '#'
+		}
+		got.ManagedFields[i].FieldsV1.Raw = append(raw, "appended"...)
+	}
+	for i := range data { // the input may be reused by the caller, too
+		data[i] = 0
+	}
+	for i := range want.ManagedFields {
+		raw := want.ManagedFields[i].FieldsV1.Raw
+		want.ManagedFields[i].FieldsV1.Raw = append([]byte(strings.Repeat("#", len(raw))), "appended"...)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("after the field sets changed in place (-want +got):\n%s", diff)
+	}
+}
+
+func TestDecodePartialObjectMetadataList_ItemsAcrossSharedCopiesDecodeAsAlone(t *testing.T) {
+	tests := []struct {
+		name  string
+		items int
+		note  int // bytes of an annotation per item
+	}{
+		{"small items over several copies", 200, 40},
+		{"items each longer than a copy", 3, 2 * listCopyBytes},
+		{"one item", 1, 0},
+		{"no items", 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := scheme.PartialObjectMetadataList{ListMeta: scheme.ListMeta{ResourceVersion: "7", Continue: "c"}}
+			for i := range tt.items {
+				m := metaWithFieldSets()
+				m.Name = fmt.Sprintf("item-%d", i)
+				m.Annotations = map[string]string{"note": strings.Repeat(string(rune('a'+i%26)), tt.note)}
+				want.Items = append(want.Items, scheme.PartialObjectMetadata{ObjectMeta: m})
+			}
+			data := appendPartialObjectMetadataList(nil, &want)
+			var got scheme.PartialObjectMetadataList
+			if err := decodePartialObjectMetadataList(data, &got); err != nil {
+				t.Fatal(err)
+			}
+			for i := range got.Items { // a field set changed in place touches no neighbour
+				for _, e := range got.Items[i].ManagedFields {
+					for j := range e.FieldsV1.Raw {
+						e.FieldsV1.Raw[j] = '#'
+					}
+				}
+			}
+			for i := range want.Items {
+				for _, e := range want.Items[i].ManagedFields {
+					e.FieldsV1.Raw = []byte(strings.Repeat("#", len(e.FieldsV1.Raw)))
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("decoded list (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDecodeObjectMeta_RepeatedAndPointerFieldsTakeOneAllocationEach(t *testing.T) {
+	two := func(m scheme.ObjectMeta) scheme.ObjectMeta {
+		m.Labels, m.Annotations = nil, nil // maps allocate as the runtime does
+		m.OwnerReferences = append(m.OwnerReferences, scheme.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: "q", UID: "v", Controller: ptr(false)})
+		m.Finalizers = append(m.Finalizers, "f3")
+		m.ManagedFields = append(m.ManagedFields, m.ManagedFields[0])
+		return m
+	}
+	tests := []struct {
+		name   string
+		meta   scheme.ObjectMeta
+		allocs float64
+	}{
+		// the strings' copy, owner references, finalizers, managedFields and the one
+		// block of deletion, owner bools, managed times and field sets
+		{"two or more of each", two(fullMeta()), 5},
+		{"names only: the strings' copy", scheme.ObjectMeta{Name: "n", Namespace: "ns", UID: "u"}, 1},
+		{"deletion only", scheme.ObjectMeta{Name: "n", DeletionTimestamp: &t0, DeletionGracePeriodSeconds: ptr(int64(3))}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := appendObjectMeta(nil, &tt.meta)
+			var got scheme.ObjectMeta
+			allocs := testing.AllocsPerRun(50, func() {
+				got = scheme.ObjectMeta{}
+				if err := decodeObjectMeta(data, &got); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if diff := cmp.Diff(tt.meta, got); diff != "" {
+				t.Fatalf("decoded (-want +got):\n%s", diff)
+			}
+			if allocs != tt.allocs {
+				t.Errorf("%v allocations per decode, want %v", allocs, tt.allocs)
+			}
+		})
+	}
+}

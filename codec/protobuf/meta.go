@@ -1,6 +1,8 @@
 package protobuf
 
 import (
+	"bytes"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -205,11 +207,12 @@ func appendObjectMeta(b []byte, m *scheme.ObjectMeta) []byte {
 // fields of one object live and die together.
 func decodeObjectMeta(data []byte, m *scheme.ObjectMeta) error {
 	r := sharedReader(data, "ObjectMeta")
-	return decodeObjectMetaFrom(&r, m)
+	return decodeObjectMetaFrom(&r, m, nil)
 }
 
 // decodeObjectMetaFrom reads an ObjectMeta body from r into m, which should be zero.
-func decodeObjectMetaFrom(r *reader, m *scheme.ObjectMeta) error {
+// The items of a list pass the maps of the item before (see listMaps), nil else.
+func decodeObjectMetaFrom(r *reader, m *scheme.ObjectMeta, reuse *listMaps) error {
 	var more metaRepeats
 	r.leadingStrings(1, &m.Name, &m.GenerateName, &m.Namespace, &m.SelfLink, (*string)(&m.UID), &m.ResourceVersion)
 	for r.field() {
@@ -242,9 +245,13 @@ func decodeObjectMetaFrom(r *reader, m *scheme.ObjectMeta) error {
 			t.grace = int64(r.uvarint())
 			m.DeletionGracePeriodSeconds = &t.grace
 		case 11:
-			r.readMapEntry(&m.Labels)
+			if reuse == nil || !reuse.labels.clone(r, &m.Labels) {
+				r.readMapEntry(&m.Labels)
+			}
 		case 12:
-			r.readMapEntry(&m.Annotations)
+			if reuse == nil || !reuse.annotations.clone(r, &m.Annotations) {
+				r.readMapEntry(&m.Annotations)
+			}
 		case 13:
 			more.count(r)
 			sub := r.sub("OwnerReference")
@@ -273,7 +280,66 @@ func decodeObjectMetaFrom(r *reader, m *scheme.ObjectMeta) error {
 			r.skip()
 		}
 	}
+	if reuse != nil {
+		reuse.labels.next(r, m.Labels)
+		reuse.annotations.next(r, m.Annotations)
+	}
 	return r.err
+}
+
+// listMaps lets the items of a list reuse the labels and annotations of the item
+// before: the items of one controller mostly carry the same labels, and a map cloned
+// from one decoded from the same entries skips hashing every key again. Its strings
+// stay those of the earlier item (its shared copy then lives as long as either).
+type listMaps struct{ labels, annotations mapReuse }
+
+// mapReuse follows one map field (labels or annotations) across the items of a list.
+type mapReuse struct {
+	// prevEntries are the entries the previous map was decoded from, all of them, in
+	// one run; prev is that map, nil when there is none to clone.
+	prevEntries []byte
+	prev        map[string]string
+	// The current item's first run of entries, and whether any came outside it.
+	start, end int
+	outside    bool
+}
+
+// clone is called at each entry of r's current field. At the first it finds the run
+// of entries that follow one another and, when they are the bytes the previous map
+// was decoded from, sets *m to a clone of it and steps r over the run, reporting
+// true. Else the entry is read as usual.
+func (u *mapReuse) clone(r *reader, m *map[string]string) bool {
+	at := r.pos - 1
+	if u.end > 0 || at < 0 || r.b[at] != byte(r.num)<<3|byte(r.typ) {
+		u.outside = u.outside || at >= u.end // an entry after the first run, or of a longer key
+		return false
+	}
+	u.start, u.end = at, at
+	for u.end+1 < len(r.b) && r.b[u.end] == r.b[at] { // entries of one- or two-byte lengths
+		n, k := int(r.b[u.end+1]), 1
+		if n >= 0x80 {
+			n, k = twoByteLen(r.b, u.end+1)
+		}
+		if k == 0 || n > len(r.b)-u.end-1-k {
+			break
+		}
+		u.end += 1 + k + n
+	}
+	if u.prev == nil || u.end == at || !bytes.Equal(r.b[at:u.end], u.prevEntries) {
+		return false
+	}
+	*m = maps.Clone(u.prev)
+	r.pos = u.end
+	return true
+}
+
+// next ends an item whose map is m: m becomes the one to clone when it was decoded
+// from its first run of entries alone.
+func (u *mapReuse) next(r *reader, m map[string]string) {
+	if r.err == nil && u.end > u.start && !u.outside && m != nil {
+		u.prevEntries, u.prev = r.b[u.start:u.end], m
+	}
+	u.start, u.end, u.outside = 0, 0, false
 }
 
 // metaRepeats allocates what an ObjectMeta's repeated and pointer fields need, each
@@ -623,16 +689,16 @@ func appendPartialObjectMetadata(b []byte, p *scheme.PartialObjectMetadata) []by
 // one copy of data.
 func decodePartialObjectMetadata(data []byte, p *scheme.PartialObjectMetadata) error {
 	r := sharedReader(data, "PartialObjectMetadata")
-	return decodePartialObjectMetadataFrom(&r, p)
+	return decodePartialObjectMetadataFrom(&r, p, nil)
 }
 
 // decodePartialObjectMetadataFrom reads a PartialObjectMetadata body from r (its
 // strings cut from r's shared copy, if it has one).
-func decodePartialObjectMetadataFrom(r *reader, p *scheme.PartialObjectMetadata) error {
+func decodePartialObjectMetadataFrom(r *reader, p *scheme.PartialObjectMetadata, reuse *listMaps) error {
 	for r.field() {
 		if r.num == 1 {
 			sub := r.sub("ObjectMeta")
-			r.check(decodeObjectMetaFrom(&sub, &p.ObjectMeta))
+			r.check(decodeObjectMetaFrom(&sub, &p.ObjectMeta, reuse))
 		} else {
 			r.skip()
 		}
@@ -660,6 +726,7 @@ func decodePartialObjectMetadataList(data []byte, l *scheme.PartialObjectMetadat
 		l.Items = make([]scheme.PartialObjectMetadata, 0, n)
 	}
 	parts := sharedParts{data: data}
+	var reuse listMaps
 	for r.field() {
 		switch r.num {
 		case 1:
@@ -675,7 +742,7 @@ func decodePartialObjectMetadataList(data []byte, l *scheme.PartialObjectMetadat
 					l.Items = append(l.Items, scheme.PartialObjectMetadata{})
 				}
 				item := parts.reader(r.pos-len(v), r.pos, "PartialObjectMetadata")
-				r.check(decodePartialObjectMetadataFrom(&item, &l.Items[len(l.Items)-1]))
+				r.check(decodePartialObjectMetadataFrom(&item, &l.Items[len(l.Items)-1], &reuse))
 			}
 		default:
 			r.skip()

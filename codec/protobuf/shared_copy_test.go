@@ -2,10 +2,12 @@ package protobuf
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -139,6 +141,77 @@ func TestDecodeObjectMeta_RepeatedAndPointerFieldsTakeOneAllocationEach(t *testi
 			}
 			if allocs != tt.allocs {
 				t.Errorf("%v allocations per decode, want %v", allocs, tt.allocs)
+			}
+		})
+	}
+}
+
+// metaList wraps ObjectMeta bodies as the items of a PartialObjectMetadataList body.
+func metaList(metas ...[]byte) []byte {
+	var b []byte
+	for _, m := range metas {
+		item := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), m)
+		b = protowire.AppendBytes(protowire.AppendTag(b, 2, protowire.BytesType), item)
+	}
+	return b
+}
+
+func TestDecodePartialObjectMetadataList_MapsLikeTheItemBeforeAreItsOwn(t *testing.T) {
+	name := func(n string) []byte { return appendString(nil, 1, n) }
+	join := func(parts ...[]byte) []byte { return slices.Concat(parts...) }
+	web := map[string]string{"app": "demo", "tier": "web"}
+	tests := []struct {
+		name  string
+		items [][]byte
+		want  []scheme.ObjectMeta
+	}{
+		{"same labels and annotations",
+			[][]byte{join(name("a"), wireMap(11, web), wireMap(12, map[string]string{"n": "1"})), join(name("b"), wireMap(11, web), wireMap(12, map[string]string{"n": "1"}))},
+			[]scheme.ObjectMeta{{Name: "a", Labels: web, Annotations: map[string]string{"n": "1"}}, {Name: "b", Labels: web, Annotations: map[string]string{"n": "1"}}}},
+		{"same labels, then more entries after the annotations",
+			[][]byte{join(name("a"), wireMap(11, web)), join(name("b"), wireMap(11, web), wireMap(12, map[string]string{"n": "1"}), wireMap(11, map[string]string{"z": "last"}))},
+			[]scheme.ObjectMeta{{Name: "a", Labels: web}, {Name: "b", Labels: map[string]string{"app": "demo", "tier": "web", "z": "last"}, Annotations: map[string]string{"n": "1"}}}},
+		{"labels split around annotations are not taken for the next item",
+			[][]byte{join(name("a"), wireMap(11, map[string]string{"app": "demo"}), wireMap(12, map[string]string{"n": "1"}), wireMap(11, map[string]string{"tier": "web"})),
+				join(name("b"), wireMap(11, map[string]string{"app": "demo"}))},
+			[]scheme.ObjectMeta{{Name: "a", Labels: web, Annotations: map[string]string{"n": "1"}}, {Name: "b", Labels: map[string]string{"app": "demo"}}}},
+		{"a longer run that begins alike",
+			[][]byte{join(name("a"), wireMap(11, map[string]string{"app": "demo"})), join(name("b"), wireMap(11, web))},
+			[]scheme.ObjectMeta{{Name: "a", Labels: map[string]string{"app": "demo"}}, {Name: "b", Labels: web}}},
+		{"an item without labels between two with",
+			[][]byte{join(name("a"), wireMap(11, web)), name("b"), join(name("c"), wireMap(11, web))},
+			[]scheme.ObjectMeta{{Name: "a", Labels: web}, {Name: "b"}, {Name: "c", Labels: web}}},
+		{"an entry repeating a key",
+			[][]byte{join(name("a"), wireMap(11, web), wireMap(11, map[string]string{"app": "again"})), join(name("b"), wireMap(11, web), wireMap(11, map[string]string{"app": "again"}))},
+			[]scheme.ObjectMeta{{Name: "a", Labels: map[string]string{"app": "again", "tier": "web"}}, {Name: "b", Labels: map[string]string{"app": "again", "tier": "web"}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got scheme.PartialObjectMetadataList
+			if err := decodePartialObjectMetadataList(metaList(tt.items...), &got); err != nil {
+				t.Fatal(err)
+			}
+			var metas []scheme.ObjectMeta
+			for _, it := range got.Items {
+				metas = append(metas, it.ObjectMeta)
+			}
+			if diff := cmp.Diff(tt.want, metas); diff != "" {
+				t.Fatalf("decoded items (-want +got):\n%s", diff)
+			}
+			for i := range got.Items { // each item's maps are its own
+				if got.Items[i].Labels != nil {
+					got.Items[i].Labels["changed"] = fmt.Sprint(i)
+				}
+				if got.Items[i].Annotations != nil {
+					got.Items[i].Annotations["changed"] = fmt.Sprint(i)
+				}
+			}
+			for i := range got.Items {
+				for _, m := range []map[string]string{got.Items[i].Labels, got.Items[i].Annotations} {
+					if m != nil && m["changed"] != fmt.Sprint(i) {
+						t.Errorf("item %d shares a map with item %s", i, m["changed"])
+					}
+				}
 			}
 		})
 	}

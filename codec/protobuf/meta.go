@@ -299,9 +299,10 @@ type mapReuse struct {
 	// one run; prev is that map, nil when there is none to clone.
 	prevEntries []byte
 	prev        map[string]string
-	// The current item's first run of entries, and whether any came outside it.
-	start, end int
-	outside    bool
+	// The current item's first run of entries (once seen), and whether any came
+	// outside it.
+	seen, outside bool
+	start, end    int
 }
 
 // clone is called at each entry of r's current field. At the first it finds the run
@@ -310,11 +311,11 @@ type mapReuse struct {
 // true. Else the entry is read as usual.
 func (u *mapReuse) clone(r *reader, m *map[string]string) bool {
 	at := r.pos - 1
-	if u.end > 0 || at < 0 || r.b[at] != byte(r.num)<<3|byte(r.typ) {
-		u.outside = u.outside || at >= u.end // an entry after the first run, or of a longer key
+	if u.seen || at < 0 || r.b[at] != byte(r.num)<<3|byte(r.typ) {
+		u.outside = u.outside || !u.seen || at >= u.end // after the first run, or of a longer key
 		return false
 	}
-	u.start, u.end = at, at
+	u.seen, u.start, u.end = true, at, at
 	for u.end+1 < len(r.b) && r.b[u.end] == r.b[at] { // entries of one- or two-byte lengths
 		n, k := int(r.b[u.end+1]), 1
 		if n >= 0x80 {
@@ -339,7 +340,7 @@ func (u *mapReuse) next(r *reader, m map[string]string) {
 	if r.err == nil && u.end > u.start && !u.outside && m != nil {
 		u.prevEntries, u.prev = r.b[u.start:u.end], m
 	}
-	u.start, u.end, u.outside = 0, 0, false
+	u.seen, u.outside = false, false
 }
 
 // metaRepeats allocates what an ObjectMeta's repeated and pointer fields need, each

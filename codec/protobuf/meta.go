@@ -316,6 +316,15 @@ func (u *mapReuse) clone(r *reader, m *map[string]string) bool {
 		return false
 	}
 	u.seen, u.start, u.end = true, at, at
+	// The previous run whole, and no entry after it: the same run, without a scan.
+	if u.prev != nil && bytes.HasPrefix(r.b[at:], u.prevEntries) {
+		if end := at + len(u.prevEntries); end == len(r.b) || r.b[end] != r.b[at] {
+			u.end = end
+			*m = maps.Clone(u.prev)
+			r.pos = u.end
+			return true
+		}
+	}
 	for u.end+1 < len(r.b) && r.b[u.end] == r.b[at] { // entries of one- or two-byte lengths
 		n, k := int(r.b[u.end+1]), 1
 		if n >= 0x80 {

@@ -219,3 +219,46 @@ func TestDecodePartialObjectMetadataList_MapsLikeTheItemBeforeAreItsOwn(t *testi
 		})
 	}
 }
+
+// A list's items, which share string copies and clone the maps of the item before,
+// decode as each item does alone, whatever the bytes.
+func FuzzDecodePartialObjectMetadataList_ItemsAsAlone(f *testing.F) {
+	web := map[string]string{"app": "demo", "tier": "web"}
+	full := fullMeta()
+	for _, items := range [][]scheme.ObjectMeta{
+		{{Name: "a", Labels: web, Annotations: map[string]string{"n": "1"}}, {Name: "b", Labels: web, Annotations: map[string]string{"n": "1"}}, {Name: "c", Labels: web}},
+		{full, full, {Name: "c", Labels: full.Labels}},
+	} {
+		l := scheme.PartialObjectMetadataList{}
+		for _, m := range items {
+			l.Items = append(l.Items, scheme.PartialObjectMetadata{ObjectMeta: m})
+		}
+		f.Add(appendPartialObjectMetadataList(nil, &l))
+	}
+	f.Add(metaList(slices.Concat(wireMap(11, web), wireMap(12, web), wireMap(11, web)), wireMap(11, web)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var list scheme.PartialObjectMetadataList
+		if err := decodePartialObjectMetadataList(data, &list); err != nil {
+			return
+		}
+		r := reader{b: data, msg: "list"}
+		i := 0
+		for r.field() {
+			if r.num != 2 {
+				r.skip()
+				continue
+			}
+			var alone scheme.PartialObjectMetadata
+			if err := decodePartialObjectMetadata(r.raw(), &alone); err != nil {
+				t.Fatalf("item %d fails alone: %v", i, err)
+			}
+			if diff := cmp.Diff(alone, list.Items[i]); diff != "" {
+				t.Fatalf("item %d in the list (-alone +list):\n%s", i, diff)
+			}
+			i++
+		}
+		if r.err != nil || i != len(list.Items) {
+			t.Fatalf("%d items read again (%v), %d decoded", i, r.err, len(list.Items))
+		}
+	})
+}

@@ -235,7 +235,7 @@ func FuzzDecodePartialObjectMetadataList_ItemsAsAlone(f *testing.F) {
 		}
 		f.Add(appendPartialObjectMetadataList(nil, &l))
 	}
-	f.Add(metaList(slices.Concat(wireMap(11, web), wireMap(12, web), wireMap(11, web)), wireMap(11, web)))
+	f.Add(metaList(slices.Concat(wireMap(11, web), wireMap(12, web), wireMap(11, map[string]string{"z": "1"})), wireMap(11, web)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var list scheme.PartialObjectMetadataList
 		if err := decodePartialObjectMetadataList(data, &list); err != nil {

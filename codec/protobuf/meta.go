@@ -1,8 +1,6 @@
 package protobuf
 
 import (
-	"bytes"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -207,12 +205,11 @@ func appendObjectMeta(b []byte, m *scheme.ObjectMeta) []byte {
 // fields of one object live and die together.
 func decodeObjectMeta(data []byte, m *scheme.ObjectMeta) error {
 	r := sharedReader(data, "ObjectMeta")
-	return decodeObjectMetaFrom(&r, m, nil)
+	return decodeObjectMetaFrom(&r, m)
 }
 
 // decodeObjectMetaFrom reads an ObjectMeta body from r into m, which should be zero.
-// The items of a list pass the maps of the item before (see listMaps), nil else.
-func decodeObjectMetaFrom(r *reader, m *scheme.ObjectMeta, reuse *listMaps) error {
+func decodeObjectMetaFrom(r *reader, m *scheme.ObjectMeta) error {
 	var more metaRepeats
 	r.leadingStrings(1, &m.Name, &m.GenerateName, &m.Namespace, &m.SelfLink, (*string)(&m.UID), &m.ResourceVersion)
 	for r.field() {
@@ -245,13 +242,9 @@ func decodeObjectMetaFrom(r *reader, m *scheme.ObjectMeta, reuse *listMaps) erro
 			t.grace = int64(r.uvarint())
 			m.DeletionGracePeriodSeconds = &t.grace
 		case 11:
-			if reuse == nil || !reuse.labels.clone(r, &m.Labels) {
-				r.readMapEntry(&m.Labels)
-			}
+			r.readMapEntry(&m.Labels)
 		case 12:
-			if reuse == nil || !reuse.annotations.clone(r, &m.Annotations) {
-				r.readMapEntry(&m.Annotations)
-			}
+			r.readMapEntry(&m.Annotations)
 		case 13:
 			more.count(r)
 			sub := r.sub("OwnerReference")
@@ -280,76 +273,7 @@ func decodeObjectMetaFrom(r *reader, m *scheme.ObjectMeta, reuse *listMaps) erro
 			r.skip()
 		}
 	}
-	if reuse != nil {
-		reuse.labels.next(r, m.Labels)
-		reuse.annotations.next(r, m.Annotations)
-	}
 	return r.err
-}
-
-// listMaps lets the items of a list reuse the labels and annotations of the item
-// before: the items of one controller mostly carry the same labels, and a map cloned
-// from one decoded from the same entries skips hashing every key again. Its strings
-// stay those of the earlier item (its shared copy then lives as long as either).
-type listMaps struct{ labels, annotations mapReuse }
-
-// mapReuse follows one map field (labels or annotations) across the items of a list.
-type mapReuse struct {
-	// prevEntries are the entries the previous map was decoded from, all of them, in
-	// one run; prev is that map, nil when there is none to clone.
-	prevEntries []byte
-	prev        map[string]string
-	// The current item's first run of entries (once seen), and whether any came
-	// outside it.
-	seen, outside bool
-	start, end    int
-}
-
-// clone is called at each entry of r's current field. At the first it finds the run
-// of entries that follow one another and, when they are the bytes the previous map
-// was decoded from, sets *m to a clone of it and steps r over the run, reporting
-// true. Else the entry is read as usual.
-func (u *mapReuse) clone(r *reader, m *map[string]string) bool {
-	at := r.pos - 1
-	if u.seen || at < 0 || r.b[at] != byte(r.num)<<3|byte(r.typ) {
-		u.outside = u.outside || !u.seen || at >= u.end // after the first run, or of a longer key
-		return false
-	}
-	u.seen, u.start, u.end = true, at, at
-	// The previous run whole, and no entry after it: the same run, without a scan.
-	if u.prev != nil && bytes.HasPrefix(r.b[at:], u.prevEntries) {
-		if end := at + len(u.prevEntries); end == len(r.b) || r.b[end] != r.b[at] {
-			u.end = end
-			*m = maps.Clone(u.prev)
-			r.pos = u.end
-			return true
-		}
-	}
-	for u.end+1 < len(r.b) && r.b[u.end] == r.b[at] { // entries of one- or two-byte lengths
-		n, k := int(r.b[u.end+1]), 1
-		if n >= 0x80 {
-			n, k = twoByteLen(r.b, u.end+1)
-		}
-		if k == 0 || n > len(r.b)-u.end-1-k {
-			break
-		}
-		u.end += 1 + k + n
-	}
-	if u.prev == nil || u.end == at || !bytes.Equal(r.b[at:u.end], u.prevEntries) {
-		return false
-	}
-	*m = maps.Clone(u.prev)
-	r.pos = u.end
-	return true
-}
-
-// next ends an item whose map is m: m becomes the one to clone when it was decoded
-// from its first run of entries alone.
-func (u *mapReuse) next(r *reader, m map[string]string) {
-	if r.err == nil && u.end > u.start && !u.outside && m != nil {
-		u.prevEntries, u.prev = r.b[u.start:u.end], m
-	}
-	u.seen, u.outside = false, false
 }
 
 // metaRepeats allocates what an ObjectMeta's repeated and pointer fields need, each
@@ -699,16 +623,16 @@ func appendPartialObjectMetadata(b []byte, p *scheme.PartialObjectMetadata) []by
 // one copy of data.
 func decodePartialObjectMetadata(data []byte, p *scheme.PartialObjectMetadata) error {
 	r := sharedReader(data, "PartialObjectMetadata")
-	return decodePartialObjectMetadataFrom(&r, p, nil)
+	return decodePartialObjectMetadataFrom(&r, p)
 }
 
 // decodePartialObjectMetadataFrom reads a PartialObjectMetadata body from r (its
 // strings cut from r's shared copy, if it has one).
-func decodePartialObjectMetadataFrom(r *reader, p *scheme.PartialObjectMetadata, reuse *listMaps) error {
+func decodePartialObjectMetadataFrom(r *reader, p *scheme.PartialObjectMetadata) error {
 	for r.field() {
 		if r.num == 1 {
 			sub := r.sub("ObjectMeta")
-			r.check(decodeObjectMetaFrom(&sub, &p.ObjectMeta, reuse))
+			r.check(decodeObjectMetaFrom(&sub, &p.ObjectMeta))
 		} else {
 			r.skip()
 		}
@@ -728,20 +652,18 @@ func appendPartialObjectMetadataList(b []byte, l *scheme.PartialObjectMetadataLi
 }
 
 // decodePartialObjectMetadataList reads a PartialObjectMetadataList body. Items carry
-// no apiVersion and kind on the wire and, as with apimachinery, get none. The strings
-// of consecutive items share copies of up to listCopyBytes (see sharedParts).
+// no apiVersion and kind on the wire and, as with apimachinery, get none. Each item's
+// strings share one copy of it.
 func decodePartialObjectMetadataList(data []byte, l *scheme.PartialObjectMetadataList) error {
 	r := reader{b: data, msg: "PartialObjectMetadataList"}
 	if n := countField(data, 2); n > 0 {
 		l.Items = make([]scheme.PartialObjectMetadata, 0, n)
 	}
-	parts := sharedParts{data: data}
-	var reuse listMaps
 	for r.field() {
 		switch r.num {
 		case 1:
 			if v := r.raw(); r.err == nil {
-				lm := parts.reader(r.pos-len(v), r.pos, "ListMeta")
+				lm := sharedReader(v, "ListMeta")
 				r.check(decodeListMetaFrom(&lm, &l.ListMeta))
 			}
 		case 2:
@@ -751,38 +673,12 @@ func decodePartialObjectMetadataList(data []byte, l *scheme.PartialObjectMetadat
 				} else {
 					l.Items = append(l.Items, scheme.PartialObjectMetadata{})
 				}
-				item := parts.reader(r.pos-len(v), r.pos, "PartialObjectMetadata")
-				r.check(decodePartialObjectMetadataFrom(&item, &l.Items[len(l.Items)-1], &reuse))
+				item := sharedReader(v, "PartialObjectMetadata")
+				r.check(decodePartialObjectMetadataFrom(&item, &l.Items[len(l.Items)-1]))
 			}
 		default:
 			r.skip()
 		}
 	}
 	return r.err
-}
-
-// listCopyBytes is how much of a list body one shared copy takes at most, unless one
-// item alone is longer. The strings of an item keep its whole copy alive: the bound
-// keeps what a surviving item holds of its neighbours small (an informer keeps items
-// of one list long after their neighbours were replaced), while the items of a list
-// still take one allocation per few kilobytes instead of one each.
-const listCopyBytes = 4 << 10
-
-// sharedParts hands out readers of the parts of a list body (its items, in order)
-// whose strings are cut from copies shared by consecutive parts.
-type sharedParts struct {
-	data []byte
-	copy string // data[at:at+len(copy)], copied
-	at   int
-}
-
-// reader returns a reader of data[start:end] whose strings share a copy: the current
-// one if it holds the part, else a new one of the part and what follows it, up to
-// listCopyBytes of data.
-func (s *sharedParts) reader(start, end int, msg string) reader {
-	if start < s.at || end > s.at+len(s.copy) {
-		s.at = start
-		s.copy = ownedCopy(s.data[start:max(end, min(len(s.data), start+listCopyBytes))])
-	}
-	return reader{b: s.data[start:end], msg: msg, src: s.copy[start-s.at : end-s.at]}
 }

@@ -249,7 +249,7 @@ func decodeObjectMetaFrom(r *reader, m *scheme.ObjectMeta) error {
 			more.count(r)
 			sub := r.sub("OwnerReference")
 			if m.OwnerReferences == nil { // allocated once, at the count
-				m.OwnerReferences = make([]scheme.OwnerReference, 0, max(1, more.counts[13]))
+				m.OwnerReferences = make([]scheme.OwnerReference, 0, max(1, more.owners))
 			}
 			i := len(m.OwnerReferences)
 			m.OwnerReferences = append(m.OwnerReferences, scheme.OwnerReference{})
@@ -257,14 +257,14 @@ func decodeObjectMetaFrom(r *reader, m *scheme.ObjectMeta) error {
 		case 14:
 			more.count(r)
 			if m.Finalizers == nil {
-				m.Finalizers = make([]string, 0, max(1, more.counts[14]))
+				m.Finalizers = make([]string, 0, max(1, more.finalizers))
 			}
 			m.Finalizers = append(m.Finalizers, r.str())
 		case 17:
 			more.count(r)
 			sub := r.sub("ManagedFieldsEntry")
 			if m.ManagedFields == nil {
-				m.ManagedFields = make([]scheme.ManagedFieldsEntry, 0, max(1, more.counts[17]))
+				m.ManagedFields = make([]scheme.ManagedFieldsEntry, 0, max(1, more.managed))
 			}
 			i := len(m.ManagedFields)
 			m.ManagedFields = append(m.ManagedFields, scheme.ManagedFieldsEntry{})
@@ -280,8 +280,8 @@ func decodeObjectMetaFrom(r *reader, m *scheme.ObjectMeta) error {
 // once at its size: a pass over the fields from the first of them counts them all
 // (fields before them, names, labels, need no count).
 type metaRepeats struct {
-	counted bool
-	counts  [18]int // occurrences by field number, from the first counted field on
+	counted                               bool
+	deletion, owners, finalizers, managed int // counts from the first counted field on
 	// targets are what the pointers of one ObjectMeta point to, in one allocation:
 	// element i holds the bools of owner reference i and the time and field set of
 	// managedFields entry i; element 0 also the deletion timestamp and grace period.
@@ -306,7 +306,9 @@ func (p *metaRepeats) count(r *reader) {
 	}
 	p.counted = true
 	if at := r.pos - 1; at >= 0 && r.b[at] == byte(r.num)<<3|byte(r.typ) {
-		countFields(r.b[at:], p.counts[:])
+		var n [18]int // by field number
+		countFields(r.b[at:], n[:])
+		p.deletion, p.owners, p.finalizers, p.managed = min(1, n[9]+n[10]), n[13], n[14], n[17]
 	}
 }
 
@@ -315,8 +317,7 @@ func (p *metaRepeats) count(r *reader) {
 // managedFields entries; an element beyond the counts is allocated on its own.
 func (p *metaRepeats) target(i int) *metaTargets {
 	if p.targets == nil {
-		deletion := min(1, p.counts[9]+p.counts[10])
-		p.targets = make([]metaTargets, max(1, deletion, p.counts[13], p.counts[17]))
+		p.targets = make([]metaTargets, max(1, p.deletion, p.owners, p.managed))
 	}
 	if i < len(p.targets) {
 		return &p.targets[i]

@@ -210,10 +210,7 @@ func decodeObjectMeta(data []byte, m *scheme.ObjectMeta) error {
 
 // decodeObjectMetaFrom reads an ObjectMeta body from r into m, which should be zero.
 func decodeObjectMetaFrom(r *reader, m *scheme.ObjectMeta) error {
-	var deletion *struct {
-		at    scheme.Time
-		grace int64
-	}
+	var more metaRepeats
 	r.leadingStrings(1, &m.Name, &m.GenerateName, &m.Namespace, &m.SelfLink, (*string)(&m.UID), &m.ResourceVersion)
 	for r.field() {
 		switch r.num {
@@ -233,50 +230,99 @@ func decodeObjectMetaFrom(r *reader, m *scheme.ObjectMeta) error {
 			m.Generation = int64(r.uvarint())
 		case 8:
 			r.readTime(&m.CreationTimestamp)
-		case 9, 10:
-			// Set together when an object is deleted: one allocation for both.
-			if deletion == nil {
-				deletion = new(struct {
-					at    scheme.Time
-					grace int64
-				})
-			}
-			if r.num == 9 {
-				deletion.at = scheme.Time{}
-				m.DeletionTimestamp = &deletion.at
-				r.readTime(m.DeletionTimestamp)
-			} else {
-				deletion.grace = int64(r.uvarint())
-				m.DeletionGracePeriodSeconds = &deletion.grace
-			}
+		case 9:
+			more.count(r)
+			t := more.target(0)
+			t.deletion = scheme.Time{}
+			m.DeletionTimestamp = &t.deletion
+			r.readTime(m.DeletionTimestamp)
+		case 10:
+			more.count(r)
+			t := more.target(0)
+			t.grace = int64(r.uvarint())
+			m.DeletionGracePeriodSeconds = &t.grace
 		case 11:
 			r.readMapEntry(&m.Labels)
 		case 12:
 			r.readMapEntry(&m.Annotations)
 		case 13:
+			more.count(r)
 			sub := r.sub("OwnerReference")
-			if m.OwnerReferences == nil { // allocated once, at the count of the ones left
-				m.OwnerReferences = make([]scheme.OwnerReference, 0, 1+countField(r.b[r.pos:], 13))
+			if m.OwnerReferences == nil { // allocated once, at the count
+				m.OwnerReferences = make([]scheme.OwnerReference, 0, max(1, more.owners))
 			}
+			i := len(m.OwnerReferences)
 			m.OwnerReferences = append(m.OwnerReferences, scheme.OwnerReference{})
-			r.check(decodeOwnerReference(&sub, &m.OwnerReferences[len(m.OwnerReferences)-1]))
+			r.check(decodeOwnerReference(&sub, &m.OwnerReferences[i], &more, i))
 		case 14:
+			more.count(r)
 			if m.Finalizers == nil {
-				m.Finalizers = make([]string, 0, 1+countField(r.b[r.pos:], 14))
+				m.Finalizers = make([]string, 0, max(1, more.finalizers))
 			}
 			m.Finalizers = append(m.Finalizers, r.str())
 		case 17:
+			more.count(r)
 			sub := r.sub("ManagedFieldsEntry")
 			if m.ManagedFields == nil {
-				m.ManagedFields = make([]scheme.ManagedFieldsEntry, 0, 1+countField(r.b[r.pos:], 17))
+				m.ManagedFields = make([]scheme.ManagedFieldsEntry, 0, max(1, more.managed))
 			}
+			i := len(m.ManagedFields)
 			m.ManagedFields = append(m.ManagedFields, scheme.ManagedFieldsEntry{})
-			r.check(decodeManagedFieldsEntry(&sub, &m.ManagedFields[len(m.ManagedFields)-1]))
+			r.check(decodeManagedFieldsEntry(&sub, &m.ManagedFields[i], &more, i))
 		default:
 			r.skip()
 		}
 	}
 	return r.err
+}
+
+// metaRepeats allocates what an ObjectMeta's repeated and pointer fields need, each
+// once at its size: a pass over the fields from the first of them counts them all
+// (fields before them, names, labels, need no count).
+type metaRepeats struct {
+	counted                               bool
+	deletion, owners, finalizers, managed int // counts from the first counted field on
+	// targets are what the pointers of one ObjectMeta point to, in one allocation:
+	// element i holds the bools of owner reference i and the time and field set of
+	// managedFields entry i; element 0 also the deletion timestamp and grace period.
+	targets []metaTargets
+}
+
+// metaTargets is one element of metaRepeats.targets.
+type metaTargets struct {
+	deletion scheme.Time
+	grace    int64
+	time     scheme.Time
+	fields   scheme.FieldsV1
+	bools    [2]bool
+}
+
+// count counts the fields from r's current one, whose one-byte key it is past, to the
+// end of the message, once. The counts are only sizes: a key of more bytes, or a
+// malformed message, leaves them short, and the slices then grow as they are read.
+func (p *metaRepeats) count(r *reader) {
+	if p.counted {
+		return
+	}
+	p.counted = true
+	if at := r.pos - 1; at >= 0 && r.b[at] == byte(r.num)<<3|byte(r.typ) {
+		var n [18]int // by field number
+		countFields(r.b[at:], n[:])
+		p.deletion, p.owners, p.finalizers, p.managed = min(1, n[9]+n[10]), n[13], n[14], n[17]
+	}
+}
+
+// target returns element i of the targets, which it allocates on first use (after
+// count) for the largest of the counted deletion (one element), owner references and
+// managedFields entries; an element beyond the counts is allocated on its own.
+func (p *metaRepeats) target(i int) *metaTargets {
+	if p.targets == nil {
+		p.targets = make([]metaTargets, max(1, p.deletion, p.owners, p.managed))
+	}
+	if i < len(p.targets) {
+		return &p.targets[i]
+	}
+	return new(metaTargets)
 }
 
 // appendOwnerReference appends the body of an OwnerReference.
@@ -294,10 +340,10 @@ func appendOwnerReference(b []byte, o *scheme.OwnerReference) []byte {
 	return b
 }
 
-// decodeOwnerReference reads an OwnerReference body from r (its strings cut from r's
-// shared copy, if it has one). Its two optional bools share one allocation.
-func decodeOwnerReference(r *reader, o *scheme.OwnerReference) error {
-	var bools *[2]bool
+// decodeOwnerReference reads the body of owner reference i of an ObjectMeta from r
+// (its strings cut from r's shared copy, if it has one). Its two optional bools are
+// in element i of the ObjectMeta's targets.
+func decodeOwnerReference(r *reader, o *scheme.OwnerReference, more *metaRepeats, i int) error {
 	for r.field() {
 		switch r.num {
 		case 1:
@@ -308,17 +354,14 @@ func decodeOwnerReference(r *reader, o *scheme.OwnerReference) error {
 			o.UID = scheme.UID(r.str())
 		case 5:
 			o.APIVersion = r.str()
-		case 6, 7:
-			if bools == nil {
-				bools = new([2]bool)
-			}
-			i := r.num - 6
-			bools[i] = r.uvarint() != 0
-			if i == 0 {
-				o.Controller = &bools[0]
-			} else {
-				o.BlockOwnerDeletion = &bools[1]
-			}
+		case 6:
+			b := &more.target(i).bools[0]
+			*b = r.uvarint() != 0
+			o.Controller = b
+		case 7:
+			b := &more.target(i).bools[1]
+			*b = r.uvarint() != 0
+			o.BlockOwnerDeletion = b
 		default:
 			r.skip()
 		}
@@ -346,13 +389,10 @@ func appendManagedFieldsEntry(b []byte, e *scheme.ManagedFieldsEntry) []byte {
 	return appendString(b, 8, e.Subresource)
 }
 
-// decodeManagedFieldsEntry reads a ManagedFieldsEntry body from r (its strings cut
-// from r's shared copy, if it has one). Its time and FieldsV1 share one allocation.
-func decodeManagedFieldsEntry(r *reader, e *scheme.ManagedFieldsEntry) error {
-	var parts *struct {
-		time   scheme.Time
-		fields scheme.FieldsV1
-	}
+// decodeManagedFieldsEntry reads the body of managedFields entry i of an ObjectMeta
+// from r (its strings cut from r's shared copy, if it has one, and its field set too).
+// Its time and FieldsV1 are in element i of the ObjectMeta's targets.
+func decodeManagedFieldsEntry(r *reader, e *scheme.ManagedFieldsEntry, more *metaRepeats, i int) error {
 	r.leadingStrings(1, &e.Manager, (*string)(&e.Operation), &e.APIVersion)
 	for r.field() {
 		switch r.num {
@@ -362,23 +402,17 @@ func decodeManagedFieldsEntry(r *reader, e *scheme.ManagedFieldsEntry) error {
 			e.Operation = scheme.ManagedFieldsOperationType(r.str())
 		case 3:
 			e.APIVersion = r.str()
-		case 4, 7:
-			if parts == nil {
-				parts = new(struct {
-					time   scheme.Time
-					fields scheme.FieldsV1
-				})
-			}
-			if r.num == 4 {
-				parts.time = scheme.Time{}
-				e.Time = &parts.time
-				r.readTime(e.Time)
-			} else {
-				parts.fields = scheme.FieldsV1{}
-				e.FieldsV1 = &parts.fields
-				v := r.raw()
-				r.check(decodeRawField(v, "FieldsV1", &e.FieldsV1.Raw))
-			}
+		case 4:
+			t := &more.target(i).time
+			*t = scheme.Time{}
+			e.Time = t
+			r.readTime(t)
+		case 7:
+			f := &more.target(i).fields
+			*f = scheme.FieldsV1{}
+			e.FieldsV1 = f
+			sub := r.sub("FieldsV1")
+			r.check(decodeFieldsV1(&sub, f))
 		case 6:
 			e.FieldsType = r.str()
 		case 8:
@@ -390,15 +424,12 @@ func decodeManagedFieldsEntry(r *reader, e *scheme.ManagedFieldsEntry) error {
 	return r.err
 }
 
-// decodeRawField reads a message whose field 1 is bytes (FieldsV1, RawExtension)
-// into a copy in *raw.
-func decodeRawField(data []byte, name string, raw *[]byte) error {
-	r := reader{b: data, msg: name}
+// decodeFieldsV1 reads a FieldsV1 body from r; its raw field set shares r's copy, if
+// it has one.
+func decodeFieldsV1(r *reader, f *scheme.FieldsV1) error {
 	for r.field() {
 		if r.num == 1 {
-			if v := r.raw(); r.err == nil {
-				*raw = append([]byte{}, v...)
-			}
+			f.Raw = r.bytesShared()
 		} else {
 			r.skip()
 		}
@@ -589,14 +620,20 @@ func appendPartialObjectMetadata(b []byte, p *scheme.PartialObjectMetadata) []by
 	return endMessage(appendObjectMeta(b, &p.ObjectMeta), start)
 }
 
-// decodePartialObjectMetadata reads a PartialObjectMetadata body.
+// decodePartialObjectMetadata reads a PartialObjectMetadata body. Its strings share
+// one copy of data.
 func decodePartialObjectMetadata(data []byte, p *scheme.PartialObjectMetadata) error {
-	r := reader{b: data, msg: "PartialObjectMetadata"}
+	r := sharedReader(data, "PartialObjectMetadata")
+	return decodePartialObjectMetadataFrom(&r, p)
+}
+
+// decodePartialObjectMetadataFrom reads a PartialObjectMetadata body from r (its
+// strings cut from r's shared copy, if it has one).
+func decodePartialObjectMetadataFrom(r *reader, p *scheme.PartialObjectMetadata) error {
 	for r.field() {
 		if r.num == 1 {
-			if v := r.raw(); r.err == nil {
-				r.check(decodeObjectMeta(v, &p.ObjectMeta))
-			}
+			sub := r.sub("ObjectMeta")
+			r.check(decodeObjectMetaFrom(&sub, &p.ObjectMeta))
 		} else {
 			r.skip()
 		}
@@ -616,7 +653,8 @@ func appendPartialObjectMetadataList(b []byte, l *scheme.PartialObjectMetadataLi
 }
 
 // decodePartialObjectMetadataList reads a PartialObjectMetadataList body. Items carry
-// no apiVersion and kind on the wire and, as with apimachinery, get none.
+// no apiVersion and kind on the wire and, as with apimachinery, get none. Each item's
+// strings share one copy of it.
 func decodePartialObjectMetadataList(data []byte, l *scheme.PartialObjectMetadataList) error {
 	r := reader{b: data, msg: "PartialObjectMetadataList"}
 	if n := countField(data, 2); n > 0 {
@@ -636,7 +674,8 @@ func decodePartialObjectMetadataList(data []byte, l *scheme.PartialObjectMetadat
 				} else {
 					l.Items = append(l.Items, scheme.PartialObjectMetadata{})
 				}
-				r.check(decodePartialObjectMetadata(v, &l.Items[len(l.Items)-1]))
+				item := sharedReader(v, "PartialObjectMetadata")
+				r.check(decodePartialObjectMetadataFrom(&item, &l.Items[len(l.Items)-1]))
 			}
 		default:
 			r.skip()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -275,7 +276,40 @@ func (r *reader) string() (string, error) {
 
 // sharedReader returns a reader of data whose strings share one copy of data.
 func sharedReader(data []byte, msg string) reader {
-	return reader{b: data, msg: msg, src: string(data)}
+	return reader{b: data, msg: msg, src: ownedCopy(data)}
+}
+
+// ownedCopy returns a copy of data as a string whose bytes this package allocated
+// (never a static or stack string, as a conversion may return): bytesShared may hand
+// out parts of it as []byte. Empty data gives "".
+func ownedCopy(data []byte) string {
+	if len(data) == 0 {
+		return ""
+	}
+	c := make([]byte, len(data)) // fewer instructions than append's growslice
+	copy(c, data)
+	return unsafe.String(unsafe.SliceData(c), len(c))
+}
+
+// bytesShared reads a length-delimited value kept as []byte (a FieldsV1 field set)
+// from the reader's shared copy, when it has one, instead of copying it again: the
+// value's own bytes, which no string cut from the copy covers, with the capacity cut
+// at its end so that an append cannot write past it. Without a shared copy, or for an
+// empty value, it returns a copy (a non-nil empty slice for an empty one). nil after
+// an error.
+func (r *reader) bytesShared() []byte {
+	v := r.raw()
+	switch {
+	case r.err != nil:
+		return nil
+	case len(v) == 0:
+		return []byte{}
+	case r.src == "":
+		return append([]byte{}, v...)
+	}
+	// The shared copy is ownedCopy's byte slice: its bytes may be seen as []byte.
+	whole := unsafe.Slice(unsafe.StringData(r.src), len(r.src))
+	return whole[r.pos-len(v) : r.pos : r.pos]
 }
 
 // sub reads a length-delimited embedded message and returns a reader of it that
@@ -393,12 +427,21 @@ func (r *reader) skip() error {
 	return nil
 }
 
-// countField counts the occurrences of field num in a message, so that a repeated
-// field's slice is allocated once at its size. It stops, with what it counted, at the
-// first malformed key or value, which the decode that follows reports. A one-byte key
-// followed by a one-byte length or varint is stepped over without a call.
+// countField counts the occurrences of field num (below 32) in a message, so that a
+// repeated field's slice is allocated once at its size.
 func countField(data []byte, num protowire.Number) int {
-	n := 0
+	var counts [32]int
+	countFields(data, counts[:num+1])
+	return counts[num]
+}
+
+// countFields adds the occurrences of each field number below len(counts) in a
+// message to counts[number], in one pass (the repeated and pointer fields of an
+// ObjectMeta are allocated together at their sizes). It stops, with what it counted,
+// at the first malformed key or value, which the decode that follows reports. A
+// one-byte key followed by a one-byte length or varint, or a two-byte length, is
+// stepped over without a call.
+func countFields(data []byte, counts []int) {
 	for i := 0; i < len(data); {
 		if c := data[i]; c < 0x80 && c >= 1<<3 && i+1 < len(data) {
 			l, k := int(data[i+1]), 1
@@ -411,10 +454,10 @@ func countField(data []byte, num protowire.Number) int {
 					break
 				}
 				if i += 1 + k + l; i > len(data) {
-					return n
+					return
 				}
-				if protowire.Number(c>>3) == num {
-					n++
+				if int(c>>3) < len(counts) {
+					counts[c>>3]++
 				}
 				continue
 			case protowire.VarintType:
@@ -422,24 +465,23 @@ func countField(data []byte, num protowire.Number) int {
 					break
 				}
 				i += 2
-				if protowire.Number(c>>3) == num {
-					n++
+				if int(c>>3) < len(counts) {
+					counts[c>>3]++
 				}
 				continue
 			}
 		}
 		fn, typ, k := protowire.ConsumeTag(data[i:])
 		if k < 0 || typ == protowire.StartGroupType || typ == protowire.EndGroupType {
-			return n
+			return
 		}
 		m := protowire.ConsumeFieldValue(fn, typ, data[i+k:])
 		if m < 0 {
-			return n
+			return
 		}
-		if fn == num {
-			n++
+		if fn < protowire.Number(len(counts)) {
+			counts[fn]++
 		}
 		i += k + m
 	}
-	return n
 }

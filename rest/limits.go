@@ -249,7 +249,7 @@ func (rq *request) checkStoredSize(obj scheme.Object) error {
 type watchDeadlines struct {
 	rc *http.ResponseController
 	// conn is the connection the stream writes on once taken over from net/http
-	// (see hijackWatch).
+	// (see claimWatchConn).
 	conn    net.Conn
 	end     time.Time
 	perSend time.Duration
@@ -291,6 +291,12 @@ func (d *watchDeadlines) before() {
 	if err == nil {
 		d.set = deadline
 	}
+}
+
+// moveTo makes the deadlines those of conn, the connection the stream writes on once it
+// took it over from net/http, which cleared its deadline.
+func (d *watchDeadlines) moveTo(conn net.Conn) {
+	d.conn, d.set = conn, time.Time{}
 }
 
 // flush sends what was written; an error means the client is gone or did not read

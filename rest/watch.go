@@ -82,7 +82,7 @@ func (rq *request) validateWatchOptions() (sendInitial *bool, err error) {
 	return sendInitial, nil
 }
 
-// watch streams changes in the negotiated stream framing (see appendFrame), the events
+// watch streams changes in the negotiated stream framing (codec.EventFramer), the events
 // the watch has for the stream written together and flushed once (see streamBatches),
 // until timeoutSeconds, the client leaving or not reading (each write has a deadline,
 // see watchDeadlines), or the storage ending the watch. It runs in three steps:
@@ -193,6 +193,11 @@ func (rq *request) negotiateWatch() (output, *scheme.Status) {
 // a resourceVersion older than the history kept starts with 200 and ends with one
 // ERROR event carrying the 410 Expired Status, as kube-apiserver does.
 func (rq *request) stream(out output, wr watchRequest) {
+	framer, ok := out.Serializer.(codec.EventFramer)
+	if !ok { // negotiateWatch offers only media types with a stream framing
+		rq.fail(NewInternalError(fmt.Errorf("media type %s has no watch framing", out.MediaType)))
+		return
+	}
 	wi, err := rq.h.store.Watch(rq.ctx, wr.key, wr.WatchOptions)
 	if err != nil && !errors.Is(err, storage.ErrGone) {
 		rq.fail(err)
@@ -203,35 +208,27 @@ func (rq *request) stream(out output, wr watchRequest) {
 	hdr.Set("Content-Type", out.StreamContentType())
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Cache-Control", "no-cache, private")
-	if err == nil && rq.canHijackWatch() {
-		hdr.Set("Connection", "close") // the stream takes the connection (see hijackWatch)
-		if srv, ok := rq.r.Context().Value(http.ServerContextKey).(*http.Server); ok {
-			rq.h.hijacked.watchServer(srv)
-		}
+	var wc *watchConn
+	if err == nil {
+		wc = rq.claimWatchConn(wi.Stop)
 	}
 	addWarnings(rq.w, rq.warnings)
 	deadlines := rq.watchDeadlines(time.Now().Add(wr.timeout))
 	defer deadlines.clear()
 	deadlines.before()
 	rq.w.WriteHeader(http.StatusOK)
-	flush := deadlines.flush
 	if err != nil {
-		rq.writeEvent(out, watch.Event{Type: watch.Error, Object: rq.h.toStatus(err, rq.gr, "")})
-		_ = flush()
+		rq.writeEvent(out, framer, watch.Event{Type: watch.Error, Object: rq.h.toStatus(err, rq.gr, "")})
+		_ = deadlines.flush()
 		return
 	}
 	defer wi.Stop()
-	_ = flush()
+	_ = deadlines.flush()
 
-	framer, ok := out.Serializer.(codec.EventFramer)
-	if !ok { // negotiateWatch offers only media types with a stream framing
-		rq.h.log.Warn("rest: watch stream ended", "path", rq.r.URL.Path, "err", fmt.Errorf("media type %s has no watch framing", out.MediaType))
-		return
-	}
 	var sink watchSink = responseSink{rq: rq, deadlines: deadlines}
-	if wc := rq.hijackWatch(wi.Stop); wc != nil {
+	if wc != nil && wc.takeOver(rq) {
 		defer wc.close(rq.h)
-		deadlines.conn, deadlines.set = wc.conn, time.Time{} // the hijack cleared the deadline
+		deadlines.moveTo(wc.conn)
 		sink = connSink{wc: wc, deadlines: deadlines}
 	}
 	ws := &watchStream{out: out, framer: framer, key: rq.internEncodingKey(out), events: rq.watchEventSeriesOf(), sink: sink}
@@ -275,7 +272,7 @@ func (s responseSink) writeFrames(frames []byte) error {
 	return s.deadlines.flush()
 }
 
-// connSink writes a batch on the hijacked connection as one chunk (see hijackWatch).
+// connSink writes a batch on the hijacked connection as one chunk (see claimWatchConn).
 type connSink struct {
 	wc        *watchConn
 	deadlines *watchDeadlines
@@ -426,14 +423,12 @@ func (rq *request) appendEventCached(ws *watchStream, dst []byte, ev watch.Event
 	return ws.framer.AppendEvent(dst, string(ev.Type), data), nil
 }
 
-func (rq *request) writeEvent(out output, ev watch.Event) {
+func (rq *request) writeEvent(out output, framer codec.EventFramer, ev watch.Event) {
 	data, err := rq.encodeEventObject(out, ev.Type, ev.Object)
 	if err != nil {
 		return
 	}
-	if frame, err := appendFrame(nil, out, ev.Type, data); err == nil {
-		_, _ = rq.w.Write(frame)
-	}
+	_, _ = rq.w.Write(framer.AppendEvent(nil, string(ev.Type), data))
 }
 
 // encodeEventObject converts an event object to the URL version (bookmarks and errors
@@ -483,15 +478,4 @@ func (rq *request) encodeEventObject(out output, typ watch.EventType, k scheme.K
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// appendFrame appends one event in the stream's framing, as the serializer's
-// codec.EventFramer lays it out (a newline-terminated JSON document, one
-// application/cbor-seq data item, a length-prefixed protobuf frame).
-func appendFrame(dst []byte, out output, typ watch.EventType, obj []byte) ([]byte, error) {
-	framer, ok := out.Serializer.(codec.EventFramer)
-	if !ok {
-		return dst, fmt.Errorf("media type %s has no watch framing", out.MediaType)
-	}
-	return framer.AppendEvent(dst, string(typ), obj), nil
 }

@@ -45,24 +45,34 @@ type watchConn struct {
 	stop func()
 }
 
-// hijackWatch takes the connection of an HTTP/1.1 watch over from net/http once the
-// response header has been flushed, or returns nil when the stream stays on the
-// ResponseWriter. stop ends the watch; it is called when the client closes the
-// connection (or sends anything: a watch's client only reads) and at the server's
-// Shutdown.
-func (rq *request) hijackWatch(stop func()) *watchConn {
+// claimWatchConn prepares an HTTP/1.1 watch to take its connection over from net/http
+// once its header is out (see takeOver), before the header is written: the response
+// says "Connection: close", and the watch is registered with its server so that a
+// Shutdown its client may see begin finds it. It returns nil when the stream stays on
+// the ResponseWriter: not HTTP/1.1, or the server already shuts down (it still tracks
+// the stream there). stop ends the watch.
+func (rq *request) claimWatchConn(stop func()) *watchConn {
 	if !rq.canHijackWatch() {
 		return nil
 	}
 	wc := &watchConn{stop: stop}
 	wc.srv, _ = rq.r.Context().Value(http.ServerContextKey).(*http.Server)
 	if wc.srv != nil && !rq.h.hijacked.add(wc) {
-		return nil // the server shuts down: it still tracks the stream on its ResponseWriter
+		return nil
 	}
+	rq.w.Header().Set("Connection", "close")
+	return wc
+}
+
+// takeOver hijacks the connection once the response header has been flushed, and tells
+// false (forgetting wc) when the ResponseWriter cannot be hijacked. Then stop is called
+// when the client closes the connection or sends anything (a watch's client only
+// reads), as well as at the server's Shutdown.
+func (wc *watchConn) takeOver(rq *request) bool {
 	conn, brw, err := http.NewResponseController(rq.w).Hijack()
 	if err != nil {
 		rq.h.hijacked.remove(wc)
-		return nil
+		return false
 	}
 	wc.conn = conn
 	go func() {
@@ -70,9 +80,9 @@ func (rq *request) hijackWatch(stop func()) *watchConn {
 		// pipelined request, which the stream cannot serve), or the stream closes
 		// the connection; net/http's own read of the connection ended with the hijack.
 		_, _ = brw.Reader.Read(make([]byte, 1))
-		stop()
+		wc.stop()
 	}()
-	return wc
+	return true
 }
 
 // canHijackWatch tells whether the stream may move to the connection: HTTP/1.1, where
@@ -122,33 +132,21 @@ type serverWatches struct {
 	shuttingDown bool
 }
 
-// watchServer registers srv's Shutdown function, once per server. A watch calls it
-// before its response goes out, so that a Shutdown its client may have seen begin
-// finds the watch (see add).
-func (hw *hijackedWatches) watchServer(srv *http.Server) {
+// add records wc under its server, registering the server's Shutdown function the first
+// time, and tells false when that server is shutting down.
+func (hw *hijackedWatches) add(wc *watchConn) bool {
 	hw.mu.Lock()
 	defer hw.mu.Unlock()
-	hw.serverLocked(srv)
-}
-
-func (hw *hijackedWatches) serverLocked(srv *http.Server) *serverWatches {
-	sw := hw.servers[srv]
+	sw := hw.servers[wc.srv]
 	if sw == nil {
 		if hw.servers == nil {
 			hw.servers = make(map[*http.Server]*serverWatches)
 		}
 		sw = &serverWatches{watches: make(map[*watchConn]struct{})}
-		hw.servers[srv] = sw
+		hw.servers[wc.srv] = sw
+		srv := wc.srv
 		srv.RegisterOnShutdown(func() { hw.shutdown(srv) })
 	}
-	return sw
-}
-
-// add records wc under its server, and tells false when that server is shutting down.
-func (hw *hijackedWatches) add(wc *watchConn) bool {
-	hw.mu.Lock()
-	defer hw.mu.Unlock()
-	sw := hw.serverLocked(wc.srv)
 	if sw.shuttingDown {
 		return false
 	}

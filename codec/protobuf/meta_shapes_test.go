@@ -120,6 +120,12 @@ func TestDecode_ObjectMetaOfUnusualShapesReadsLikeTheUsualOne(t *testing.T) {
 			scheme.ObjectMeta{CreationTimestamp: scheme.Time{Time: before1970}}},
 		{"grace period before the deletion timestamp", msg(varint(nil, 10, 30), 9, varint(varint(nil, 1, uint64(t0.Unix())), 2, 0)),
 			scheme.ObjectMeta{DeletionGracePeriodSeconds: ptr(int64(30)), DeletionTimestamp: &scheme.Time{Time: t0}}},
+		{"a generation of two bytes between the strings and a label", str(msg(varint(str(nil, 1, "n"), 7, 300), 11, str(str(nil, 1, "k"), 2, "v")), 3, "ns"),
+			scheme.ObjectMeta{Name: "n", Namespace: "ns", Generation: 300, Labels: map[string]string{"k": "v"}}},
+		{"labels before and after a finalizer", msg(str(msg(nil, 11, str(str(nil, 1, "a"), 2, "1")), 14, "f"), 11, str(str(nil, 1, "b"), 2, "2")),
+			scheme.ObjectMeta{Labels: map[string]string{"a": "1", "b": "2"}, Finalizers: []string{"f"}}},
+		{"a label repeated: the last one wins", msg(msg(nil, 11, str(str(nil, 1, "k"), 2, "old")), 11, str(str(nil, 1, "k"), 2, "new")),
+			scheme.ObjectMeta{Labels: map[string]string{"k": "new"}}},
 		{"two owner references, a finalizer between them", msg(str(msg(nil, 13, str(nil, 3, "a")), 14, "f"), 13, str(nil, 3, "b")),
 			scheme.ObjectMeta{OwnerReferences: []scheme.OwnerReference{{Name: "a"}, {Name: "b"}}, Finalizers: []string{"f"}}},
 	}
@@ -145,6 +151,9 @@ func TestDecode_MalformedShapesStillFail(t *testing.T) {
 		{"leading string longer than the message", []byte{1<<3 | 2, 5, 'a'}},
 		{"time varint cut short", []byte{8<<3 | 2, 2, 1 << 3, 0x80}},
 		{"field key cut short", []byte{1<<3 | 2, 1, 'a', 0x80}},
+		{"a generation of the bytes wire type", []byte{7<<3 | 2, 1, 'a'}},
+		{"a name of the varint wire type", []byte{1<<3 | 0, 1}},
+		{"a generation cut short after the strings", []byte{1<<3 | 2, 1, 'a', 7 << 3}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,4 +163,29 @@ func TestDecode_MalformedShapesStillFail(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An ObjectMeta decoded with a shared copy goes through commonObjectMeta's reading of
+// the usual fields; one decoded without (each string copied) only through the decode
+// loop. Both must read any input alike, errors included.
+func FuzzDecodeObjectMeta_CommonFieldsReadAsTheLoopReadsThem(f *testing.F) {
+	full := fullMeta()
+	f.Add(appendObjectMeta(nil, &full))
+	withSets := metaWithFieldSets()
+	f.Add(appendObjectMeta(nil, &withSets))
+	f.Add([]byte{1<<3 | 2, 1, 'n', 7 << 3, 0x80, 0x02, 11<<3 | 2, 6, 1<<3 | 2, 1, 'k', 2<<3 | 2, 1, 'v', 14<<3 | 2, 1, 'f'})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var common, loop scheme.ObjectMeta
+		errCommon := decodeObjectMeta(data, &common)
+		r := reader{b: data, msg: "ObjectMeta"}
+		errLoop := decodeObjectMetaFrom(&r, &loop)
+		if (errCommon == nil) != (errLoop == nil) {
+			t.Fatalf("with a shared copy: %v; through the loop alone: %v", errCommon, errLoop)
+		}
+		if errCommon == nil {
+			if diff := cmp.Diff(loop, common); diff != "" {
+				t.Errorf("(-loop +with a shared copy):\n%s", diff)
+			}
+		}
+	})
 }

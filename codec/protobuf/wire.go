@@ -279,6 +279,34 @@ func sharedReader(data []byte, msg string) reader {
 	return reader{b: data, msg: msg, src: ownedCopy(data)}
 }
 
+// itemCopies makes the shared copies of a list's items (see sharedReader). Items that
+// come one after another share a chunk of at most itemChunkBytes, so that a list of
+// 500 small items costs a few allocations rather than 500; an item kept after the rest
+// of its list is dropped holds at most that much besides its own bytes. An item larger
+// than half a chunk gets a copy of its own.
+type itemCopies struct {
+	free []byte // the unused part of the current chunk
+}
+
+// itemChunkBytes bounds a chunk of item copies.
+const itemChunkBytes = 4 << 10
+
+// reader returns a reader of item whose strings share a copy of it; rest is the number
+// of bytes of the list from item on, which bounds the size of a new chunk.
+func (c *itemCopies) reader(item []byte, rest int, msg string) reader {
+	n := len(item)
+	if n == 0 || n > itemChunkBytes/2 {
+		return sharedReader(item, msg)
+	}
+	if n > len(c.free) {
+		c.free = make([]byte, min(itemChunkBytes, max(rest, n)))
+	}
+	dst := c.free[:n:n]
+	copy(dst, item)
+	c.free = c.free[n:]
+	return reader{b: item, msg: msg, src: unsafe.String(unsafe.SliceData(dst), n)}
+}
+
 // ownedCopy returns a copy of data as a string whose bytes this package allocated
 // (never a static or stack string, as a conversion may return): bytesShared may hand
 // out parts of it as []byte. Empty data gives "".

@@ -6,6 +6,7 @@
 #   bench/run.sh                                   # every side-by-side benchmark, 6 rounds
 #   BENCH='^BenchmarkTracker' ROUNDS=3 bench/run.sh  # the memory store's rows only
 #   CG=1 bench/run.sh                              # also instructions/op of the store rows
+#   BENCH=none ROUNDS=0 CG=protobuf bench/run.sh   # instructions/op of the protobuf decode rows only
 #
 # One test binary serves every round, and each round runs every benchmark once with both
 # impls back to back, so that load on a shared machine falls on both sides alike rather
@@ -19,6 +20,10 @@
 #              (BenchmarkTrackerCRUD create, get and update, BenchmarkTrackerLifecycle) with
 #              e2e/cgbench.sh (needs valgrind). The delete row's setup makes one object per
 #              op, which cgbench.sh would count: bench/README.md counts its calls instead.
+#   CG=protobuf  after the rounds, count instructions per op of the protobuf decode rows
+#              (BenchmarkProtobufMeta's three, BenchmarkWireList's metadata list of 500),
+#              once with the garbage collector off and once at GOGC=100, where the count
+#              takes in the collector's work for what the decode allocated (GOMAXPROCS=1).
 #
 # The HTTP rows against the real apiextensions-apiserver are not here: they need two servers
 # and ../shared/bench (see bench/README.md).
@@ -44,7 +49,24 @@ for round in $(seq "$ROUNDS"); do
 	(cd "$root/e2e" && "$OUT/e2e.test" -test.run '^$' -test.bench "$BENCH" -test.benchmem \
 		-test.count 1 -test.benchtime "$BENCHTIME") >>"$OUT/bench.txt"
 done
-"${benchstat[@]}" -col /impl "$OUT/bench.txt"
+if ((ROUNDS > 0)); then
+	"${benchstat[@]}" -col /impl "$OUT/bench.txt"
+fi
+
+if [[ ${CG:-} == protobuf ]]; then
+	: >"$OUT/cg.txt"
+	for gogc in off 100; do
+		for impl in apikit apimachinery; do
+			for row in Status_with_details PartialObjectMetadata_with_full_metadata PartialObjectMetadataList; do
+				(cd "$root/e2e" && GOGC=$gogc ./cgbench.sh "^BenchmarkProtobufMeta\$/^$row\$/^Decode\$/^impl=$impl\$" 20000) |
+					sed "s/\$/ (GOGC=$gogc)/" | tee -a "$OUT/cg.txt"
+			done
+			# enough decodes of 500 items for a few dozen collections at GOGC=100
+			(cd "$root/e2e" && GOGC=$gogc ./cgbench.sh "^BenchmarkWireList\$/^format=protobuf\$/^kind=PartialObjectMetadataList\$/^op=decode\$/^impl=$impl\$" 1000) |
+				sed "s/\$/ (GOGC=$gogc)/" | tee -a "$OUT/cg.txt"
+		done
+	done
+fi
 
 if [[ ${CG:-} == 1 ]]; then
 	: >"$OUT/cg.txt"

@@ -3,6 +3,7 @@ package codec
 import (
 	"bytes"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/apikit-dev/apikit/codec/internal/encodetest"
@@ -40,5 +41,26 @@ func TestJSONEncode_FailureLeavesTheBufferAsItWas(t *testing.T) {
 	}
 	if buf.String() != "kept" {
 		t.Errorf("buffer holds %q after a failed encode, want %q", buf.String(), "kept")
+	}
+}
+
+func TestSizeHint_EachTypeKeepsItsOwnThroughSlotCollisions(t *testing.T) {
+	// More types than sizeHintSlots has slots, so that some share a slot and take turns.
+	values := make([]any, 3*len(sizeHintSlots))
+	for i := range values {
+		values[i] = reflect.New(reflect.ArrayOf(i+1, reflect.TypeFor[byte]())).Elem().Interface()
+	}
+	for round := range 2 {
+		for i, v := range values {
+			sizeHint(v).Store(int64(1000*round + i))
+		}
+		for i, v := range values {
+			if got, want := sizeHint(v).Load(), int64(1000*round+i); got != want {
+				t.Fatalf("round %d: hint of %T is %d, want %d", round, v, got, want)
+			}
+		}
+	}
+	if sizeHint(values[0]) == sizeHint(&values[0]) {
+		t.Error("a value and a pointer to it share a hint")
 	}
 }

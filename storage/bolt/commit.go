@@ -31,6 +31,7 @@ type encodedRecord struct {
 // Pending is a queued call of Enqueue: its records become durable together, after every
 // record queued before them, or fail together.
 type Pending struct {
+	log     *Log
 	recs    []encodedRecord
 	one     [1]encodedRecord // recs of a single-record call, saving an allocation
 	firstRV uint64
@@ -79,6 +80,48 @@ func (p *Pending) Wait(ctx context.Context) error {
 	}
 }
 
+// TryCommit writes the records on the calling goroutine, and returns once they are
+// durable or have failed, when nothing else is being written and they are first in
+// line; otherwise it returns at once and the committer writes them. A caller about to
+// wait for its records calls it first: a write when the log is idle (one client, one
+// write at a time) then costs no handoff to the committer goroutine and back, about 5%
+// of a create's time on the example server. What was queued behind the records is
+// written with them, up to Options.MaxBatch records, as the committer would.
+//
+// It leaves the write to the committer when Options.MaxBatchDelay is set (the committer
+// waits for more) and when the checkpointer is behind (a write would wait for it): the
+// caller then waits on Done, which its context can end. An inline write is one append
+// and one fdatasync, which no context ends.
+func (p *Pending) TryCommit() {
+	l := p.log
+	if l == nil {
+		return
+	}
+	l.walMu.Lock()
+	behind := l.unappliedBytes >= l.maxPending // a write would wait for a checkpoint
+	l.walMu.Unlock()
+	if behind {
+		return
+	}
+	l.mu.Lock()
+	if l.writing || l.maxDelay > 0 || l.failed != nil || len(l.queue) == 0 || l.queue[0] != p {
+		l.mu.Unlock()
+		return
+	}
+	l.writing = true
+	var buf [4]*Pending
+	batch := l.take(buf[:0])
+	l.mu.Unlock()
+	l.commit(batch)
+	l.mu.Lock()
+	l.writing = false
+	more := len(l.queue) > 0 || l.closing
+	l.mu.Unlock()
+	if more {
+		l.signal()
+	}
+}
+
 // Commit writes recs durably (fsync'ed, unless Options.NoSync) and atomically, after
 // every record of earlier calls, and returns nil once they are. It is Enqueue followed by
 // Pending.Wait: a ctx that has already ended queues nothing and returns ctx.Err(); a ctx
@@ -92,6 +135,7 @@ func (l *Log) Commit(ctx context.Context, recs ...Record) error {
 	if err != nil {
 		return err
 	}
+	p.TryCommit()
 	return p.Wait(ctx)
 }
 
@@ -125,6 +169,7 @@ func (l *Log) Enqueue(recs ...Record) (*Pending, error) {
 	}
 
 	p := &Pending{
+		log:     l,
 		firstRV: recs[0].ResourceVersion,
 		lastRV:  recs[len(recs)-1].ResourceVersion,
 		done:    make(chan struct{}),
@@ -179,14 +224,14 @@ func (l *Log) signal() {
 }
 
 // run is the committer goroutine: it writes queued calls in batches until Close has begun
-// and the queue is empty.
+// and the queue is empty, taking turns with callers of TryCommit.
 func (l *Log) run() {
 	defer close(l.stopped)
 	var batch []*Pending // reused from batch to batch
 	for {
 		l.mu.Lock()
-		for len(l.queue) == 0 {
-			if l.closing {
+		for len(l.queue) == 0 || l.writing {
+			if l.closing && len(l.queue) == 0 && !l.writing {
 				l.mu.Unlock()
 				return
 			}
@@ -194,32 +239,43 @@ func (l *Log) run() {
 			<-l.wake
 			l.mu.Lock()
 		}
+		l.writing = true
 		if l.maxDelay > 0 && l.queuedRecs < l.maxBatch && !l.closing && l.failed == nil {
 			l.mu.Unlock()
 			l.linger()
 			l.mu.Lock()
 		}
 		batch = l.take(batch[:0])
-		failed := l.failed
 		l.mu.Unlock()
-
-		if failed != nil {
-			complete(batch, fmt.Errorf("bolt: commit to %s: %w: %w", l.path, ErrFailed, failed))
-			continue
-		}
-		first, last := batch[0].firstRV, batch[len(batch)-1].lastRV
-		if err := l.write(batch, first, last); err != nil {
-			err = fmt.Errorf("bolt: commit of resource versions %d to %d to %s: %w", first, last, l.path, err)
-			l.logger.Error("storage log commit failed; the log accepts no more writes", "path", l.path, "error", err)
-			l.mu.Lock()
-			l.failed = err
-			l.mu.Unlock()
-			complete(batch, err)
-			continue // the loop fails whatever is still queued
-		}
-		l.durableRV.Store(last)
-		complete(batch, nil)
+		l.commit(batch)
+		l.mu.Lock()
+		l.writing = false
+		l.mu.Unlock()
 	}
+}
+
+// commit writes batch, taken from the queue by the holder of writing, and releases its
+// callers; a failed write fails the log, and everything queued after it.
+func (l *Log) commit(batch []*Pending) {
+	l.mu.Lock()
+	failed := l.failed
+	l.mu.Unlock()
+	if failed != nil {
+		complete(batch, fmt.Errorf("bolt: commit to %s: %w: %w", l.path, ErrFailed, failed))
+		return
+	}
+	first, last := batch[0].firstRV, batch[len(batch)-1].lastRV
+	if err := l.write(batch, first, last); err != nil {
+		err = fmt.Errorf("bolt: commit of resource versions %d to %d to %s: %w", first, last, l.path, err)
+		l.logger.Error("storage log commit failed; the log accepts no more writes", "path", l.path, "error", err)
+		l.mu.Lock()
+		l.failed = err
+		l.mu.Unlock()
+		complete(batch, err)
+		return
+	}
+	l.durableRV.Store(last)
+	complete(batch, nil)
 }
 
 // linger waits up to MaxBatchDelay for MaxBatch records to be queued, or for Close.

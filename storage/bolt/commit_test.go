@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -422,21 +423,155 @@ func TestCommit_ContextEndingWhileWaitingLeavesTheRecordQueued(t *testing.T) {
 	busy := newGate(1, nil)
 	l.testHook = gates(nil, busy)
 
+	// The committer is busy with an earlier write, so the Commit waits for it.
+	earlier := enqueue(t, l, put("/a", "A", 1))
+	waitFor(t, "the earlier transaction", busy.entered)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
-	go func() { errc <- l.Commit(ctx, put("/a", "A", 1)) }()
-	waitFor(t, "the transaction", busy.entered)
+	go func() { errc <- l.Commit(ctx, put("/b", "B", 2)) }()
+	for deadline := time.Now().Add(guard); ; time.Sleep(time.Millisecond) { // until it is queued
+		l.mu.Lock()
+		queued := l.queuedRV
+		l.mu.Unlock()
+		if queued == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("gave up waiting for the Commit to queue its record")
+		}
+	}
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Errorf("Commit() with its context cancelled while waiting = %v, want context.Canceled", err)
 	}
 	close(busy.release)
+	if err := wait(t, earlier); err != nil {
+		t.Fatal(err)
+	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
 	l = openTestLog(t, path, Options{})
+	if got, _ := loadAll(t, l); len(got) != 2 {
+		t.Errorf("after reopen: %v, want both records, the second written anyway", got)
+	}
+}
+
+func TestTryCommit_WritesOnTheCallerWhenTheLogIsIdle(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log.db")
+	l := openTestLog(t, path, Options{})
+	// Which goroutine wrote each transaction, from its stack.
+	var mu sync.Mutex
+	inline := 0
+	l.testHook = func(int, uint64, uint64) error {
+		if strings.Contains(string(debug.Stack()), ".(*Pending).TryCommit(") {
+			mu.Lock()
+			inline++
+			mu.Unlock()
+		}
+		return nil
+	}
+	const writes = 50
+	for rv := uint64(1); rv <= writes; rv++ {
+		p := enqueue(t, l, put(keyOf(rv), valueOf(rv), rv))
+		p.TryCommit()
+		// Enqueue wakes the committer, which may take the record first; either way the
+		// record is durable once Wait returns.
+		if err := wait(t, p); err != nil {
+			t.Fatalf("record %d: %v", rv, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if inline == 0 {
+		t.Errorf("none of %d writes on an idle log was written by TryCommit", writes)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l = openTestLog(t, path, Options{})
+	if got, _ := loadAll(t, l); len(got) != writes {
+		t.Errorf("after reopen: %d records, want %d", len(got), writes)
+	}
+}
+
+func TestTryCommit_LeavesTheWriteToTheCommitterWhileItIsBusy(t *testing.T) {
+	l := openTestLog(t, filepath.Join(t.TempDir(), "log.db"), Options{})
+	rec := &recorder{}
+	busy := newGate(1, nil)
+	l.testHook = gates(rec, busy)
+	first := enqueue(t, l, put(keyOf(1), valueOf(1), 1))
+	waitFor(t, "the first transaction", busy.entered)
+	second := enqueue(t, l, put(keyOf(2), valueOf(2), 2))
+	third := enqueue(t, l, put(keyOf(3), valueOf(3), 3))
+	third.TryCommit()  // not first in line
+	second.TryCommit() // the committer is writing
+	select {
+	case <-second.Done():
+		t.Fatal("TryCommit wrote while the committer was writing")
+	default:
+	}
+	close(busy.release)
+	for _, p := range []*Pending{first, second, third} {
+		if err := wait(t, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff([]batch{{1, 1, 1}, {2, 2, 3}}, rec.get()); diff != "" {
+		t.Errorf("transactions (-want +got):\n%s", diff)
+	}
+}
+
+func TestTryCommit_WithMaxBatchDelayLeavesTheWriteToTheCommitter(t *testing.T) {
+	l := openTestLog(t, filepath.Join(t.TempDir(), "log.db"), Options{MaxBatchDelay: guard})
+	gate := newGate(1, nil)
+	l.testHook = gates(nil, gate)
+	p := enqueue(t, l, put(keyOf(1), valueOf(1), 1))
+	done := make(chan struct{})
+	go func() {
+		p.TryCommit()
+		close(done)
+	}()
+	waitFor(t, "TryCommit to return", done)
+	select {
+	case <-gate.entered:
+		t.Fatal("the write started before the batch delay, or on TryCommit's goroutine")
+	default:
+	}
+	close(gate.release)
+	if err := l.Close(); err != nil { // Close does not wait for the delay
+		t.Fatal(err)
+	}
+	if err := wait(t, p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestClose_WaitsForAWriteInProgress(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log.db")
+	l := openTestLog(t, path, Options{})
+	gate := newGate(1, nil)
+	l.testHook = gates(nil, gate)
+	p := enqueue(t, l, put(keyOf(1), valueOf(1), 1))
+	go p.TryCommit() // the write is TryCommit's or the committer's, whichever takes it
+	waitFor(t, "the write", gate.entered)
+	closed := make(chan error, 1)
+	go func() { closed <- l.Close() }()
+	select {
+	case err := <-closed:
+		t.Fatalf("Close() = %v during a write", err)
+	case <-time.After(50 * time.Millisecond): // a Close that did not wait would be done by now
+	}
+	close(gate.release)
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Err(); err != nil {
+		t.Fatal(err)
+	}
+	l = openTestLog(t, path, Options{})
 	if got, _ := loadAll(t, l); len(got) != 1 {
-		t.Errorf("after reopen: %v, want the record written anyway", got)
+		t.Errorf("after reopen: %v, want the record", got)
 	}
 }
 

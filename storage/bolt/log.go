@@ -135,7 +135,7 @@ type Log struct {
 	maxDelay time.Duration
 
 	wal        *wal
-	frameBuf   []byte // the committer's frame buffer, reused
+	frameBuf   []byte // the frame buffer of whoever holds writing, reused
 	ckptBytes  int64
 	ckptEvery  time.Duration
 	maxPending int64 // unapplied bytes at which the committer waits for the checkpointer
@@ -165,6 +165,9 @@ type Log struct {
 	queuedRV   uint64     // resource version of the last record accepted
 	closing    bool       // Close has begun; nothing more is accepted
 	failed     error      // set when a commit failed; nothing more is accepted
+	// writing is held by the one goroutine taking and writing a batch: the committer,
+	// or a caller of Pending.TryCommit writing its own (see there).
+	writing bool
 
 	wake    chan struct{} // capacity 1: something was queued or Close began
 	stopped chan struct{} // closed when the committer goroutine has returned

@@ -35,6 +35,9 @@ type Journal interface {
 }
 
 // Durability reports when one journal write is durable; *bolt.Pending implements it.
+// One that also has a TryCommit() method (as *bolt.Pending does) gets it called by the
+// writer just before it waits: the journal may then make the write durable on the
+// writer's goroutine.
 type Durability interface {
 	// Done is closed once the write is durable or has failed.
 	Done() <-chan struct{}
@@ -58,6 +61,9 @@ type inflightWrite struct {
 // become durable and visible).
 func (s *Store) settle(ctx context.Context, key string, rv uint64, d Durability) error {
 	if d != nil {
+		if c, ok := d.(interface{ TryCommit() }); ok {
+			c.TryCommit()
+		}
 		select {
 		case <-d.Done():
 		case <-ctx.Done():

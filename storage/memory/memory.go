@@ -639,14 +639,16 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 		if err != nil {
 			return nil, err
 		}
+		// Settled first: a journal may write the change on this goroutine if it gets
+		// there before its committer (see Durability).
+		if err := s.settle(ctx, key, rv, d); err != nil {
+			return nil, err
+		}
 		out := next
 		if own {
 			out.SetResourceVersion(storage.FormatResourceVersion(rv))
 		} else {
-			out = copyObject(stored)
-		}
-		if err := s.settle(ctx, key, rv, d); err != nil {
-			return nil, err
+			out = copyObject(stored) // stored is read-only now
 		}
 		return out, nil
 	}
@@ -706,9 +708,9 @@ func (s *Store) removeAndUnlock(ctx context.Context, key string, e *entry) (sche
 	if err != nil {
 		return nil, err
 	}
-	out := copyObject(e.obj)
 	if err := s.settle(ctx, key, rv, d); err != nil {
 		return nil, err
 	}
+	out := copyObject(e.obj) // e.obj is read-only
 	return out, nil
 }

@@ -51,9 +51,17 @@
 // nothing queued after a failed record can become durable without it. (Whether the
 // failed frame itself reached the disk is unknown, as after a crash during a write.)
 //
+// When nothing is being written and a caller's records are first in line, the caller
+// writes that batch itself ([Pending.TryCommit], which Commit and the Store call before
+// they wait), saving the handoff to the committer goroutine and back; one writer at a
+// time, the committer or a caller, takes and writes a batch, so the order and the
+// grouping are as above.
+//
 // A caller whose context ends while it waits gets the context's error, but its records
 // stay queued and may still become durable: the outcome is unknown, as with a timed-out
-// request to etcd. A context that has already ended when Commit is called queues nothing.
+// request to etcd. A caller writing its own batch waits for that one append and sync
+// whatever its context does. A context that has already ended when Commit is called
+// queues nothing.
 //
 // # Write-ahead log and checkpoints
 //

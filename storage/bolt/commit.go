@@ -123,10 +123,11 @@ func (p *Pending) TryCommit() {
 }
 
 // Commit writes recs durably (fsync'ed, unless Options.NoSync) and atomically, after
-// every record of earlier calls, and returns nil once they are. It is Enqueue followed by
-// Pending.Wait: a ctx that has already ended queues nothing and returns ctx.Err(); a ctx
-// that ends while waiting returns ctx.Err() with the outcome unknown (the records may
-// still become durable). Commit does not keep recs or their values after it returns.
+// every record of earlier calls, and returns nil once they are. It is Enqueue followed
+// by Pending.TryCommit and Pending.Wait: a ctx that has already ended queues nothing and
+// returns ctx.Err(); a ctx that ends while waiting for the committer returns ctx.Err()
+// with the outcome unknown (the records may still become durable). Commit does not keep
+// recs or their values after it returns.
 func (l *Log) Commit(ctx context.Context, recs ...Record) error {
 	if err := ctx.Err(); err != nil {
 		return err

@@ -101,11 +101,13 @@ func (p *Pending) TryCommit() {
 	behind := l.unappliedBytes >= l.maxPending // a write would wait for a checkpoint
 	l.walMu.Unlock()
 	if behind {
+		l.signal()
 		return
 	}
 	l.mu.Lock()
 	if l.writing || l.maxDelay > 0 || l.failed != nil || len(l.queue) == 0 || l.queue[0] != p {
 		l.mu.Unlock()
+		l.signal() // the committer writes them, or already has
 		return
 	}
 	l.writing = true
@@ -147,6 +149,12 @@ func (l *Log) Commit(ctx context.Context, recs ...Record) error {
 // outside it. Enqueue copies what it needs: recs and their values may be reused as soon
 // as it returns. It fails with ErrClosed after Close and ErrFailed after a failed commit.
 func (l *Log) Enqueue(recs ...Record) (*Pending, error) {
+	return l.enqueue(true, recs...)
+}
+
+// enqueue is Enqueue; without wake it leaves the committer asleep, for a caller that
+// calls TryCommit on the Pending before it waits, which writes the records or wakes it.
+func (l *Log) enqueue(wake bool, recs ...Record) (*Pending, error) {
 	if len(recs) == 0 {
 		return &Pending{done: closedChan}, nil
 	}
@@ -212,7 +220,9 @@ func (l *Log) Enqueue(recs ...Record) (*Pending, error) {
 	l.queue = append(l.queue, p)
 	l.queuedRecs += len(p.recs)
 	l.mu.Unlock()
-	l.signal()
+	if wake {
+		l.signal()
+	}
 	return p, nil
 }
 

@@ -84,7 +84,9 @@ type journal struct {
 func (j journal) Encode(_ string, obj scheme.Object) ([]byte, error) { return j.codec.Encode(obj) }
 
 func (j journal) Append(key string, value []byte, rv uint64) (memory.Durability, error) {
-	p, err := j.log.Enqueue(Record{Key: key, Value: value, ResourceVersion: rv})
+	// The memory store calls TryCommit before it waits (see memory.Durability): the
+	// committer is woken only if the writer does not write the record itself.
+	p, err := j.log.enqueue(false, Record{Key: key, Value: value, ResourceVersion: rv})
 	if err != nil {
 		return nil, err
 	}

@@ -35,9 +35,9 @@ type Journal interface {
 }
 
 // Durability reports when one journal write is durable; *bolt.Pending implements it.
-// One that also has a TryCommit() method (as *bolt.Pending does) gets it called by the
-// writer just before it waits: the journal may then make the write durable on the
-// writer's goroutine.
+// One that also has a TryCommit() method (as *bolt.Pending does) gets it called, once,
+// by the writer just before it waits: the journal may then make the write durable on
+// the writer's goroutine, and may leave it queued until that call.
 type Durability interface {
 	// Done is closed once the write is durable or has failed.
 	Done() <-chan struct{}

@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/scheme"
@@ -107,4 +108,37 @@ func ExampleNew() {
 	// Output:
 	// created at 1
 	// web at 1 size 3
+}
+
+// A caller that assigns resource versions queues its records under its own lock and
+// waits outside it. TryCommit, just before the wait, writes them on the caller's
+// goroutine when nothing else is being written.
+func ExampleLog_Enqueue() {
+	dir, err := os.MkdirTemp("", "apikit-bolt-enqueue")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	l, err := bolt.Open(filepath.Join(dir, "state.db"), bolt.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer l.Close()
+
+	var mu sync.Mutex // the caller's: versions are assigned and queued in one order
+	next := uint64(0)
+	mu.Lock()
+	next++
+	p, err := l.Enqueue(bolt.Record{Key: "/core/configmaps/default/settings", Value: []byte(`{"mode":"b"}`), ResourceVersion: next})
+	mu.Unlock()
+	if err != nil {
+		log.Fatal(err)
+	}
+	p.TryCommit()
+	if err := p.Wait(context.Background()); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("durable at version", l.LastResourceVersion())
+	// Output:
+	// durable at version 1
 }

@@ -126,6 +126,8 @@ func TestDecode_ObjectMetaOfUnusualShapesReadsLikeTheUsualOne(t *testing.T) {
 			scheme.ObjectMeta{Labels: map[string]string{"a": "1", "b": "2"}, Finalizers: []string{"f"}}},
 		{"a label repeated: the last one wins", msg(msg(nil, 11, str(str(nil, 1, "k"), 2, "old")), 11, str(str(nil, 1, "k"), 2, "new")),
 			scheme.ObjectMeta{Labels: map[string]string{"k": "new"}}},
+		{"a deletion time, a grace period of two bytes and a label", msg(varint(msg(nil, 9, varint(nil, 1, uint64(t0.Unix()))), 10, 300), 11, str(str(nil, 1, "k"), 2, "v")),
+			scheme.ObjectMeta{DeletionTimestamp: &scheme.Time{Time: t0}, DeletionGracePeriodSeconds: ptr(int64(300)), Labels: map[string]string{"k": "v"}}},
 		{"two owner references, a finalizer between them", msg(str(msg(nil, 13, str(nil, 3, "a")), 14, "f"), 13, str(nil, 3, "b")),
 			scheme.ObjectMeta{OwnerReferences: []scheme.OwnerReference{{Name: "a"}, {Name: "b"}}, Finalizers: []string{"f"}}},
 	}

@@ -55,15 +55,18 @@ fi
 
 if [[ ${CG:-} == protobuf ]]; then
 	: >"$OUT/cg.txt"
+	rows=()
+	for impl in apikit apimachinery; do
+		for row in Status_with_details PartialObjectMetadata_with_full_metadata PartialObjectMetadataList; do
+			rows+=("^BenchmarkProtobufMeta\$/^$row\$/^Decode\$/^impl=$impl\$ 20000")
+		done
+		# enough decodes of 500 items for a few dozen collections at GOGC=100
+		rows+=("^BenchmarkWireList\$/^format=protobuf\$/^kind=PartialObjectMetadataList\$/^op=decode\$/^impl=$impl\$ 1000")
+	done
 	for gogc in off 100; do
-		for impl in apikit apimachinery; do
-			for row in Status_with_details PartialObjectMetadata_with_full_metadata PartialObjectMetadataList; do
-				(cd "$root/e2e" && GOGC=$gogc ./cgbench.sh "^BenchmarkProtobufMeta\$/^$row\$/^Decode\$/^impl=$impl\$" 20000) |
-					sed "s/\$/ (GOGC=$gogc)/" | tee -a "$OUT/cg.txt"
-			done
-			# enough decodes of 500 items for a few dozen collections at GOGC=100
-			(cd "$root/e2e" && GOGC=$gogc ./cgbench.sh "^BenchmarkWireList\$/^format=protobuf\$/^kind=PartialObjectMetadataList\$/^op=decode\$/^impl=$impl\$" 1000) |
-				sed "s/\$/ (GOGC=$gogc)/" | tee -a "$OUT/cg.txt"
+		for row in "${rows[@]}"; do
+			# shellcheck disable=SC2086 # pattern and count are two arguments
+			(cd "$root/e2e" && GOGC=$gogc ./cgbench.sh $row) | sed "s/\$/ (GOGC=$gogc)/" | tee -a "$OUT/cg.txt"
 		done
 	done
 fi

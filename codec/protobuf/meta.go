@@ -139,20 +139,43 @@ func decodeMapEntry(data []byte, m map[string]string) error {
 // both shorter than 128 bytes) is cut from src in place; anything else goes through
 // decodeMapEntryFrom.
 func (r *reader) readMapEntry(m *map[string]string) {
-	if *m == nil {
-		*m = make(map[string]string, 4)
-	}
-	if n := r.shortLen(); n >= 4 && r.src != "" {
-		e, v := r.src[r.pos+1:r.pos+1+n], r.b[r.pos+1:r.pos+1+n]
-		if k := int(v[1]); v[0] == 1<<3|byte(protowire.BytesType) && k < 0x80 && k < n-3 &&
-			v[2+k] == 2<<3|byte(protowire.BytesType) && v[3+k] < 0x80 && int(v[3+k]) == n-4-k {
-			(*m)[e[2:2+k]] = e[4+k:]
+	if n := r.shortLen(); n >= 0 && r.src != "" {
+		if k, v, ok := shortMapEntry(r.b[r.pos+1:r.pos+1+n], r.src[r.pos+1:r.pos+1+n]); ok {
+			setMapEntry(m, k, v)
 			r.pos += 1 + n
 			return
 		}
 	}
+	if *m == nil {
+		*m = make(map[string]string, 4)
+	}
 	e := r.sub("map entry")
 	r.check(decodeMapEntryFrom(&e, *m))
+}
+
+// shortMapEntry reads a map<string,string> entry as every encoder writes it: key (1)
+// and value (2), both with one-byte lengths, filling the entry e. The key and value are
+// cut from s, the same bytes as a string; ok is false for any other shape, which
+// decodeMapEntryFrom reads.
+func shortMapEntry(e []byte, s string) (k, v string, ok bool) {
+	n := len(e)
+	if n < 4 || len(s) != n {
+		return "", "", false
+	}
+	kn := int(e[1])
+	if e[0] != 1<<3|byte(protowire.BytesType) || kn >= 0x80 || kn > n-4 ||
+		e[2+kn] != 2<<3|byte(protowire.BytesType) || int(e[3+kn]) != n-4-kn {
+		return "", "", false
+	}
+	return s[2 : 2+kn], s[4+kn:], true
+}
+
+// setMapEntry sets k to v in *m, which it makes when nil.
+func setMapEntry(m *map[string]string, k, v string) {
+	if *m == nil {
+		*m = make(map[string]string, 4)
+	}
+	(*m)[k] = v
 }
 
 // decodeMapEntryFrom reads one map<string,string> entry from r into m.
@@ -292,7 +315,7 @@ func decodeObjectMetaFrom(r *reader, m *scheme.ObjectMeta) error {
 // the first field of another shape or number, which the decode loop then reads, as it
 // does every field that follows: each field is read once and in order, so the result
 // is the loop's. It works on locals rather than through the reader: a metadata list
-// of 500 items decodes in 1.89 M instructions, 2.02 M through the loop alone. It reads
+// of 500 items decodes in 1.85 M instructions, 2.02 M through the loop alone. It reads
 // nothing without a shared copy to cut the strings from.
 func (r *reader) commonObjectMeta(m *scheme.ObjectMeta) {
 	if r.src == "" {
@@ -335,24 +358,15 @@ fields:
 			}
 			m.CreationTimestamp = t
 		case 11<<3 | byte(protowire.BytesType), 12<<3 | byte(protowire.BytesType):
-			// key (1) and value (2), both with one-byte lengths, filling the entry
-			if n < 4 {
+			k, val, ok := shortMapEntry(b[p+2:p+2+n], v)
+			if !ok {
 				break fields
 			}
-			e := b[p+2 : p+2+n]
-			k := int(e[1])
-			if e[0] != 1<<3|byte(protowire.BytesType) || k >= 0x80 || k > n-4 ||
-				e[2+k] != 2<<3|byte(protowire.BytesType) || int(e[3+k]) != n-4-k {
-				break fields
+			if key == 11<<3|byte(protowire.BytesType) {
+				setMapEntry(&m.Labels, k, val)
+			} else {
+				setMapEntry(&m.Annotations, k, val)
 			}
-			mp := &m.Labels
-			if key == 12<<3|byte(protowire.BytesType) {
-				mp = &m.Annotations
-			}
-			if *mp == nil {
-				*mp = make(map[string]string, 4)
-			}
-			(*mp)[v[2:2+k]] = v[4+k:]
 		default:
 			break fields
 		}
@@ -739,7 +753,7 @@ func appendPartialObjectMetadataList(b []byte, l *scheme.PartialObjectMetadataLi
 
 // decodePartialObjectMetadataList reads a PartialObjectMetadataList body. Items carry
 // no apiVersion and kind on the wire and, as with apimachinery, get none. Each item's
-// strings share one copy of it.
+// strings share one copy of it, made by itemCopies.
 func decodePartialObjectMetadataList(data []byte, l *scheme.PartialObjectMetadataList) error {
 	r := reader{b: data, msg: "PartialObjectMetadataList"}
 	var copies itemCopies

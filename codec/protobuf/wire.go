@@ -335,7 +335,8 @@ func (r *reader) bytesShared() []byte {
 	case r.src == "":
 		return append([]byte{}, v...)
 	}
-	// The shared copy is ownedCopy's byte slice: its bytes may be seen as []byte.
+	// The shared copy is a byte slice this package made (ownedCopy's or a chunk of
+	// itemCopies): its bytes may be seen as []byte.
 	whole := unsafe.Slice(unsafe.StringData(r.src), len(r.src))
 	return whole[r.pos-len(v) : r.pos : r.pos]
 }

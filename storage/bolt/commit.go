@@ -114,12 +114,8 @@ func (p *Pending) TryCommit() {
 	var buf [4]*Pending
 	batch := l.take(buf[:0])
 	l.mu.Unlock()
-	l.commit(batch)
-	l.mu.Lock()
-	l.writing = false
-	more := len(l.queue) > 0 || l.closing
-	l.mu.Unlock()
-	if more {
+	l.commit(batch, nil) // l.failed was nil when the batch was taken
+	if l.release() {     // the committer does not write while a caller does
 		l.signal()
 	}
 }
@@ -257,20 +253,18 @@ func (l *Log) run() {
 			l.mu.Lock()
 		}
 		batch = l.take(batch[:0])
+		failed := l.failed
 		l.mu.Unlock()
-		l.commit(batch)
-		l.mu.Lock()
-		l.writing = false
-		l.mu.Unlock()
+		l.commit(batch, failed)
+		l.release()
 	}
 }
 
-// commit writes batch, taken from the queue by the holder of writing, and releases its
-// callers; a failed write fails the log, and everything queued after it.
-func (l *Log) commit(batch []*Pending) {
-	l.mu.Lock()
-	failed := l.failed
-	l.mu.Unlock()
+// commit writes batch, which the holder of writing took from the queue, and releases
+// its callers. failed is the log's failure as the holder saw it when it took the batch:
+// the batch then fails with it, unwritten. A failed write fails the log, and everything
+// queued after it.
+func (l *Log) commit(batch []*Pending, failed error) {
 	if failed != nil {
 		complete(batch, fmt.Errorf("bolt: commit to %s: %w: %w", l.path, ErrFailed, failed))
 		return
@@ -287,6 +281,14 @@ func (l *Log) commit(batch []*Pending) {
 	}
 	l.durableRV.Store(last)
 	complete(batch, nil)
+}
+
+// release gives up writing and reports whether anything is queued or Close has begun.
+func (l *Log) release() (more bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.writing = false
+	return len(l.queue) > 0 || l.closing
 }
 
 // linger waits up to MaxBatchDelay for MaxBatch records to be queued, or for Close.

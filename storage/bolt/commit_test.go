@@ -91,6 +91,23 @@ func waitFor(t *testing.T, what string, c <-chan struct{}) {
 	}
 }
 
+// waitUntil polls cond, for a state no channel reports (how much the log has queued).
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(guard); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+	}
+}
+
+// queued returns how many records l has queued and the resource version of the last.
+func queued(l *Log) (recs int, lastRV uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.queuedRecs, l.queuedRV
+}
+
 func wait(t *testing.T, p *Pending) error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
@@ -429,17 +446,7 @@ func TestCommit_ContextEndingWhileWaitingLeavesTheRecordQueued(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() { errc <- l.Commit(ctx, put("/b", "B", 2)) }()
-	for deadline := time.Now().Add(guard); ; time.Sleep(time.Millisecond) { // until it is queued
-		l.mu.Lock()
-		queued := l.queuedRV
-		l.mu.Unlock()
-		if queued == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("gave up waiting for the Commit to queue its record")
-		}
-	}
+	waitUntil(t, "the Commit to queue its record", func() bool { _, rv := queued(l); return rv == 2 })
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Errorf("Commit() with its context cancelled while waiting = %v, want context.Canceled", err)

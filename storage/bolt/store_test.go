@@ -305,19 +305,7 @@ func TestWrite_ConcurrentWritersShareOneCommit(t *testing.T) {
 		go create(i)
 	}
 	// The other 15 queue up behind the blocked transaction.
-	deadline := time.Now().Add(guard)
-	for {
-		s.log.mu.Lock()
-		queued := s.log.queuedRecs
-		s.log.mu.Unlock()
-		if queued == writers-1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d writes queued", queued)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitUntil(t, "the other writes to queue", func() bool { recs, _ := queued(s.log); return recs == writers-1 })
 	close(g.release)
 	for range writers {
 		if err := <-errs; err != nil {

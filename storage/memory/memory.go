@@ -639,8 +639,8 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 		if err != nil {
 			return nil, err
 		}
-		// Settled first: a journal may write the change on this goroutine if it gets
-		// there before its committer (see Durability).
+		// Settled before the copy: a journal may write the change on this goroutine
+		// (see Durability), and nothing need come before that write.
 		if err := s.settle(ctx, key, rv, d); err != nil {
 			return nil, err
 		}

@@ -153,12 +153,17 @@ func (rq *request) decodeExternal(ser codec.Serializer, data []byte, fieldValida
 	if err != nil {
 		return nil, NewBadRequest(err.Error())
 	}
-	if err := rq.checkDecodedSize(data, obj, true); err != nil {
-		return nil, err
-	}
 	conversion.Default(rq.h.scheme, obj)
+	var added int64
 	if u, ks := rq.h.schemaFor(obj); ks != nil {
-		ks.schema.Default(u.Object)
+		// kube defaults on decode; the defaults stop at the size limit rather than
+		// build an object storage would refuse.
+		if added, err = ks.schema.DefaultWithin(u.Object, rq.h.defaultsBudget()); err != nil {
+			return nil, errObjectTooLarge()
+		}
+	}
+	if err := rq.checkDecodedSize(data, added, obj, true); err != nil {
+		return nil, err
 	}
 	rq.auditRequestObject(obj)
 	in, err := rq.h.toInternal(obj, rq.gvk)

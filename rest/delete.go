@@ -186,7 +186,9 @@ func (rq *request) deleteObject(name string, opts *DeleteOptions, dryRun bool) (
 			return nil, false, err
 		}
 		own := scheme.DeepCopy(cur)
-		rq.h.coerce(own)
+		if err := rq.h.coerce(own); err != nil {
+			return nil, false, rq.h.defaultsTooLargeOnRead(own)
+		}
 		old, err := rq.h.toInternal(own, rq.gvk)
 		if err != nil {
 			return nil, false, err

@@ -201,14 +201,15 @@ func (h *Handler) jsonSize(obj scheme.Object, withoutManaged bool) (int64, error
 
 // checkDecodedSize refuses, before anything costly is done with it (managedFields
 // tracking costs seconds for an object of a hundred thousand list entries), a decoded
-// object whose JSON would be over Options.MaxObjectBytes (without the managedFields
-// the body carries, if withoutManaged: the server replaces them).
-// Only objects whose body is over a quarter of the limit are measured: no smaller
-// body, JSON, YAML, CBOR or protobuf, decodes to anything near it, and the exact
-// check on what is stored (checkStoredSize) catches the rest.
-func (rq *request) checkDecodedSize(body []byte, obj scheme.Object, withoutManaged bool) error {
+// and defaulted object whose JSON would be over Options.MaxObjectBytes (without the
+// managedFields the body carries, if withoutManaged: the server replaces them).
+// Only objects whose body plus the bytes the defaults added (added) is over a quarter
+// of the limit are measured: no smaller body, JSON, YAML, CBOR or protobuf, decodes to
+// anything near it, and the exact check on what is stored (checkStoredSize) catches
+// the rest.
+func (rq *request) checkDecodedSize(body []byte, added int64, obj scheme.Object, withoutManaged bool) error {
 	limit := rq.h.limits.maxObjectBytes
-	if limit == 0 || int64(len(body)) <= limit/4 {
+	if limit == 0 || int64(len(body))+added <= limit/4 {
 		return nil
 	}
 	n, err := rq.h.jsonSize(obj, withoutManaged)

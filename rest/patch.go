@@ -148,7 +148,7 @@ func (rq *request) decodePatch(data []byte) (*patchRequest, error) {
 		if err != nil {
 			return nil, patchStatus(err)
 		}
-		if err := rq.checkDecodedSize(data, &scheme.Unstructured{Object: cfg}, false); err != nil {
+		if err := rq.checkDecodedSize(data, 0, &scheme.Unstructured{Object: cfg}, false); err != nil {
 			return nil, err
 		}
 		p.apply, p.config, p.duplicates = true, cfg, patch.StrictApplyConfigError(data)
@@ -166,7 +166,7 @@ func (rq *request) decodePatch(data []byte) (*patchRequest, error) {
 			}
 			return nil, NewBadRequest("error decoding CBOR: " + msg)
 		}
-		if err := rq.checkDecodedSize(data, &scheme.Unstructured{Object: cfg}, false); err != nil {
+		if err := rq.checkDecodedSize(data, 0, &scheme.Unstructured{Object: cfg}, false); err != nil {
 			return nil, err
 		}
 		p.apply, p.config = true, cfg
@@ -387,7 +387,9 @@ func (rq *request) applyObject(old scheme.Object, p *patchRequest) (scheme.Objec
 	conversion.Default(rq.h.scheme, obj)
 	// kube-apiserver defaults the result of an apply, and prunes it silently on its way
 	// to storage (fields the schema does not declare fail the apply before).
-	rq.h.coerce(obj)
+	if err := rq.h.coerce(obj); err != nil {
+		return nil, errObjectTooLarge()
+	}
 	in, err := rq.h.toInternal(obj, rq.gvk)
 	if err != nil {
 		return nil, NewBadRequest(err.Error())

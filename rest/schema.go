@@ -97,12 +97,12 @@ func nestedField(obj map[string]any, path string) (any, bool, error) {
 }
 
 // coerce prunes the fields the schema does not declare and sets its defaults, in
-// place, as kube-apiserver's decoding of a custom resource does. It returns the paths
-// of what it pruned.
-func (ks *kindSchema) coerce(obj map[string]any) []string {
-	pruned := ks.schema.PruneDecoded(obj)
-	ks.schema.Default(obj)
-	return pruned
+// place, as kube-apiserver's decoding of a custom resource does. It stops with
+// structural.ErrDefaultsTooLarge once the defaults add more than budget bytes.
+func (ks *kindSchema) coerce(obj map[string]any, budget int64) error {
+	ks.schema.PruneDecoded(obj)
+	_, err := ks.schema.DefaultWithin(obj, budget)
+	return err
 }
 
 // compileSchemas compiles the registered schema (openapi.Register) of every served
@@ -213,18 +213,33 @@ func (h *Handler) schemaFor(obj scheme.Kinded) (*scheme.Unstructured, *kindSchem
 // schema of its version (so that defaults added to a schema after an object was
 // written appear); other objects are left as they are. obj must be the caller's own,
 // as storage hands out objects from Get, List, GuaranteedUpdate and Delete; watch
-// events are shared (see sharedAs).
-func (h *Handler) coerce(obj scheme.Object) {
+// events are shared (see sharedAs). Defaults that would add more than the object size
+// limit stop with structural.ErrDefaultsTooLarge (see defaultsBudget).
+func (h *Handler) coerce(obj scheme.Object) error {
 	if u, ks := h.schemaFor(obj); ks != nil {
-		ks.coerce(u.Object)
+		return ks.coerce(u.Object, h.defaultsBudget())
 	}
+	return nil
+}
+
+// defaultsBudget is how many bytes a schema's defaults may add to one object:
+// Options.MaxObjectBytes, since an object they grow by more cannot be stored, and
+// building it is the memory and time the limit is there to bound.
+func (h *Handler) defaultsBudget() int64 {
+	if h.limits.maxObjectBytes == 0 {
+		return math.MaxInt64
+	}
+	return h.limits.maxObjectBytes
 }
 
 // readAs returns an object read from storage (the caller's own) as a read at version
 // gv answers it: coerced, converted to gv, and then coerced by the schema of gv when
-// that is another version.
+// that is another version. An object the schema's defaults would grow past the object
+// size limit is a 500 (kube would build and send it; its size is then unbounded).
 func (h *Handler) readAs(obj scheme.Object, gv scheme.GroupVersion) (scheme.Object, error) {
-	h.coerce(obj)
+	if err := h.coerce(obj); err != nil {
+		return nil, h.defaultsTooLargeOnRead(obj)
+	}
 	if obj.GetObjectKind().GroupVersionKind().GroupVersion() == gv {
 		return obj, nil
 	}
@@ -232,8 +247,17 @@ func (h *Handler) readAs(obj scheme.Object, gv scheme.GroupVersion) (scheme.Obje
 	if err != nil {
 		return nil, err
 	}
-	h.coerce(out) // a new object: conversion copies
+	if err := h.coerce(out); err != nil { // a new object: conversion copies
+		return nil, h.defaultsTooLargeOnRead(out)
+	}
 	return out, nil
+}
+
+// defaultsTooLargeOnRead is the 500 of a stored object that its schema's defaults
+// would make larger than the object size limit.
+func (h *Handler) defaultsTooLargeOnRead(obj scheme.Object) *scheme.Status {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	return NewInternalError(fmt.Errorf("the defaults of the schema of %s %q add more than %d bytes to it", gvk.Kind, obj.GetName(), h.limits.maxObjectBytes))
 }
 
 // sharedAs is readAs for an object storage shares between readers (a watch event's):

@@ -325,7 +325,9 @@ func (rq *request) updateObject(name string, dryRun, allowCreate bool, next func
 			// The stored object as a read gives it (pruned and defaulted by its schema),
 			// as kube-apiserver decodes the old object of an update from storage; cur
 			// is this try's own copy.
-			rq.h.coerce(cur)
+			if err := rq.h.coerce(cur); err != nil {
+				return nil, rq.h.defaultsTooLargeOnRead(cur)
+			}
 			if old, err = rq.h.toInternal(cur, rq.gvk); err != nil {
 				return nil, err
 			}

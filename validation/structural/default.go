@@ -2,6 +2,7 @@ package structural
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"reflect"
 	"slices"
@@ -12,15 +13,78 @@ import (
 	"github.com/apikit-dev/apikit/validation"
 )
 
-// applyDefaults sets the defaults of s in x as kube-apiserver's structural defaulting
-// does, top-down: in an object, first every absent property with a default (or
-// present as null when the property is not nullable) gets a deep copy of it, then
-// every field is defaulted below, defaults just set included; in an array, null items
-// of non-nullable items get the items' default, then every item is defaulted below;
-// the values of additionalProperties likewise.
-func applyDefaults(s *openapi.Schema, x any) {
+// ErrDefaultsTooLarge is the error of DefaultWithin when the defaults of a schema would
+// make an object larger than the bound it was given.
+var ErrDefaultsTooLarge = errors.New("structural: the defaults would make the object larger than the limit")
+
+// defaulter sets the defaults of a schema in one object, counting the bytes they add
+// to the object's JSON encoding so that it stops before they pass its budget: a body
+// of a few kilobytes may name thousands of items whose default is tens of kilobytes,
+// and building that object (let alone encoding it) is what a size limit is for.
+type defaulter struct {
+	// sizes holds the length of the JSON encoding of each schema node's default.
+	sizes map[*openapi.Schema]int64
+	// added is what the defaults set so far add to the encoding, counted from below:
+	// a field's key as if it needed no escaping, no comma before it.
+	added, budget int64
+}
+
+// defaultSizes measures the JSON encoding of every default that apply sets
+// (those of properties, additionalProperties and items), once per compiled schema.
+func defaultSizes(root *openapi.Schema) map[*openapi.Schema]int64 {
+	sizes := map[*openapi.Schema]int64{}
+	var walk func(s *openapi.Schema)
+	walk = func(s *openapi.Schema) {
+		if s == nil {
+			return
+		}
+		if _, seen := sizes[s]; seen {
+			return
+		}
+		sizes[s] = 0
+		if s.Default != nil {
+			if b, err := json.Marshal(s.Default); err == nil {
+				sizes[s] = int64(len(b))
+			}
+		}
+		for _, p := range s.Properties {
+			walk(p)
+		}
+		walk(s.AdditionalProperties)
+		walk(s.Items)
+	}
+	walk(root)
+	return sizes
+}
+
+// grow counts n more bytes of defaults, and tells whether they stay within the budget.
+func (d *defaulter) grow(n int64) bool {
+	if d.added+n > d.budget {
+		return false
+	}
+	d.added += n
+	return true
+}
+
+// setField is the cost of setting field k to the default of prop: replacing a null,
+// or adding `"k":` and the value.
+func (d *defaulter) setField(k string, present bool, prop *openapi.Schema) bool {
+	if present {
+		return d.grow(d.sizes[prop] - int64(len("null")))
+	}
+	return d.grow(int64(len(k)+len(`"":`)) + d.sizes[prop])
+}
+
+// apply sets the defaults of s in x as kube-apiserver's structural defaulting does,
+// top-down: in an object, first every absent property with a default (or present as
+// null when the property is not nullable) gets a deep copy of it, then every field is
+// defaulted below, defaults just set included; in an array, null items of
+// non-nullable items get the items' default, then every item is defaulted below; the
+// values of additionalProperties likewise. It stops, reporting false, before a
+// default that would pass the budget is copied.
+func (d *defaulter) apply(s *openapi.Schema, x any) bool {
 	if s == nil {
-		return
+		return true
 	}
 	switch x := x.(type) {
 	case map[string]any:
@@ -29,31 +93,47 @@ func applyDefaults(s *openapi.Schema, x any) {
 				continue
 			}
 			if v, found := x[k]; !found || nonNullableNull(v, prop) {
+				if !d.setField(k, found, prop) {
+					return false
+				}
 				x[k] = scheme.DeepCopyJSONValue(prop.Default)
 			}
 		}
 		for k, v := range x {
 			if prop, ok := s.Properties[k]; ok {
-				applyDefaults(prop, v)
+				if !d.apply(prop, v) {
+					return false
+				}
 				continue
 			}
 			if ap := s.AdditionalProperties; ap != nil {
 				if nonNullableNull(v, ap) && ap.Default != nil {
+					if !d.setField(k, true, ap) {
+						return false
+					}
 					v = scheme.DeepCopyJSONValue(ap.Default)
 					x[k] = v
 				}
-				applyDefaults(ap, v)
+				if !d.apply(ap, v) {
+					return false
+				}
 			}
 		}
 	case []any:
 		for i, v := range x {
 			if nonNullableNull(v, s.Items) && s.Items.Default != nil {
+				if !d.setField("", true, s.Items) {
+					return false
+				}
 				v = scheme.DeepCopyJSONValue(s.Items.Default)
 				x[i] = v
 			}
-			applyDefaults(s.Items, v)
+			if !d.apply(s.Items, v) {
+				return false
+			}
 		}
 	}
+	return true
 }
 
 func nonNullableNull(v any, s *openapi.Schema) bool {

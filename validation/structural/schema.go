@@ -10,6 +10,7 @@ package structural
 
 import (
 	"context"
+	"math"
 
 	"github.com/apikit-dev/apikit/scheme/openapi"
 	"github.com/apikit-dev/apikit/validation"
@@ -19,6 +20,8 @@ import (
 type Schema struct {
 	root *openapi.Schema
 	v    *validator
+	// defaultSizes is the JSON size of each node's default, for DefaultWithin.
+	defaultSizes map[*openapi.Schema]int64
 }
 
 // Compile checks that s is a structural schema, as kube-apiserver requires of a CRD's
@@ -33,7 +36,7 @@ func Compile(s *openapi.Schema, fldPath *validation.Path) (*Schema, validation.E
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	return &Schema{root: root, v: v}, nil
+	return &Schema{root: root, v: v, defaultSizes: defaultSizes(root)}, nil
 }
 
 // OpenAPI returns the schema as compiled. It is shared: do not modify it.
@@ -69,7 +72,22 @@ func (s *Schema) PruneDecoded(obj map[string]any) []string {
 // items of arrays, as kube-apiserver defaults custom resources on write and on read
 // from storage.
 func (s *Schema) Default(obj map[string]any) {
-	applyDefaults(s.root, obj)
+	_, _ = s.DefaultWithin(obj, math.MaxInt64)
+}
+
+// DefaultWithin is Default bounded by the size of what the defaults add: it returns
+// ErrDefaultsTooLarge, leaving obj partly defaulted, as soon as the next default would
+// make the defaults add more than budget bytes to obj's JSON encoding, before that
+// default is copied; otherwise it returns what they added. The count is from below
+// (each key as if it needed no escaping, no commas), so an object it lets through may
+// still be a little over a limit it was given; the count never refuses an object
+// whose defaulted encoding is within budget bytes of the original's.
+func (s *Schema) DefaultWithin(obj map[string]any, budget int64) (int64, error) {
+	d := defaulter{sizes: s.defaultSizes, budget: budget}
+	if !d.apply(s.root, obj) {
+		return d.added, ErrDefaultsTooLarge
+	}
+	return d.added, nil
 }
 
 // RuleCompiler compiles the validation rules of a schema (x-kubernetes-validations:

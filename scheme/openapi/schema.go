@@ -2,10 +2,12 @@ package openapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/apikit-dev/apikit/scheme"
@@ -324,30 +326,156 @@ func putSchemas(m map[string]any, key string, ss []*Schema, sp spec) {
 // #/components/schemas/ or #/definitions/, and allOf: [{$ref}] with siblings is folded
 // back into Ref. Unknown keys starting with "x-" land in Extensions; other unknown keys
 // are an error, so that a typo does not silently drop a constraint.
+//
+// The document is decoded once and the schema built from that tree, so the cost is
+// linear in its size however deep it nests (decoding each nested schema from its own
+// bytes scanned each level again, quadratic in the depth); an error names the path of
+// the key it is about from this schema ("properties.spec.type").
 func (s *Schema) UnmarshalJSON(b []byte) error {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
+	v, err := scheme.DecodeJSONValue(b)
+	if err != nil {
 		return fmt.Errorf("openapi: schema: %w", err)
 	}
+	if err := s.fromValue(v); err != nil {
+		var ke *keyError
+		if errors.As(err, &ke) {
+			return ke
+		}
+		return fmt.Errorf("openapi: schema: %w", err)
+	}
+	return nil
+}
+
+// keyError is an error in the value of a schema keyword, with the path of keys down
+// to it, innermost first: a nested schema's error gains its parent's key on the way
+// up, so that the message is built once whatever the depth.
+type keyError struct {
+	path []string
+	err  error
+}
+
+func (e *keyError) Error() string {
+	var b strings.Builder
+	for i := len(e.path) - 1; i >= 0; i-- {
+		if b.Len() > 0 && !strings.HasPrefix(e.path[i], "[") {
+			b.WriteByte('.')
+		}
+		b.WriteString(e.path[i])
+	}
+	return fmt.Sprintf("openapi: schema key %q: %v", b.String(), e.err)
+}
+
+func (e *keyError) Unwrap() error { return e.err }
+
+// under adds key in front of the path of err, a keyError of a nested schema or the
+// error of key's own value.
+func under(key string, err error) error {
+	var ke *keyError
+	if errors.As(err, &ke) {
+		ke.path = append(ke.path, key)
+		return ke
+	}
+	return &keyError{path: []string{key}, err: err}
+}
+
+// fromValue sets s from a schema decoded by scheme.DecodeJSONValue.
+func (s *Schema) fromValue(v any) error {
 	*s = Schema{}
-	keys := slices.Sorted(maps.Keys(raw))
-	for _, k := range keys {
+	if v == nil {
+		return nil // null, as encoding/json reads it into a struct: no change
+	}
+	raw, ok := v.(map[string]any)
+	if !ok {
+		return mismatch(v, "map[string]json.RawMessage")
+	}
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
 		if err := s.setKey(k, raw[k]); err != nil {
-			return fmt.Errorf("openapi: schema key %q: %w", k, err)
+			return under(k, err)
 		}
 	}
 	// allOf: [{$ref: X}] beside siblings is how v3 spells a described reference.
-	if s.Ref == "" && len(s.AllOf) == 1 && s.AllOf[0].Ref != "" && !s.AllOf[0].hasSiblings() {
+	if s.Ref == "" && len(s.AllOf) == 1 && s.AllOf[0] != nil && s.AllOf[0].Ref != "" && !s.AllOf[0].hasSiblings() {
 		s.Ref, s.AllOf = s.AllOf[0].Ref, nil
 	}
 	return nil
 }
 
-func (s *Schema) setKey(k string, v json.RawMessage) error {
+// mismatch is encoding/json's error for a value of the wrong JSON type.
+func mismatch(v any, goType string) error {
+	kind := "number"
+	switch v.(type) {
+	case string:
+		kind = "string"
+	case bool:
+		kind = "bool"
+	case []any:
+		kind = "array"
+	case map[string]any:
+		kind = "object"
+	}
+	return fmt.Errorf("json: cannot unmarshal %s into Go value of type %s", kind, goType)
+}
+
+// schemaFrom returns the schema of a decoded value, nil for null.
+func schemaFrom(v any) (*Schema, error) {
+	if v == nil {
+		return nil, nil
+	}
+	c := new(Schema)
+	if err := c.fromValue(v); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// schemasFrom returns the schemas of a decoded array (allOf, anyOf, oneOf).
+func schemasFrom(v any) ([]*Schema, error) {
+	if v == nil {
+		return nil, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, mismatch(v, "[]*openapi.Schema")
+	}
+	out := make([]*Schema, len(list))
+	for i, e := range list {
+		c, err := schemaFrom(e)
+		if err != nil {
+			return nil, under("["+strconv.Itoa(i)+"]", err)
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// leaf decodes a keyword's value of a plain Go type as encoding/json would (with its
+// errors): the value, small by the nature of these keywords, is encoded again and
+// read into out.
+func leaf[T any](v any, out *T) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}
+
+// value sets out to a keyword's value of any JSON type (default, enum, extensions),
+// as decoded: integers exact (int64 where they fit).
+func value[T any](v any, out *T) error {
+	t, ok := v.(T)
+	if !ok && v != nil {
+		return fmt.Errorf("expected %T, got %T", *out, v)
+	}
+	*out = t
+	return nil
+}
+
+func (s *Schema) setKey(k string, v any) error {
+	var err error
 	switch k {
 	case "$ref":
 		var ref string
-		if err := json.Unmarshal(v, &ref); err != nil {
+		if err := leaf(v, &ref); err != nil {
 			return err
 		}
 		for _, p := range []string{"#/components/schemas/", "#/definitions/"} {
@@ -358,83 +486,102 @@ func (s *Schema) setKey(k string, v json.RawMessage) error {
 		}
 		return fmt.Errorf("only references into the same document are supported, got %q", ref)
 	case "type":
-		return json.Unmarshal(v, &s.Type)
+		return leaf(v, &s.Type)
 	case "format":
-		return json.Unmarshal(v, &s.Format)
+		return leaf(v, &s.Format)
 	case "description":
-		return json.Unmarshal(v, &s.Description)
+		return leaf(v, &s.Description)
 	case "default":
-		return unmarshalValue(v, &s.Default)
+		return value(v, &s.Default)
 	case "enum":
-		return unmarshalValue(v, &s.Enum)
+		return value(v, &s.Enum)
 	case "nullable":
-		return json.Unmarshal(v, &s.Nullable)
+		return leaf(v, &s.Nullable)
 	case "properties":
-		return json.Unmarshal(v, &s.Properties)
+		if v == nil {
+			return nil
+		}
+		props, ok := v.(map[string]any)
+		if !ok {
+			return mismatch(v, "map[string]*openapi.Schema")
+		}
+		s.Properties = make(map[string]*Schema, len(props))
+		for name, p := range props {
+			if s.Properties[name], err = schemaFrom(p); err != nil {
+				return under(name, err)
+			}
+		}
+		return nil
 	case "required":
-		return json.Unmarshal(v, &s.Required)
+		return leaf(v, &s.Required)
 	case "additionalProperties":
-		if string(v) == "true" || string(v) == "false" {
+		if _, ok := v.(bool); ok {
 			// true is what "no additionalProperties" means; false (no extra keys) has no
 			// Kubernetes equivalent beyond a closed set of properties.
 			return nil
 		}
-		return json.Unmarshal(v, &s.AdditionalProperties)
+		s.AdditionalProperties, err = schemaFrom(v)
+		return err
 	case "items":
-		return json.Unmarshal(v, &s.Items)
+		s.Items, err = schemaFrom(v)
+		return err
 	case "allOf":
-		return json.Unmarshal(v, &s.AllOf)
+		s.AllOf, err = schemasFrom(v)
+		return err
 	case "anyOf":
-		return json.Unmarshal(v, &s.AnyOf)
+		s.AnyOf, err = schemasFrom(v)
+		return err
 	case "oneOf":
-		return json.Unmarshal(v, &s.OneOf)
+		s.OneOf, err = schemasFrom(v)
+		return err
 	case "not":
-		return json.Unmarshal(v, &s.Not)
+		s.Not, err = schemaFrom(v)
+		return err
 	case "minimum":
-		return json.Unmarshal(v, &s.Minimum)
+		return leaf(v, &s.Minimum)
 	case "maximum":
-		return json.Unmarshal(v, &s.Maximum)
+		return leaf(v, &s.Maximum)
 	case "exclusiveMinimum":
-		return json.Unmarshal(v, &s.ExclusiveMinimum)
+		return leaf(v, &s.ExclusiveMinimum)
 	case "exclusiveMaximum":
-		return json.Unmarshal(v, &s.ExclusiveMaximum)
+		return leaf(v, &s.ExclusiveMaximum)
 	case "multipleOf":
-		return json.Unmarshal(v, &s.MultipleOf)
+		return leaf(v, &s.MultipleOf)
 	case "minLength":
-		return json.Unmarshal(v, &s.MinLength)
+		return leaf(v, &s.MinLength)
 	case "maxLength":
-		return json.Unmarshal(v, &s.MaxLength)
+		return leaf(v, &s.MaxLength)
 	case "pattern":
-		return json.Unmarshal(v, &s.Pattern)
+		return leaf(v, &s.Pattern)
 	case "minItems":
-		return json.Unmarshal(v, &s.MinItems)
+		return leaf(v, &s.MinItems)
 	case "maxItems":
-		return json.Unmarshal(v, &s.MaxItems)
+		return leaf(v, &s.MaxItems)
 	case "uniqueItems":
-		return json.Unmarshal(v, &s.UniqueItems)
+		return leaf(v, &s.UniqueItems)
 	case "minProperties":
-		return json.Unmarshal(v, &s.MinProperties)
+		return leaf(v, &s.MinProperties)
 	case "maxProperties":
-		return json.Unmarshal(v, &s.MaxProperties)
+		return leaf(v, &s.MaxProperties)
 	case ExtPreserveUnknownFields:
-		return json.Unmarshal(v, &s.PreserveUnknownFields)
+		return leaf(v, &s.PreserveUnknownFields)
 	case ExtIntOrString:
-		return json.Unmarshal(v, &s.IntOrString)
+		return leaf(v, &s.IntOrString)
 	case ExtEmbeddedResource:
-		return json.Unmarshal(v, &s.EmbeddedResource)
+		return leaf(v, &s.EmbeddedResource)
 	case ExtListType:
-		return json.Unmarshal(v, &s.ListType)
+		return leaf(v, &s.ListType)
 	case ExtListMapKeys:
-		return json.Unmarshal(v, &s.ListMapKeys)
+		return leaf(v, &s.ListMapKeys)
 	case ExtMapType:
-		return json.Unmarshal(v, &s.MapType)
+		return leaf(v, &s.MapType)
 	case ExtPatchStrategy:
-		return json.Unmarshal(v, &s.PatchStrategy)
+		return leaf(v, &s.PatchStrategy)
 	case ExtPatchMergeKey:
-		return json.Unmarshal(v, &s.PatchMergeKey)
+		return leaf(v, &s.PatchMergeKey)
 	case ExtGroupVersionKind:
 		var gvks []struct{ Group, Version, Kind string }
-		if err := json.Unmarshal(v, &gvks); err != nil {
+		if err := leaf(v, &gvks); err != nil {
 			return err
 		}
 		for _, g := range gvks {
@@ -447,7 +594,7 @@ func (s *Schema) setKey(k string, v json.RawMessage) error {
 	}
 	if strings.HasPrefix(k, "x-") {
 		var val any
-		if err := unmarshalValue(v, &val); err != nil {
+		if err := value(v, &val); err != nil {
 			return err
 		}
 		if s.Extensions == nil {
@@ -457,20 +604,6 @@ func (s *Schema) setKey(k string, v json.RawMessage) error {
 		return nil
 	}
 	return fmt.Errorf("unsupported schema keyword")
-}
-
-// unmarshalValue decodes a JSON value keeping integers exact (int64 where they fit).
-func unmarshalValue[T any](b []byte, out *T) error {
-	v, err := scheme.DecodeJSONValue(b)
-	if err != nil {
-		return err
-	}
-	t, ok := v.(T)
-	if !ok && v != nil {
-		return fmt.Errorf("expected %T, got %T", *out, v)
-	}
-	*out = t
-	return nil
 }
 
 // Clone returns a deep copy of the schema.

@@ -233,21 +233,38 @@ const (
 	pathIndex
 )
 
+// String renders the path in one pass over its elements, so that an error deep in an
+// object costs the length of its path, not that length once per level.
 func (p *vpath) String() string {
-	if p == nil {
-		return ""
+	n, size := 0, 0
+	for e := p; e != nil; e = e.parent {
+		n++
+		size += len(e.name) + 1
+		if e.kind == pathIndex {
+			size += 2 + 20
+		}
 	}
-	parent := p.parent.String()
-	switch p.kind {
-	case pathIndex:
-		return parent + "[" + strconv.Itoa(p.index) + "]"
-	case pathAdditional:
-		return parent + "." + p.name
+	elems := make([]*vpath, n)
+	for e := p; e != nil; e = e.parent {
+		n--
+		elems[n] = e
 	}
-	if parent == "" {
-		return p.name
+	var b strings.Builder
+	b.Grow(size)
+	for _, e := range elems {
+		switch {
+		case e.kind == pathIndex:
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(e.index))
+			b.WriteByte(']')
+			continue
+		case e.kind == pathAdditional || b.Len() > 0:
+			// kube-openapi puts a dot before an additional property even at the root.
+			b.WriteByte('.')
+		}
+		b.WriteString(e.name)
 	}
-	return parent + "." + p.name
+	return b.String()
 }
 
 // errCode is the kind of a kube-openapi error, which decides the field error it

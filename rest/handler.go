@@ -78,8 +78,11 @@ type Options struct {
 	// MaxObjectBytes limits the JSON size of a stored object, as etcd's request limit
 	// bounds kube-apiserver's: an object over it is stored without its managedFields if
 	// that makes it fit, and refused otherwise with kube's answer (500, "etcdserver:
-	// request is too large"), a large body before its managedFields are tracked. 0
-	// means DefaultMaxObjectBytes (1.5 MiB); a negative value means no limit.
+	// request is too large"), a large body before its managedFields are tracked. It
+	// also bounds what a schema's defaults may add to one object: a write they would
+	// grow by more is refused the same way as soon as they pass it, a stored object
+	// they would grow by more is a 500 to read. 0 means DefaultMaxObjectBytes
+	// (1.5 MiB); a negative value means no limit.
 	MaxObjectBytes int64
 	// WatchWriteTimeout is how long the write of one watch event may block before the
 	// watch is ended: a client that stops reading is disconnected then, or at its

@@ -95,7 +95,7 @@ type Store struct {
 	logArr   []change // the whole array s.log is a window of (see appendLogLocked)
 	oldest   uint64   // smallest resourceVersion still servable exactly; >= log[0].rv
 	inflight []inflightWrite
-	failed   error // set when a journal write failed: the store takes no more writes
+	failed   error // set when a journal write failed: the store takes no more writes (see Journal)
 	notify   chan struct{}
 	// notifyTaken tells whether a reader took notify since it was made; it is set under
 	// s.mu held for reading and cleared under s.mu held for writing.

@@ -72,7 +72,8 @@
 //
 // A failed append fails every caller in its batch with the cause, and the log then stops:
 // every later call fails with [ErrFailed] until the log is closed and opened again, so
-// nothing queued after a failed record can become durable without it. (Whether the
+// nothing queued after a failed record can become durable without it; [Log.Err] reports
+// it (see "A full disk or a failing device" above). (Whether the
 // failed frame itself reached the disk is unknown, as after a crash during a write.)
 //
 // When nothing is being written and a caller's records are first in line, the caller

@@ -93,18 +93,24 @@ func (j journal) Append(key string, value []byte, rv uint64) (memory.Durability,
 	// committer is woken only if the writer does not write the record itself.
 	p, err := j.log.enqueue(false, Record{Key: key, Value: value, ResourceVersion: rv})
 	switch {
-	case errors.Is(err, ErrFailed), errors.Is(err, ErrClosed):
+	case errors.Is(err, ErrFailed):
 		// The engine fails its writes alike once it sees the failure: a 503 whose
 		// detail names no file (the Log logged the cause when it failed).
-		return nil, storage.NewErrorf(storage.ErrUnavailable, "", unavailableDetail)
+		return nil, storage.NewErrorf(storage.ErrUnavailable, "", failedDetail)
+	case errors.Is(err, ErrClosed):
+		return nil, storage.NewErrorf(storage.ErrUnavailable, "", closedDetail)
 	case err != nil:
 		return nil, err
 	}
 	return p, nil
 }
 
-// unavailableDetail is what a client reads of a write to a store that takes no more.
-const unavailableDetail = "storage is unavailable: a write could not be made durable, and the store takes no more writes until it is restarted"
+// What a client reads of a write to a store that takes no more; the engine's own
+// failure (storage/memory) reads as failedDetail.
+const (
+	failedDetail = "storage is unavailable: a write could not be made durable, and the store takes no more writes until it is restarted"
+	closedDetail = "storage is unavailable: the store is closed"
+)
 
 // Check is the store's health, for a server's /livez and /readyz (a rest.HealthCheck):
 // nil while the store takes writes; once a write to disk, its fdatasync or a checkpoint

@@ -21,8 +21,8 @@
 // answers them with 503 ServiceUnavailable; meanwhile reads are served, /readyz fails
 // with "[-]bolt failed: reason withheld" so that a load balancer sends requests
 // elsewhere, and /livez fails alike so that the supervisor (a kubelet's liveness probe,
-// systemd's watchdog script) restarts the server, which then has every acknowledged
-// write. With etcd, /readyz/etcd fails while the cluster cannot be reached and /livez
+// or whatever probes the process) restarts the server, which then has every
+// acknowledged write. With etcd, /readyz/etcd fails while the cluster cannot be reached and /livez
 // stays ok: a restart would not bring etcd back, and the server serves again without one.
 //
 // The command in the parent directory (go run ./examples/widgets) is a thin wrapper

@@ -82,8 +82,11 @@ func (s *Store) settle(ctx context.Context, key string, rv uint64, d Durability)
 			return &storage.Error{Err: ctx.Err(), Key: key, Detail: "the write may still be committed"}
 		}
 		if d.Err() != nil {
-			s.advance() // fails the store: handles complete in order, so d is reached
-			return storage.WithKey(s.failure(), key)
+			s.advance()
+			s.mu.Lock()
+			err := s.failLocked()
+			s.mu.Unlock()
+			return storage.WithKey(err, key)
 		}
 	}
 	for {
@@ -139,9 +142,7 @@ func (s *Store) advance() {
 			return
 		}
 		if w.durable.Err() != nil {
-			if s.failed == nil {
-				s.failed = storage.NewErrorf(storage.ErrUnavailable, "", journalFailedDetail)
-			}
+			s.failLocked()
 			// Wake the waiters so they see the failure; nothing after is shown.
 			s.dropInflightLocked(len(s.inflight))
 			s.wakeLocked()
@@ -152,13 +153,11 @@ func (s *Store) advance() {
 	s.dropInflightLocked(n)
 }
 
-// failure is the error of the writes of a failed store.
-func (s *Store) failure() error {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+// failLocked fails the store, if it has not failed yet, and returns the error of its
+// writes from now on. The caller holds s.mu for writing.
+func (s *Store) failLocked() error {
 	if s.failed == nil {
-		// Not reached (see settle); still a failure, never a success.
-		return storage.NewErrorf(storage.ErrUnavailable, "", journalFailedDetail)
+		s.failed = storage.NewErrorf(storage.ErrUnavailable, "", journalFailedDetail)
 	}
 	return s.failed
 }

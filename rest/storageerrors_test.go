@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/url"
@@ -59,7 +60,9 @@ func TestStorageErrors_BecomeStatusesWithoutStorageKeys(t *testing.T) {
 	if err := store.Compact(t.Context(), curRV); err != nil {
 		t.Fatal(err)
 	}
-	otherCollection := storage.EncodeContinue(curRV, "/toys.example.com/warehouses/x")
+	// A continue token of the older shape, whose start is an absolute key: one of another
+	// collection is refused.
+	otherCollection := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf(`{"v":"apikit.storage/v1","rv":%d,"start":"/toys.example.com/warehouses/x"}`, curRV)))
 	_, labelErr := storage.ParseLabelSelector("=a")
 	_, fieldErr := storage.ParseFieldSelector("a")
 

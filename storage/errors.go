@@ -32,7 +32,9 @@ var (
 	// ErrInvalidSelector: a label or field selector that does not parse (400 BadRequest).
 	ErrInvalidSelector = errors.New("invalid selector")
 	// ErrUnavailable: the backend could not be reached or did not answer in time, for
-	// example an etcd cluster without quorum (503 ServiceUnavailable); the client may retry.
+	// example an etcd cluster without quorum, or takes no more writes, as storage/bolt
+	// after a write to its disk failed (503 ServiceUnavailable); the client may retry,
+	// at this server once it is back or restarted, or at another replica.
 	ErrUnavailable = errors.New("storage unavailable")
 )
 

@@ -60,8 +60,8 @@ func TestParsers_FailWithTheClientsDetailAndNoKey(t *testing.T) {
 		wantDetail string
 	}{
 		{"resourceVersion", func() error { _, err := ParseResourceVersion("x1"); return err }(), ErrInvalidResourceVersion, `"x1" is not a valid resourceVersion`},
-		{"list options", func() error { _, err := ResolveList(ListOptions{Limit: -1}); return err }(), ErrInvalidOptions, "limit must not be negative, got -1"},
-		{"continue token", func() error { _, _, err := DecodeContinue("e30"); return err }(), ErrInvalidContinue, `unsupported token version ""`},
+		{"list options", func() error { _, err := ResolveList("/g/r/", ListOptions{Limit: -1}); return err }(), ErrInvalidOptions, "limit must not be negative, got -1"},
+		{"continue token", func() error { _, _, err := DecodeContinue("e30", "/g/r/"); return err }(), ErrInvalidContinue, `server does not recognize this encoded version ""`},
 		{"label selector", func() error { _, err := ParseLabelSelector("=a"); return err }(), ErrInvalidSelector, "found '=', expected: !, identifier, or 'end of string'"},
 		{"field selector", func() error { _, err := ParseFieldSelector("a"); return err }(), ErrInvalidSelector, "invalid selector: 'a'; can't understand 'a'"},
 	} {

@@ -61,14 +61,15 @@ func (m ReadMode) String() string {
 }
 
 // ReadSpec is a list or get request resolved against the spec's tables: the mode, the
-// version it names, and for a continued list the key to start after.
+// version it names, and for a continued list the key to continue from.
 type ReadSpec struct {
 	// Mode is the read semantics.
 	Mode ReadMode
 	// ResourceVersion is the version for ReadNotOlderThan and ReadExact, else 0.
 	ResourceVersion uint64
-	// StartAfter is the last key of the previous page for a continued list, else "".
-	StartAfter string
+	// From is, for a continued list, the key to continue from (inclusive): always under
+	// the listed prefix, whatever the token says (see DecodeContinue). "" otherwise.
+	From string
 }
 
 // ResolveGet resolves a get's resourceVersion: "" is Most Recent, "0" Any, N Not older than N.
@@ -86,11 +87,12 @@ func ResolveGet(opts GetOptions) (ReadSpec, error) {
 	return ReadSpec{Mode: ReadNotOlderThan, ResourceVersion: rv}, nil
 }
 
-// ResolveList resolves a list's resourceVersion, resourceVersionMatch, limit and continue
-// exactly as the spec's "resourceVersionMatch and paging parameters for list" table does.
-// Invalid combinations fail with ErrInvalidOptions, a malformed version with
-// ErrInvalidResourceVersion and a malformed token with ErrInvalidContinue.
-func ResolveList(opts ListOptions) (ReadSpec, error) {
+// ResolveList resolves the resourceVersion, resourceVersionMatch, limit and continue of a
+// list of prefix (as EnsurePrefix returns it) exactly as the spec's "resourceVersionMatch
+// and paging parameters for list" table does. Invalid combinations fail with
+// ErrInvalidOptions, a malformed version with ErrInvalidResourceVersion and a malformed
+// token, or one that would continue outside prefix, with ErrInvalidContinue.
+func ResolveList(prefix string, opts ListOptions) (ReadSpec, error) {
 	if opts.Limit < 0 {
 		return ReadSpec{}, NewErrorf(ErrInvalidOptions, "", "limit must not be negative, got %d", opts.Limit)
 	}
@@ -117,11 +119,11 @@ func ResolveList(opts ListOptions) (ReadSpec, error) {
 		if rvSet && rv != 0 {
 			return ReadSpec{}, NewErrorf(ErrInvalidOptions, "", "specifying resource version is not allowed when using continue")
 		}
-		tokRV, startAfter, err := DecodeContinue(opts.Continue)
+		tokRV, from, err := DecodeContinue(opts.Continue, prefix)
 		if err != nil {
 			return ReadSpec{}, err
 		}
-		return ReadSpec{Mode: ReadExact, ResourceVersion: tokRV, StartAfter: startAfter}, nil
+		return ReadSpec{Mode: ReadExact, ResourceVersion: tokRV, From: from}, nil
 	}
 	switch opts.ResourceVersionMatch {
 	case ResourceVersionMatchExact:

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/base64"
 	"errors"
 	"strings"
 	"testing"
@@ -50,7 +51,10 @@ func TestResolveGet_FollowsTheSpecTable(t *testing.T) {
 }
 
 func TestResolveList_FollowsTheSpecTable(t *testing.T) {
-	token := EncodeContinue(7, "/g/r/ns/b")
+	token, err := EncodeContinue(7, "/g/r/ns/", "/g/r/ns/b")
+	if err != nil {
+		t.Fatal(err)
+	}
 	const (
 		exact = ResourceVersionMatchExact
 		newer = ResourceVersionMatchNotOlderThan
@@ -67,8 +71,8 @@ func TestResolveList_FollowsTheSpecTable(t *testing.T) {
 		{"unset, limit: most recent", ListOptions{Limit: 1}, ReadSpec{Mode: ReadMostRecent}, nil},
 		{"zero, limit: any", ListOptions{Limit: 1, ResourceVersion: "0"}, ReadSpec{Mode: ReadAny}, nil},
 		{"N, limit: exact", ListOptions{Limit: 1, ResourceVersion: "5"}, ReadSpec{Mode: ReadExact, ResourceVersion: 5}, nil},
-		{"unset, continue: token exact", ListOptions{Limit: 1, Continue: token}, ReadSpec{Mode: ReadExact, ResourceVersion: 7, StartAfter: "/g/r/ns/b"}, nil},
-		{"zero, continue: token exact", ListOptions{Limit: 1, Continue: token, ResourceVersion: "0"}, ReadSpec{Mode: ReadExact, ResourceVersion: 7, StartAfter: "/g/r/ns/b"}, nil},
+		{"unset, continue: token exact", ListOptions{Limit: 1, Continue: token}, ReadSpec{Mode: ReadExact, ResourceVersion: 7, From: "/g/r/ns/b\x00"}, nil},
+		{"zero, continue: token exact", ListOptions{Limit: 1, Continue: token, ResourceVersion: "0"}, ReadSpec{Mode: ReadExact, ResourceVersion: 7, From: "/g/r/ns/b\x00"}, nil},
 		{"N, continue: invalid", ListOptions{Limit: 1, Continue: token, ResourceVersion: "5"}, ReadSpec{}, ErrInvalidOptions},
 		{"Exact, unset: invalid", ListOptions{ResourceVersionMatch: exact}, ReadSpec{}, ErrInvalidOptions},
 		{"Exact, zero: invalid", ListOptions{ResourceVersionMatch: exact, ResourceVersion: "0"}, ReadSpec{}, ErrInvalidOptions},
@@ -84,7 +88,7 @@ func TestResolveList_FollowsTheSpecTable(t *testing.T) {
 		{"bad token", ListOptions{Limit: 1, Continue: "!!"}, ReadSpec{}, ErrInvalidContinue},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ResolveList(tc.opts)
+			got, err := ResolveList("/g/r/ns/", tc.opts)
 			if tc.err != nil {
 				if !errors.Is(err, tc.err) {
 					t.Fatalf("error = %v, want %v", err, tc.err)
@@ -98,14 +102,56 @@ func TestResolveList_FollowsTheSpecTable(t *testing.T) {
 	}
 }
 
-func TestContinueToken_RoundTripsAndRejectsGarbage(t *testing.T) {
-	tok := EncodeContinue(42, "/apps/deployments/ns/x")
-	rv, key, err := DecodeContinue(tok)
-	if err != nil || rv != 42 || key != "/apps/deployments/ns/x" {
-		t.Fatalf("DecodeContinue = %d, %q, %v", rv, key, err)
+// rawToken is a continue token of the given JSON, as a client may write one.
+func rawToken(json string) string { return base64.RawURLEncoding.EncodeToString([]byte(json)) }
+
+func TestContinueToken_CarriesTheKeyRelativeToThePrefixAsKubeDoes(t *testing.T) {
+	const prefix = "/toys.example.com/widgets/bulk/"
+	tok, err := EncodeContinue(6070, prefix, prefix+"w00001")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, bad := range []string{"", "not base64!", "e30", EncodeContinue(0, "/a"), EncodeContinue(1, "")} {
-		if _, _, err := DecodeContinue(bad); !errors.Is(err, ErrInvalidContinue) {
+	raw, _ := base64.RawURLEncoding.DecodeString(tok)
+	// The token of kube-apiserver's etcd3 store for the same page, byte for byte.
+	if want := `{"v":"meta.k8s.io/v1","rv":6070,"start":"w00001\u0000"}`; string(raw) != want {
+		t.Errorf("token = %s, want %s", raw, want)
+	}
+	rv, from, err := DecodeContinue(tok, prefix)
+	if err != nil || rv != 6070 || from != prefix+"w00001\x00" {
+		t.Fatalf("DecodeContinue = %d, %q, %v; want 6070 and the key after w00001", rv, from, err)
+	}
+	if _, err := EncodeContinue(1, prefix, "/toys.example.com/widgets/other/w00001"); err == nil {
+		t.Error("EncodeContinue of a key outside the prefix succeeded")
+	}
+}
+
+func TestContinueToken_ReadsTheOldAbsoluteShapeOnlyUnderThePrefix(t *testing.T) {
+	const prefix = "/g/r/ns/"
+	rv, from, err := DecodeContinue(rawToken(`{"v":"apikit.storage/v1","rv":9,"start":"/g/r/ns/b"}`), prefix)
+	if err != nil || rv != 9 || from != prefix+"b\x00" {
+		t.Errorf("DecodeContinue(old token under the prefix) = %d, %q, %v; want 9 and the key after b", rv, from, err)
+	}
+	for _, start := range []string{"/g/r/other/b", "/g/r/", "/g/r/ns/", "/g/r/ns/../other/b", "/g/r/nsx/b"} {
+		_, _, err := DecodeContinue(rawToken(`{"v":"apikit.storage/v1","rv":9,"start":"`+start+`"}`), prefix)
+		if !errors.Is(err, ErrInvalidContinue) {
+			t.Errorf("old token with start %q: error = %v, want ErrInvalidContinue", start, err)
+		}
+	}
+}
+
+func TestContinueToken_RejectsGarbageAndKeysThatLeaveThePrefix(t *testing.T) {
+	for _, bad := range []string{
+		"", "not base64!", "e30",
+		rawToken(`{"v":"meta.k8s.io/v1","rv":0,"start":"a"}`),
+		rawToken(`{"v":"meta.k8s.io/v1","rv":1,"start":""}`),
+		rawToken(`{"v":"meta.k8s.io/v2","rv":1,"start":"a"}`),
+		rawToken(`{"v":"meta.k8s.io/v1","rv":1,"start":"../other/a"}`),
+		rawToken(`{"v":"meta.k8s.io/v1","rv":1,"start":"a/../../x"}`),
+		rawToken(`{"v":"meta.k8s.io/v1","rv":1,"start":"./a"}`),
+		rawToken(`{"v":"meta.k8s.io/v1","rv":1,"start":".."}`),
+		rawToken(`{"v":"meta.k8s.io/v1","rv":1,"start":"a//b"}`),
+	} {
+		if _, _, err := DecodeContinue(bad, "/g/r/ns/"); !errors.Is(err, ErrInvalidContinue) {
 			t.Errorf("%q: error = %v, want ErrInvalidContinue", bad, err)
 		}
 	}

@@ -152,7 +152,7 @@ func (l *Log) ensureSpareOf(size int64) error {
 	slot := l.wal.nextSlot
 	l.wal.nextSlot++
 	l.walMu.Unlock()
-	seg, err := createSegment(l.wal.dir, slot, size, l.wal.noSync)
+	seg, err := l.wal.createSegment(slot, size)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,31 @@
 // queue behind each other instead of retrying; their answers wait until the state they
 // were based on is durable. When a commit fails, the write and every write queued
 // behind it fail, the Store takes no more writes, and none of them is ever seen; reads
-// go on at the last durable state. Close and open the Store again to recover.
+// go on at the last durable state. Close and open the Store again to recover (see
+// below).
+//
+// # A full disk or a failing device
+//
+// A write to the write-ahead log, its fdatasync, or a checkpoint that fails (ENOSPC when
+// a segment is preallocated or the B+tree grows, EIO from the device) stops the Store's
+// writes for good: they stay refused when space is freed, until the Store is closed and
+// opened again, in practice until the process restarts. The Store does not resume by
+// itself, because that is not safe. After a failed fdatasync, Linux may have dropped the
+// dirty pages, and a retry then reports success ("fsyncgate"): the frame may be on the
+// disk, only in the page cache, or torn, and nothing the process can do tells which. And
+// the engine's latest state already holds the failed write, which the writes queued
+// behind it were computed on. A new Store reads only what the log holds, and is right.
+//
+// Until then reads and watches go on at the last durable state, and the failed write,
+// the writes queued behind it and every later one fail with storage.ErrUnavailable,
+// which the REST layer answers with 503 ServiceUnavailable and a message that names no
+// file ("storage is unavailable: a write could not be made durable, and the store takes
+// no more writes until it is restarted"). The cause is logged once, when the Log fails,
+// and [Store.Check] returns it. A server runs Check as a health check of both /readyz
+// and /livez (the example server names it "bolt"), so that a load balancer stops sending
+// it requests and a supervisor restarts it; after the restart every acknowledged write
+// is there. The write that failed may or may not be, as after a crash: its outcome is
+// unknown, as a client of etcd whose request timed out does not know it either.
 //
 // # Restart
 //
@@ -48,7 +72,8 @@
 //
 // A failed append fails every caller in its batch with the cause, and the log then stops:
 // every later call fails with [ErrFailed] until the log is closed and opened again, so
-// nothing queued after a failed record can become durable without it. (Whether the
+// nothing queued after a failed record can become durable without it; [Log.Err] reports
+// it (see "A full disk or a failing device" above). (Whether the
 // failed frame itself reached the disk is unknown, as after a crash during a write.)
 //
 // When nothing is being written and a caller's records are first in line, the caller

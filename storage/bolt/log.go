@@ -192,6 +192,11 @@ type Log struct {
 // Log fails after Options.LockTimeout. Open starts the committer and checkpointer
 // goroutines; Close stops them.
 func Open(path string, opts Options) (*Log, error) {
+	return openLog(path, opts, osOpenFile)
+}
+
+// openLog is Open with the write-ahead log's segment files opened by open.
+func openLog(path string, opts Options, open openFile) (*Log, error) {
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -244,7 +249,7 @@ func Open(path string, opts Options) (*Log, error) {
 		live []walFrame
 	)
 	if err == nil {
-		w, live, err = openWAL(path+walSuffix, orDefault(opts.WALSegmentSize, DefaultWALSegmentSize), opts.NoSync, lastRV)
+		w, live, err = openWAL(path+walSuffix, orDefault(opts.WALSegmentSize, DefaultWALSegmentSize), opts.NoSync, lastRV, open)
 	}
 	if err == nil && (len(live) > 0 || version < FormatVersion) {
 		lastRV, err = replay(db, live, lastRV)
@@ -478,6 +483,28 @@ func (l *Log) Load(fn func(key string, value []byte, rv uint64) error) (lastRV u
 		return 0, fmt.Errorf("bolt: load %s: %w", l.path, err)
 	}
 	return lastRV, nil
+}
+
+// Err reports whether the log takes writes: nil while it does; once a commit (its write
+// or its fdatasync) or a checkpoint has failed, that failure, wrapping ErrFailed: the log
+// then takes no more writes until it is closed and opened again (see the package
+// documentation); once Close has begun, ErrClosed.
+func (l *Log) Err() error {
+	l.mu.Lock()
+	failed, closing := l.failed, l.closing
+	l.mu.Unlock()
+	if failed == nil {
+		l.walMu.Lock()
+		failed = l.ckptErr
+		l.walMu.Unlock()
+	}
+	switch {
+	case failed != nil:
+		return fmt.Errorf("bolt: %s: %w: %w", l.path, ErrFailed, failed)
+	case closing:
+		return fmt.Errorf("bolt: %s: %w", l.path, ErrClosed)
+	}
+	return nil
 }
 
 // LastResourceVersion returns the highest resource version known to be durable: the

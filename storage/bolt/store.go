@@ -45,10 +45,15 @@ var (
 // New opens (or creates) the store at path: it opens the Log (see Open), loads its state
 // with opts.Codec and starts serving. opts.Codec is required.
 func New(path string, opts Options) (*Store, error) {
+	return newStore(path, opts, osOpenFile)
+}
+
+// newStore is New with the write-ahead log's segment files opened by open.
+func newStore(path string, opts Options, open openFile) (*Store, error) {
 	if opts.Codec == nil {
 		return nil, fmt.Errorf("bolt: new store at %s: Options.Codec is required", path)
 	}
-	l, err := Open(path, opts)
+	l, err := openLog(path, opts, open)
 	if err != nil {
 		return nil, err
 	}
@@ -87,10 +92,37 @@ func (j journal) Append(key string, value []byte, rv uint64) (memory.Durability,
 	// The memory store calls TryCommit before it waits (see memory.Durability): the
 	// committer is woken only if the writer does not write the record itself.
 	p, err := j.log.enqueue(false, Record{Key: key, Value: value, ResourceVersion: rv})
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrFailed):
+		// The engine fails its writes alike once it sees the failure: a 503 whose
+		// detail names no file (the Log logged the cause when it failed).
+		return nil, storage.NewErrorf(storage.ErrUnavailable, "", failedDetail)
+	case errors.Is(err, ErrClosed):
+		return nil, storage.NewErrorf(storage.ErrUnavailable, "", closedDetail)
+	case err != nil:
 		return nil, err
 	}
 	return p, nil
+}
+
+// What a client reads of a write to a store that takes no more; the engine's own
+// failure (storage/memory) reads as failedDetail.
+const (
+	failedDetail = "storage is unavailable: a write could not be made durable, and the store takes no more writes until it is restarted"
+	closedDetail = "storage is unavailable: the store is closed"
+)
+
+// Check is the store's health, for a server's /livez and /readyz (a rest.HealthCheck):
+// nil while the store takes writes; once a write to disk, its fdatasync or a checkpoint
+// has failed, an error wrapping storage.ErrUnavailable and the cause, which names the
+// file and is for the log. The store does not recover by itself (see the package
+// documentation): the process must restart, which a failing /livez asks of its
+// supervisor, and a failing /readyz takes it out of a load balancer meanwhile.
+func (s *Store) Check(context.Context) error {
+	if err := s.log.Err(); err != nil {
+		return fmt.Errorf("%w: %w", storage.ErrUnavailable, err)
+	}
+	return nil
 }
 
 // Close commits the writes already queued, releases their callers, closes the file and

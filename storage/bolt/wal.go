@@ -44,9 +44,41 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // that follow the damage.
 var ErrCorruptWAL = errors.New("corrupt write-ahead log")
 
+// walFile is what the write-ahead log does with a segment file. Segments are opened
+// through an openFile, which is osOpenFile outside tests; tests pass one whose files
+// fail as a full disk or a failing device would.
+type walFile interface {
+	io.Reader // recovery reads a whole segment
+	io.WriterAt
+	// Truncate sizes a sparse segment (Options.NoSync).
+	Truncate(size int64) error
+	// Sync flushes the data and the metadata of a new segment.
+	Sync() error
+	// Datasync flushes the data of a frame: fdatasync(2).
+	Datasync() error
+	Close() error
+}
+
+// openFile opens a segment file as os.OpenFile does.
+type openFile func(name string, flag int, perm os.FileMode) (walFile, error)
+
+// osFile is a segment file on the operating system's file system.
+type osFile struct{ *os.File }
+
+func (f osFile) Datasync() error { return fdatasync(f.File) }
+
+// osOpenFile opens segment files with os.OpenFile.
+func osOpenFile(name string, flag int, perm os.FileMode) (walFile, error) {
+	f, err := os.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return osFile{f}, nil
+}
+
 // segment is one preallocated file of the write-ahead log.
 type segment struct {
-	f    *os.File
+	f    walFile
 	name string
 	size int64 // preallocated size; appends never grow the file
 	gen  uint64
@@ -64,6 +96,7 @@ type wal struct {
 	dir     string
 	noSync  bool
 	segSize int64
+	open    openFile
 
 	cur     *segment // the segment frames are appended to; committer only
 	nextGen uint64   // generation of the next segment the committer starts; committer only
@@ -91,8 +124,8 @@ func segmentName(n int) string { return fmt.Sprintf("%08d%s", n, segmentSuffix) 
 // another from checkpointed: a torn frame at the tail (never acknowledged) ends the log,
 // and anything lost before the tail fails with ErrCorruptWAL. Every segment is returned
 // as a spare: the caller applies the frames to the B+tree before writing new ones.
-func openWAL(dir string, segSize int64, noSync bool, checkpointed uint64) (*wal, []walFrame, error) {
-	w := &wal{dir: dir, noSync: noSync, segSize: segSize, nextGen: 1}
+func openWAL(dir string, segSize int64, noSync bool, checkpointed uint64, open openFile) (*wal, []walFrame, error) {
+	w := &wal{dir: dir, noSync: noSync, segSize: segSize, open: open, nextGen: 1}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		if err := os.Mkdir(dir, 0o700); err != nil {
@@ -126,7 +159,7 @@ func openWAL(dir string, segSize int64, noSync bool, checkpointed uint64) (*wal,
 			continue
 		}
 		w.nextSlot = max(w.nextSlot, slot+1)
-		seg, found, err := readSegment(filepath.Join(dir, name), checkpointed)
+		seg, found, err := readSegment(open, filepath.Join(dir, name), checkpointed)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -182,8 +215,8 @@ func chainFrames(dir string, frames []walFrame, checkpointed uint64) ([]walFrame
 // torn by a crash, which was never acknowledged. If a valid frame of this generation
 // above checkpointed follows that point, a frame before the tail was lost, and
 // readSegment fails with ErrCorruptWAL.
-func readSegment(path string, checkpointed uint64) (*segment, []walFrame, error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+func readSegment(open openFile, path string, checkpointed uint64) (*segment, []walFrame, error) {
+	f, err := open(path, os.O_RDWR, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("write-ahead log: %w", err)
 	}
@@ -354,7 +387,7 @@ func (w *wal) append(frame []byte, prevRV, firstRV, lastRV uint64, take func(nee
 		seg, slot := take(segmentHeaderSize + need)
 		if seg == nil {
 			var err error
-			if seg, err = createSegment(w.dir, slot, max(w.segSize, segmentHeaderSize+need), w.noSync); err != nil {
+			if seg, err = w.createSegment(slot, max(w.segSize, segmentHeaderSize+need)); err != nil {
 				return err
 			}
 		}
@@ -375,7 +408,7 @@ func (w *wal) append(frame []byte, prevRV, firstRV, lastRV uint64, take func(nee
 		return fmt.Errorf("write-ahead log: %s: %w", w.cur.name, err)
 	}
 	if !w.noSync {
-		if err := fdatasync(w.cur.f); err != nil {
+		if err := w.cur.f.Datasync(); err != nil {
 			return fmt.Errorf("write-ahead log: %s: %w", w.cur.name, err)
 		}
 	}
@@ -384,20 +417,20 @@ func (w *wal) append(frame []byte, prevRV, firstRV, lastRV uint64, take func(nee
 	return nil
 }
 
-// createSegment creates the segment file of slot n in dir, of size bytes of zeros written
-// and synced once, so that appends within it change neither the file's size nor its
-// block allocation and an fdatasync flushes data only. Without sync (tests) the file is
-// only extended, sparse.
-func createSegment(dir string, n int, size int64, noSync bool) (*segment, error) {
-	path := filepath.Join(dir, segmentName(n))
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+// createSegment creates the segment file of slot n, of size bytes of zeros written and
+// synced once, so that appends within it change neither the file's size nor its block
+// allocation and an fdatasync flushes data only. Without sync (tests) the file is only
+// extended, sparse.
+func (w *wal) createSegment(n int, size int64) (*segment, error) {
+	path := filepath.Join(w.dir, segmentName(n))
+	f, err := w.open(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("write-ahead log: create segment: %w", err)
 	}
-	err = preallocate(f, size, noSync)
-	if err == nil && !noSync {
+	err = preallocate(f, size, w.noSync)
+	if err == nil && !w.noSync {
 		if err = f.Sync(); err == nil {
-			err = syncDir(dir)
+			err = syncDir(w.dir)
 		}
 	}
 	if err != nil {
@@ -409,7 +442,7 @@ func createSegment(dir string, n int, size int64, noSync bool) (*segment, error)
 }
 
 // preallocate makes f size bytes of zeros.
-func preallocate(f *os.File, size int64, sparse bool) error {
+func preallocate(f walFile, size int64, sparse bool) error {
 	if sparse {
 		return f.Truncate(size)
 	}

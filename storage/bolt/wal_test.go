@@ -41,7 +41,7 @@ func walFrames(t *testing.T, path string) []walFrame {
 	}
 	var frames []walFrame
 	for _, e := range entries {
-		seg, found, err := readSegment(filepath.Join(dir, e.Name()), 0)
+		seg, found, err := readSegment(osOpenFile, filepath.Join(dir, e.Name()), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -363,7 +363,7 @@ func TestWAL_GenerationOfAFrameWithoutItsHeaderIsNotReused(t *testing.T) {
 	gen := frames[0].seg.gen
 	writeAt(t, frames[0].seg.name, 0, appendSegmentHeader(nil, gen-1))
 
-	w, live, err := openWAL(path+walSuffix, DefaultWALSegmentSize, true, 0)
+	w, live, err := openWAL(path+walSuffix, DefaultWALSegmentSize, true, 0, osOpenFile)
 	if err != nil {
 		t.Fatal(err)
 	}

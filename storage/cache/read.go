@@ -121,7 +121,7 @@ func (c *Cache) backendList(ctx context.Context, prefix string, opts storage.Lis
 // list is List, or ListShared when shared is set.
 func (c *Cache) list(ctx context.Context, prefix string, opts storage.ListOptions, shared bool) (*storage.ListResult, error) {
 	prefix = storage.EnsurePrefix(prefix)
-	spec, err := storage.ResolveList(opts)
+	spec, err := storage.ResolveList(prefix, opts)
 	if err != nil {
 		return nil, storage.WithKey(err, prefix)
 	}
@@ -147,16 +147,16 @@ func (c *Cache) list(ctx context.Context, prefix string, opts storage.ListOption
 	if !ok {
 		return c.backendList(ctx, prefix, opts, shared)
 	}
-	return v.page(prefix, spec.StartAfter, opts.Limit, opts.Predicate, shared)
+	return v.page(prefix, spec.From, opts.Limit, opts.Predicate, shared)
 }
 
-// page returns the objects under prefix after startAfter that match pred, at most limit
-// of them (0: all), with the continue token and, without a selector, the count of those
-// left. The objects are copies, or the cached objects themselves when shared is set.
-func (v view) page(prefix, startAfter string, limit int64, pred storage.Predicate, shared bool) (*storage.ListResult, error) {
-	from := prefix
-	if startAfter >= prefix {
-		from = startAfter + "\x00"
+// page returns the objects under prefix from the key from (a continued list's, under
+// prefix; "" for the first page) that match pred, at most limit of them (0: all), with
+// the continue token and, without a selector, the count of those left. The objects are
+// copies, or the cached objects themselves when shared is set.
+func (v view) page(prefix, from string, limit int64, pred storage.Predicate, shared bool) (*storage.ListResult, error) {
+	if from == "" {
+		from = prefix
 	}
 	res := &storage.ListResult{ResourceVersion: storage.FormatResourceVersion(v.rv)}
 	// Room for every item only when the list may take them all; a namespace's list grows.
@@ -209,7 +209,10 @@ func (v view) page(prefix, startAfter string, limit int64, pred storage.Predicat
 		return nil, storage.WithKey(matchErr, prefix)
 	}
 	if more {
-		res.Continue = storage.EncodeContinue(v.rv, last)
+		var err error
+		if res.Continue, err = storage.EncodeContinue(v.rv, prefix, last); err != nil {
+			return nil, storage.WithKey(err, prefix)
+		}
 		if !selects {
 			res.RemainingItemCount = &remaining
 		}

@@ -20,7 +20,7 @@ const listChunk = 500
 // every later page (through the continue token), is read at it.
 func (s *Store) List(ctx context.Context, prefix string, opts storage.ListOptions) (*storage.ListResult, error) {
 	prefix = storage.EnsurePrefix(prefix)
-	spec, err := storage.ResolveList(opts)
+	spec, err := storage.ResolveList(prefix, opts)
 	if err != nil {
 		return nil, storage.WithKey(err, prefix)
 	}
@@ -34,8 +34,8 @@ func (s *Store) List(ctx context.Context, prefix string, opts storage.ListOption
 		}
 	}
 	start := s.etcdKey(prefix)
-	if spec.StartAfter != "" {
-		start = s.etcdKey(spec.StartAfter) + "\x00"
+	if spec.From != "" {
+		start = s.etcdKey(spec.From) // under prefix: ResolveList made it so
 	}
 	end := clientv3.GetPrefixRangeEnd(s.etcdKey(prefix))
 	filtered := !opts.Predicate.Empty()
@@ -89,7 +89,9 @@ func (s *Store) List(ctx context.Context, prefix string, opts storage.ListOption
 				// More follows if this range had keys after this one or etcd has more.
 				more := i < len(resp.Kvs)-1 || resp.More
 				if more {
-					res.Continue = storage.EncodeContinue(uint64(rev), key)
+					if res.Continue, err = storage.EncodeContinue(uint64(rev), prefix, key); err != nil {
+						return nil, storage.WithKey(err, prefix)
+					}
 					if !filtered {
 						remaining := resp.Count - int64(i+1)
 						res.RemainingItemCount = &remaining

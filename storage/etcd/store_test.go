@@ -2,9 +2,10 @@ package etcd
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
-	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -121,19 +122,33 @@ func TestFail_MapsEtcdErrorsWithoutLeakingThem(t *testing.T) {
 	}
 }
 
-func TestContinueToken_NamesTheStorageKeyAndRevision(t *testing.T) {
+func TestContinueToken_NamesTheRevisionAndTheKeyBelowThePrefix(t *testing.T) {
 	s := &Store{opts: Options{Prefix: "/registry"}}
+	const prefix = "/core/pods/ns1/"
 	key := s.storageKey([]byte("/registry/core/pods/ns1/b"))
-	tok := storage.EncodeContinue(42, key)
-	spec, err := storage.ResolveList(storage.ListOptions{Continue: tok, Limit: 1})
+	tok, err := storage.EncodeContinue(42, prefix, key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if spec.Mode != storage.ReadExact || spec.ResourceVersion != 42 || spec.StartAfter != "/core/pods/ns1/b" {
+	if raw, _ := base64.RawURLEncoding.DecodeString(tok); strings.Contains(string(raw), prefix) {
+		t.Errorf("token %s carries the storage key", raw)
+	}
+	spec, err := storage.ResolveList(prefix, storage.ListOptions{Continue: tok, Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.Mode != storage.ReadExact || spec.ResourceVersion != 42 || spec.From != prefix+"b\x00" {
 		t.Errorf("token resolves to %+v", spec)
 	}
-	if got := fmt.Sprint(s.etcdKey(spec.StartAfter) + "\x00"); got != "/registry/core/pods/ns1/b\x00" {
+	if got := s.etcdKey(spec.From); got != "/registry/core/pods/ns1/b\x00" {
 		t.Errorf("next range starts at %q", got)
+	}
+	// A forged token of the old shape naming a namespace that sorts before ns1 would
+	// start the range there, and the range (which ends at ns1's end) would hold that
+	// namespace's pods: it is refused.
+	old := base64.RawURLEncoding.EncodeToString([]byte(`{"v":"apikit.storage/v1","rv":42,"start":"/core/pods/ns0/a"}`))
+	if _, err := storage.ResolveList(prefix, storage.ListOptions{Continue: old, Limit: 1}); !errors.Is(err, storage.ErrInvalidContinue) {
+		t.Errorf("a token naming another namespace: error = %v, want ErrInvalidContinue", err)
 	}
 }
 

@@ -19,8 +19,12 @@ import (
 // returned Durability. Reads, counts and watches see a write only once it is durable and
 // every write before it too: they are served at a watermark that advances in version
 // order, so an acknowledged write is always visible and a write that is never
-// acknowledged is never seen. When a Durability fails, the store takes no more writes
-// (they fail with that error) and never shows the failed write or any after it.
+// acknowledged is never seen. When a Durability fails, the store takes no more writes and
+// never shows the failed write or any after it: that write, the writes queued behind it
+// and every later one fail with storage.ErrUnavailable (a 503 at the REST layer) and a
+// detail that names neither key nor file, while reads and watches go on at the last
+// durable state. The store does not resume: its live state holds the failed writes, and
+// only a new store, restored from what the journal made durable, is right again.
 type Journal interface {
 	// Encode turns an object about to be written into the bytes the journal keeps. It is
 	// called outside the store's lock, before the write's resourceVersion is known: the
@@ -53,12 +57,15 @@ type inflightWrite struct {
 	durable Durability
 }
 
+// journalFailedDetail is what a client reads of the writes of a store whose journal
+// failed; the journal's own error, which names files, is for the journal's log.
+const journalFailedDetail = "storage is unavailable: a write could not be made durable, and the store takes no more writes until it is restarted"
+
 // settle makes sure the caller's write at rv (acknowledged with d; nil when the write is
 // already visible or was none) or, for a decision taken on the live state at version rv
 // without writing, the state it saw, is durable and visible before the caller is
-// answered. It returns the journal's error when that write failed, the store's failure
-// when a write up to rv failed, and ctx's error when ctx ends first (the write may still
-// become durable and visible).
+// answered. It returns the store's failure when that write or one up to rv failed, and
+// ctx's error when ctx ends first (the write may still become durable and visible).
 func (s *Store) settle(ctx context.Context, key string, rv uint64, d Durability) error {
 	if d != nil {
 		if c, ok := d.(interface{ TryCommit() }); ok {
@@ -74,8 +81,11 @@ func (s *Store) settle(ctx context.Context, key string, rv uint64, d Durability)
 			}()
 			return &storage.Error{Err: ctx.Err(), Key: key, Detail: "the write may still be committed"}
 		}
-		if err := d.Err(); err != nil {
+		if d.Err() != nil {
 			s.advance()
+			s.mu.Lock()
+			err := s.failLocked()
+			s.mu.Unlock()
 			return storage.WithKey(err, key)
 		}
 	}
@@ -131,11 +141,8 @@ func (s *Store) advance() {
 			s.dropInflightLocked(n)
 			return
 		}
-		if err := w.durable.Err(); err != nil {
-			if s.failed == nil {
-				s.failed = fmt.Errorf("storage journal failed at resourceVersion %d; the store takes no more writes: %w",
-					w.change.ResourceVersion, err)
-			}
+		if w.durable.Err() != nil {
+			s.failLocked()
 			// Wake the waiters so they see the failure; nothing after is shown.
 			s.dropInflightLocked(len(s.inflight))
 			s.wakeLocked()
@@ -144,6 +151,15 @@ func (s *Store) advance() {
 		s.showLocked(w.change)
 	}
 	s.dropInflightLocked(n)
+}
+
+// failLocked fails the store, if it has not failed yet, and returns the error of its
+// writes from now on. The caller holds s.mu for writing.
+func (s *Store) failLocked() error {
+	if s.failed == nil {
+		s.failed = storage.NewErrorf(storage.ErrUnavailable, "", journalFailedDetail)
+	}
+	return s.failed
 }
 
 func (s *Store) dropInflightLocked(n int) {

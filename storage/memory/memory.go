@@ -95,7 +95,7 @@ type Store struct {
 	logArr   []change // the whole array s.log is a window of (see appendLogLocked)
 	oldest   uint64   // smallest resourceVersion still servable exactly; >= log[0].rv
 	inflight []inflightWrite
-	failed   error // set when a journal write failed: the store takes no more writes
+	failed   error // set when a journal write failed: the store takes no more writes (see Journal)
 	notify   chan struct{}
 	// notifyTaken tells whether a reader took notify since it was made; it is set under
 	// s.mu held for reading and cleared under s.mu held for writing.
@@ -435,7 +435,7 @@ func (s *Store) ListShared(ctx context.Context, prefix string, opts storage.List
 // list is List, with item giving the result's object for a stored one.
 func (s *Store) list(ctx context.Context, prefix string, opts storage.ListOptions, item func(scheme.Object) scheme.Object) (*storage.ListResult, error) {
 	prefix = storage.EnsurePrefix(prefix)
-	spec, err := storage.ResolveList(opts)
+	spec, err := storage.ResolveList(prefix, opts)
 	if err != nil {
 		return nil, storage.WithKey(err, prefix)
 	}
@@ -454,12 +454,9 @@ func (s *Store) list(ctx context.Context, prefix string, opts storage.ListOption
 	if err != nil {
 		return nil, err
 	}
-	if spec.StartAfter != "" && !strings.HasPrefix(spec.StartAfter, prefix) {
-		return nil, storage.NewErrorf(storage.ErrInvalidContinue, prefix, "continue token is for another collection")
-	}
 	from := prefix
-	if spec.StartAfter != "" {
-		from = spec.StartAfter + "\x00"
+	if spec.From != "" {
+		from = spec.From // under prefix: ResolveList made it so
 	}
 	res := &storage.ListResult{ResourceVersion: storage.FormatResourceVersion(rv)}
 	if limit := opts.Limit; limit > 0 && limit < 1<<16 {
@@ -499,7 +496,9 @@ func (s *Store) list(ctx context.Context, prefix string, opts storage.ListOption
 		return nil, matchErr
 	}
 	if more {
-		res.Continue = storage.EncodeContinue(rv, lastKey)
+		if res.Continue, err = storage.EncodeContinue(rv, prefix, lastKey); err != nil {
+			return nil, storage.WithKey(err, prefix)
+		}
 		if countRest {
 			res.RemainingItemCount = &remaining
 		}

@@ -45,7 +45,7 @@ type behaviour struct {
 // per behaviour and kind; it should register cleanup with t.Cleanup).
 func Run(t *testing.T, newBackend func(t *testing.T) storage.Interface, caps Capabilities) {
 	t.Helper()
-	groups := [][]behaviour{crudBehaviours, listBehaviours, updateBehaviours, deleteBehaviours, cachedExistingBehaviours, watchBehaviours, sharedListBehaviours}
+	groups := [][]behaviour{crudBehaviours, listBehaviours, continueBehaviours, updateBehaviours, deleteBehaviours, cachedExistingBehaviours, watchBehaviours, sharedListBehaviours}
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
 			for _, g := range groups {

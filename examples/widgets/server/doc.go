@@ -14,6 +14,17 @@
 // TLS, so the kubeconfig New writes points at TLSURL and embeds the certificate made at
 // start, while plain HTTP serves health checks and anonymous probes.
 //
+// Health: /readyz, /livez and /healthz answer as kube-apiserver's do. With bolt storage
+// both /readyz and /livez run the check "bolt" (bolt.Store.Check): once a write to disk
+// or its fsync has failed, for example on a full disk, the store takes no more writes
+// until the process restarts, even after space is freed (storage/bolt says why), and
+// answers them with 503 ServiceUnavailable; meanwhile reads are served, /readyz fails
+// with "[-]bolt failed: reason withheld" so that a load balancer sends requests
+// elsewhere, and /livez fails alike so that the supervisor (a kubelet's liveness probe,
+// or whatever probes the process) restarts the server, which then has every
+// acknowledged write. With etcd, /readyz/etcd fails while the cluster cannot be reached and /livez
+// stays ok: a restart would not bring etcd back, and the server serves again without one.
+//
 // The command in the parent directory (go run ./examples/widgets) is a thin wrapper
 // around New; tests and the e2e module start the same server in-process:
 //

@@ -136,8 +136,10 @@ type Server struct {
 	log        *slog.Logger
 	store      storage.Interface
 	closeStore func() error
-	// readyChecks are /readyz's checks of the storage (openStorage).
+	// readyChecks and liveChecks are /readyz's and /livez's checks of the storage
+	// (openStorage).
 	readyChecks []rest.HealthCheck
+	liveChecks  []rest.HealthCheck
 	handler     http.Handler
 	crds        *crds.Handler
 	ln          net.Listener
@@ -272,6 +274,7 @@ func New(cfg Config) (_ *Server, err error) {
 			AccessLog: accessLogger(cfg),
 
 			ReadyChecks: s.readyChecks,
+			LiveChecks:  s.liveChecks,
 		}),
 	})
 	if err != nil {
@@ -333,6 +336,12 @@ func (s *Server) openStorage(sch *scheme.Scheme) error {
 			return fmt.Errorf("widgets server: opening storage: %w", err)
 		}
 		s.store, s.closeStore = st, st.Close
+		// A bolt store whose write or fsync failed (a full disk) takes no more writes
+		// until the process restarts (see storage/bolt): /readyz fails so that no
+		// request is sent here meanwhile, and /livez so that the supervisor restarts it.
+		check := rest.HealthCheck{Name: "bolt", Check: st.Check}
+		s.readyChecks = append(s.readyChecks, check)
+		s.liveChecks = append(s.liveChecks, check)
 		s.log.Info("storage opened", "backend", StorageBolt, "path", path)
 	case StorageMemory:
 		st := memory.New(memory.Options{})

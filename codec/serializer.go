@@ -23,8 +23,9 @@ import (
 type Serializer interface {
 	// MediaType is the essence this serializer reads and writes ("application/json").
 	MediaType() string
-	// Decode reads one object. apiVersion and kind come from the document; missing
-	// parts are filled from defaults (may be nil) and from into's registered kind.
+	// Decode reads one object. apiVersion and kind come from the document (of a
+	// repeated key, the last value, as apimachinery reads them); missing parts are
+	// filled from defaults (may be nil) and from into's registered kind.
 	// The object is into when given and of that kind (an *Unstructured or
 	// *UnstructuredList into accepts any kind), otherwise a new object the scheme
 	// creates. Unknown and duplicate fields are returned in Result.Issues and do not
@@ -58,10 +59,40 @@ func (s *JSONSerializer) MediaType() string { return MediaTypeJSON }
 
 // Decode reads a JSON object; see [Serializer].
 func (s *JSONSerializer) Decode(data []byte, defaults *scheme.GroupVersionKind, into scheme.Kinded) (Result, error) {
-	apiVersion, kind, err := peekTypeMeta(data)
+	apiVersion, kind, err := peekTypeMeta(data, false)
 	if err != nil {
 		return Result{}, err
 	}
+	res, err := s.decodeAs(data, apiVersion, kind, defaults, into)
+	if err != nil || mayRepeatTypeMeta(res.Issues) {
+		// The scan stopped at the first apiVersion and kind; apimachinery reads the
+		// document's kind with encoding/json, where a repeated key's last value wins, as
+		// it does for every other field. Only a decode that failed, or that found
+		// apiVersion or kind twice, pays for the scan of every top-level key.
+		lastVersion, lastKind, perr := peekTypeMeta(data, true)
+		if perr == nil && (lastVersion != apiVersion || lastKind != kind) {
+			return s.decodeAs(data, lastVersion, lastKind, defaults, into)
+		}
+	}
+	return res, err
+}
+
+// mayRepeatTypeMeta reports whether a decode's issues say, or may say once past the
+// issues kept, that the document has apiVersion or kind twice at the top level.
+func mayRepeatTypeMeta(issues FieldIssues) bool {
+	if len(issues) >= maxIssues {
+		return true
+	}
+	for _, is := range issues {
+		if is.Type == DuplicateField && (is.Path == "apiVersion" || is.Path == "kind") {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeAs decodes a JSON document whose apiVersion and kind were read as given.
+func (s *JSONSerializer) decodeAs(data []byte, apiVersion, kind string, defaults *scheme.GroupVersionKind, into scheme.Kinded) (Result, error) {
 	gv, err := scheme.ParseGroupVersion(apiVersion)
 	if err != nil {
 		return Result{}, err
@@ -158,8 +189,10 @@ func WithDefaults(actual, def scheme.GroupVersionKind) scheme.GroupVersionKind {
 }
 
 // peekTypeMeta reads the top-level apiVersion and kind strings of a JSON object,
-// skipping over everything else without building it.
-func peekTypeMeta(data []byte) (apiVersion, kind string, err error) {
+// skipping over everything else without building it. It stops once it has both unless
+// all is set; then it reads every top-level key, so that of a repeated key the last
+// value is returned.
+func peekTypeMeta(data []byte, all bool) (apiVersion, kind string, err error) {
 	d := decodeState{data: data}
 	switch d.peek() {
 	case '{':
@@ -173,7 +206,7 @@ func peekTypeMeta(data []byte) (apiVersion, kind string, err error) {
 	}
 	empty, err := d.objectStart()
 	var tm TypeMetaFields
-	for err == nil && !empty && !tm.Complete() {
+	for err == nil && !empty && (all || !tm.Complete()) {
 		var kb []byte
 		if kb, err = d.objectKey(); err != nil {
 			break

@@ -43,7 +43,7 @@ func (rq *request) readBody() ([]byte, error) {
 	if rq.r.ContentLength > limit {
 		return nil, NewRequestEntityTooLarge(limit)
 	}
-	rq.setReadDeadline()
+	clearDeadline := rq.setReadDeadline()
 	data, err := io.ReadAll(http.MaxBytesReader(rq.w, rq.r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -55,6 +55,9 @@ func (rq *request) readBody() ([]byte, error) {
 		}
 		return nil, NewBadRequest(fmt.Sprintf("failed to read the request body: %v", err))
 	}
+	// Only once the body is all read: net/http reads what is left of a body before it
+	// answers, which the deadline still bounds.
+	clearDeadline()
 	rq.h.auditRequestBody(rq.r, data)
 	return data, nil
 }

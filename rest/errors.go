@@ -118,6 +118,18 @@ func newServiceUnavailable(msg string) *scheme.Status {
 	return newStatus(http.StatusServiceUnavailable, scheme.StatusReasonServiceUnavailable, msg, nil)
 }
 
+// newUnknownOutcome is the Status of a write the store may have applied: what
+// kube-apiserver answers, which tells no client to try again and sends no Retry-After
+// (client-go would send the write again): the etcd client's own error when the store
+// gave its text (a 500 with reason Unknown, "etcdserver: request timed out"), else the
+// 504 of a request that ran out of time.
+func newUnknownOutcome(backendText string) *scheme.Status {
+	if backendText == "" {
+		return NewTimeout()
+	}
+	return newStatus(http.StatusInternalServerError, scheme.StatusReasonUnknown, backendText, nil)
+}
+
 // NewServerTimeout is the 500 ServerTimeout Status kube answers when a generated name
 // keeps colliding.
 func NewServerTimeout(gk scheme.GroupKind, operation string) *scheme.Status {
@@ -205,6 +217,7 @@ var storageSentinels = []error{
 	storage.ErrNotFound, storage.ErrAlreadyExists, storage.ErrConflict, storage.ErrGone,
 	storage.ErrTooLargeResourceVersion, storage.ErrInvalidContinue, storage.ErrInvalidSelector,
 	storage.ErrInvalidOptions, storage.ErrInvalidResourceVersion, storage.ErrUnavailable,
+	storage.ErrTimeout,
 }
 
 // storageStatus is the Status of a storage error, built from its sentinel and the
@@ -229,6 +242,8 @@ func (h *Handler) storageStatus(se *storage.Error, gr scheme.GroupResource, name
 		return NewBadRequest(se.Detail)
 	case storage.ErrUnavailable:
 		return newServiceUnavailable(se.Detail)
+	case storage.ErrTimeout:
+		return newUnknownOutcome(se.Detail)
 	}
 	// A failure no sentinel names (a cancelled context, a failed journal, an object the
 	// store cannot keep): a 500. Its cause is the backend's own text, which may name a

@@ -323,9 +323,19 @@ func (d *watchDeadlines) clear() {
 
 // setReadDeadline bounds the read of a request body by the request's deadline, so
 // that a client that sends its body slowly is answered 504 at the deadline instead of
-// holding the request forever.
-func (rq *request) setReadDeadline() {
-	if deadline, ok := rq.ctx.Deadline(); ok {
-		_ = http.NewResponseController(rq.w).SetReadDeadline(deadline)
+// holding the request forever. The returned func removes the deadline once the whole
+// body is read: left on the connection, it would end net/http's read of the idle
+// connection while the request still runs, which cancels the connection's context,
+// and with it this request (a 500 "context canceled" instead of kube's 504) and every
+// later one sent on the connection.
+func (rq *request) setReadDeadline() (remove func()) {
+	deadline, ok := rq.ctx.Deadline()
+	if !ok {
+		return func() {}
 	}
+	rc := http.NewResponseController(rq.w)
+	if rc.SetReadDeadline(deadline) != nil {
+		return func() {}
+	}
+	return func() { _ = rc.SetReadDeadline(time.Time{}) }
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -97,7 +98,38 @@ func (rq *request) validateListOptions() *scheme.Status {
 	return nil
 }
 
+// listOptionInts parses the integer ListOptions of a list or watch as kube-apiserver's
+// parameter codec does, before any other check: timeoutSeconds, then limit, each its
+// first value through strconv.ParseInt in base 10 (a sign allowed, nothing else: no
+// fraction, exponent or space). A value that does not parse is kube's 400 with the
+// parser's message. timeoutSeconds is nil when absent.
+func (rq *request) listOptionInts() (timeoutSeconds *int64, limit int64, err error) {
+	for _, p := range []struct {
+		name string
+		set  func(int64)
+	}{
+		{"timeoutSeconds", func(n int64) { timeoutSeconds = &n }},
+		{"limit", func(n int64) { limit = n }},
+	} {
+		vs := rq.query[p.name]
+		if len(vs) == 0 {
+			continue
+		}
+		n, perr := strconv.ParseInt(vs[0], 10, 64)
+		if perr != nil {
+			return nil, 0, NewBadRequest(perr.Error())
+		}
+		p.set(n)
+	}
+	return timeoutSeconds, limit, nil
+}
+
 func (rq *request) list() {
+	_, limit, err := rq.listOptionInts()
+	if err != nil {
+		rq.fail(err)
+		return
+	}
 	if st := rq.validateListOptions(); st != nil {
 		rq.fail(st)
 		return
@@ -106,13 +138,6 @@ func (rq *request) list() {
 	if err != nil {
 		rq.fail(err)
 		return
-	}
-	var limit int64
-	if l := rq.query.Get("limit"); l != "" {
-		if _, err := fmt.Sscanf(l, "%d", &limit); err != nil {
-			rq.fail(NewBadRequest(fmt.Sprintf("invalid limit %q: %v", l, err)))
-			return
-		}
 	}
 	prefix := storage.Prefix(rq.stored, rq.info.Namespace)
 	lr, shared, err := rq.h.listToSend(rq.ctx, prefix, storage.ListOptions{

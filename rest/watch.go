@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"runtime"
@@ -132,6 +133,10 @@ type watchRequest struct {
 // validateWatch checks the watch options and the selectors and returns the storage
 // watch they describe.
 func (rq *request) validateWatch() (watchRequest, error) {
+	timeoutSeconds, _, err := rq.listOptionInts()
+	if err != nil {
+		return watchRequest{}, err
+	}
 	sendInitial, err := rq.validateWatchOptions()
 	if err != nil {
 		return watchRequest{}, err
@@ -140,16 +145,7 @@ func (rq *request) validateWatch() (watchRequest, error) {
 	if err != nil {
 		return watchRequest{}, err
 	}
-	timeout := time.Duration(float64(minRequestTimeout) * (1 + rand.Float64()))
-	if v := rq.query.Get("timeoutSeconds"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			return watchRequest{}, NewBadRequest("invalid timeoutSeconds " + strconv.Quote(v))
-		}
-		if n > 0 {
-			timeout = time.Duration(n) * time.Second
-		}
-	}
+	timeout := watchTimeout(timeoutSeconds)
 	key := storage.Prefix(rq.stored, rq.info.Namespace)
 	recursive := true
 	if len(rq.info.Parts) > 1 {
@@ -176,6 +172,26 @@ func (rq *request) validateWatch() (watchRequest, error) {
 			},
 		},
 	}, nil
+}
+
+// maxWatchTimeoutSeconds is the longest timeoutSeconds a time.Duration holds.
+const maxWatchTimeoutSeconds = int64(math.MaxInt64 / time.Second)
+
+// watchTimeout is how long a watch lasts: timeoutSeconds, or without it (or at 0) a
+// random duration between minRequestTimeout and twice it, like kube-apiserver. A
+// negative timeoutSeconds, or one past what a time.Duration holds, is a watch that
+// has timed out before it starts (-1, see stream): kube-apiserver's watch timer gets
+// a negative duration (its product with time.Second overflows) and fires at once.
+// Past twice that bound kube's product wraps round to some positive duration again;
+// here every such value ends at once.
+func watchTimeout(timeoutSeconds *int64) time.Duration {
+	switch {
+	case timeoutSeconds == nil || *timeoutSeconds == 0:
+		return time.Duration(float64(minRequestTimeout) * (1 + rand.Float64()))
+	case *timeoutSeconds < 0 || *timeoutSeconds > maxWatchTimeoutSeconds:
+		return -1
+	}
+	return time.Duration(*timeoutSeconds) * time.Second
 }
 
 // negotiateWatch picks the stream's format from the Accept header: a serializer that
@@ -208,6 +224,16 @@ func (rq *request) stream(out output, wr watchRequest) {
 	hdr.Set("Content-Type", out.StreamContentType())
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Cache-Control", "no-cache, private")
+	if wr.timeout < 0 {
+		// Timed out before it started: kube's 200 stream that ends with no event.
+		if err == nil {
+			wi.Stop()
+		}
+		addWarnings(rq.w, rq.warnings)
+		rq.w.WriteHeader(http.StatusOK)
+		_ = http.NewResponseController(rq.w).Flush()
+		return
+	}
 	var wc *watchConn
 	if err == nil {
 		wc = rq.claimWatchConn(wi.Stop)

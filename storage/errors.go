@@ -34,8 +34,16 @@ var (
 	// ErrUnavailable: the backend could not be reached or did not answer in time, for
 	// example an etcd cluster without quorum, or takes no more writes, as storage/bolt
 	// after a write to its disk failed (503 ServiceUnavailable); the client may retry,
-	// at this server once it is back or restarted, or at another replica.
+	// at this server once it is back or restarted, or at another replica. A write fails
+	// with it only when it was not applied.
 	ErrUnavailable = errors.New("storage unavailable")
+	// ErrTimeout: a write whose outcome the backend left unknown: it was sent but not
+	// answered in time, or the backend answered that it could not tell (etcd's
+	// "etcdserver: request timed out", then in the Error's Detail). It may have been
+	// applied, or may be later, so a client must not be told to try again (a retried
+	// create makes a second object): kube-apiserver's 504 Timeout, or its 500 with the
+	// backend's own text when there is a Detail.
+	ErrTimeout = errors.New("storage request timed out")
 )
 
 // Error is a failure of the store, in fields rather than in a sentence, so that the REST

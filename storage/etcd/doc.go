@@ -26,7 +26,12 @@
 // etcd has compacted is storage.ErrGone (410), one it has not reached yet
 // storage.ErrTooLargeResourceVersion after a short wait; an etcd that cannot be reached
 // or has no leader is storage.ErrUnavailable (503), and a caller's context that ends
-// first is returned as the context's error (the REST layer answers 504). A watch ends
+// first is returned as the context's error (the REST layer answers 504). A write is
+// ErrUnavailable only when etcd did not take it (no leader, too many requests, no
+// connection to send it on); one that was sent and not answered in time, or that etcd
+// answered it could not see through ("etcdserver: request timed out", in the Detail),
+// may be applied all the same and is storage.ErrTimeout (kube's 504, or its 500 with
+// etcd's text), which tells no client to try again. A watch ends
 // with a 410 Expired ERROR event when etcd compacts past it, and with a 500 one when it
 // fails otherwise, so that clients list and watch again.
 package etcd

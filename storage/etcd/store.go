@@ -276,7 +276,7 @@ func (s *Store) Create(ctx context.Context, key string, obj scheme.Object) (sche
 		Then(clientv3.OpPut(ek, string(data))).
 		Commit()
 	if err != nil {
-		return nil, s.fail(ctx, err, key)
+		return nil, s.failWrite(ctx, err, key)
 	}
 	if !resp.Succeeded {
 		return nil, storage.NewError(storage.ErrAlreadyExists, key)
@@ -355,16 +355,17 @@ func (s *Store) readKey(ctx context.Context, key string) (current, error) {
 // revision rev (0: absent); otherwise the response holds the key's current state.
 func (s *Store) writeIfAt(ctx context.Context, key string, rev int64, op clientv3.Op) (*clientv3.TxnResponse, error) {
 	ek := s.etcdKey(key)
-	var txn *clientv3.TxnResponse
-	err := s.call(ctx, key, func(ctx context.Context) (err error) {
-		txn, err = s.client.Txn(ctx).
-			If(clientv3.Compare(clientv3.ModRevision(ek), "=", rev)).
-			Then(op).
-			Else(clientv3.OpGet(ek)).
-			Commit()
-		return err
-	})
-	return txn, err
+	octx, cancel := s.opContext(ctx)
+	defer cancel()
+	txn, err := s.client.Txn(octx).
+		If(clientv3.Compare(clientv3.ModRevision(ek), "=", rev)).
+		Then(op).
+		Else(clientv3.OpGet(ek)).
+		Commit()
+	if err != nil {
+		return nil, s.failWrite(octx, err, key)
+	}
+	return txn, nil
 }
 
 // startState is the state GuaranteedUpdate and Delete start from: the caller's cached
@@ -615,8 +616,67 @@ func (s *Store) fail(ctx context.Context, err error, key string) error {
 	return storage.WithKey(fmt.Errorf("etcd: %w", err), key)
 }
 
+// failWrite is fail for a transaction that writes (under ctx, an opContext), where
+// what matters is whether it may have been applied. Only an error that says etcd did
+// not take the request (no leader, too many requests, no connection to send it on) is
+// ErrUnavailable, the 503 that tells a client to try again. Any other failure leaves
+// the outcome unknown, as it does for kube-apiserver: the request may have reached
+// etcd, which applies it once it runs again. That is ErrTimeout, with etcd's own text
+// when etcd said so (kube answers its 500 with that text), without when the request
+// ran out of time or lost its connection (kube's 504). The caller's context ending is
+// returned as the context's error, as by fail.
+func (s *Store) failWrite(ctx context.Context, err error, key string) error {
+	var se *storage.Error
+	switch {
+	case errors.As(err, &se):
+		return storage.WithKey(err, key)
+	case ctx.Err() != nil && context.Cause(ctx) != errRequestTimeout:
+		return storage.WithKey(ctx.Err(), key)
+	case notApplied(err):
+		s.log.Debug("etcd: unavailable", "key", key, "err", err)
+		return storage.NewErrorf(storage.ErrUnavailable, key, unavailableDetail)
+	}
+	for _, text := range unknownOutcomeErrors {
+		if errors.Is(err, text) {
+			s.log.Debug("etcd: write of unknown outcome", "key", key, "err", err)
+			return storage.NewErrorf(storage.ErrTimeout, key, "%s", text.Error())
+		}
+	}
+	if context.Cause(ctx) == errRequestTimeout || unavailable(err) {
+		s.log.Debug("etcd: write of unknown outcome", "key", key, "err", err)
+		return storage.NewError(storage.ErrTimeout, key)
+	}
+	s.log.Error("etcd: request failed", "key", key, "err", err)
+	return storage.WithKey(fmt.Errorf("etcd: %w", err), key)
+}
+
+// unknownOutcomeErrors are etcd's answers to a proposal it could not see through: it may
+// be applied all the same. Their texts name no endpoint; kube-apiserver shows them.
+var unknownOutcomeErrors = []error{
+	rpctypes.ErrTimeout, rpctypes.ErrTimeoutDueToLeaderFail, rpctypes.ErrTimeoutDueToConnectionLost,
+	rpctypes.ErrTimeoutWaitAppliedIndex, rpctypes.ErrLeaderChanged, rpctypes.ErrStopped,
+}
+
+// notApplied tells whether err says etcd did not take a request: the member had no
+// leader (the client requires one, and the member checks before anything else), was
+// too far behind to take more, or the client had no connection to send it on (etcd's
+// client retries a write only then, for the same reason).
+func notApplied(err error) bool {
+	if errors.Is(err, rpctypes.ErrNoLeader) || errors.Is(err, rpctypes.ErrTooManyRequests) {
+		return true
+	}
+	if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable {
+		switch st.Message() {
+		case "there is no address available", "there is no connection available":
+			return true
+		}
+	}
+	return false
+}
+
 // unavailable tells whether err says the cluster cannot serve now: no connection, no
-// leader, a leader change or a timeout inside etcd. Such a request may be retried.
+// leader, a leader change or a timeout inside etcd. Such a read may be retried; for a
+// write, see failWrite.
 func unavailable(err error) bool {
 	switch {
 	case errors.Is(err, rpctypes.ErrNoLeader), errors.Is(err, rpctypes.ErrLeaderChanged),

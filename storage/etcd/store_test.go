@@ -122,6 +122,52 @@ func TestFail_MapsEtcdErrorsWithoutLeakingThem(t *testing.T) {
 	}
 }
 
+// A failed write is ErrUnavailable, the 503 that tells a client to try again, only when
+// etcd did not take it; any other failure leaves its outcome unknown (etcd may apply
+// it later): ErrTimeout, with etcd's own text when etcd gave one, and never an endpoint.
+func TestFailWrite_SaysTryAgainOnlyForWritesEtcdDidNotTake(t *testing.T) {
+	s := &Store{opts: Options{RequestTimeout: time.Hour}, log: discardLogger()}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	deadline, cancel1 := context.WithTimeout(context.Background(), 0)
+	defer cancel1()
+	timedOut, cancel2 := context.WithTimeoutCause(context.Background(), 0, errRequestTimeout)
+	defer cancel2()
+	for _, tc := range []struct {
+		name   string
+		ctx    context.Context
+		err    error
+		want   error
+		detail string
+	}{
+		{"no leader", context.Background(), rpctypes.ErrNoLeader, storage.ErrUnavailable, unavailableDetail},
+		{"too many requests", context.Background(), rpctypes.ErrTooManyRequests, storage.ErrUnavailable, unavailableDetail},
+		{"no connection to send on", context.Background(), status.Error(codes.Unavailable, "there is no connection available"), storage.ErrUnavailable, unavailableDetail},
+		{"etcd timed out", context.Background(), rpctypes.ErrTimeout, storage.ErrTimeout, "etcdserver: request timed out"},
+		{"etcd timed out after a leader failure", context.Background(), rpctypes.ErrTimeoutDueToLeaderFail, storage.ErrTimeout, "etcdserver: request timed out, possibly due to previous leader failure"},
+		{"etcd timed out after a lost connection", context.Background(), rpctypes.ErrTimeoutDueToConnectionLost, storage.ErrTimeout, "etcdserver: request timed out, possibly due to connection lost"},
+		{"the leader changed", context.Background(), rpctypes.ErrLeaderChanged, storage.ErrTimeout, "etcdserver: leader changed"},
+		{"etcd stopped", context.Background(), rpctypes.ErrStopped, storage.ErrTimeout, "etcdserver: server stopped"},
+		{"the connection broke after the send", context.Background(), status.Error(codes.Unavailable, "error reading from server: read tcp 10.1.2.3:2379: EOF"), storage.ErrTimeout, ""},
+		{"the keepalive gave up", context.Background(), status.Error(codes.Unavailable, "keepalive ping failed to receive ACK within timeout"), storage.ErrTimeout, ""},
+		{"the store's own timeout", timedOut, context.DeadlineExceeded, storage.ErrTimeout, ""},
+		{"the caller's deadline", deadline, context.DeadlineExceeded, context.DeadlineExceeded, ""},
+		{"the caller's cancellation", cancelled, status.Error(codes.Canceled, "context canceled"), context.Canceled, ""},
+		{"a storage error passes", context.Background(), storage.NewError(storage.ErrConflict, ""), storage.ErrConflict, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := s.failWrite(tc.ctx, tc.err, "/core/pods/ns/a")
+			se, ok := err.(*storage.Error)
+			if !ok || !errors.Is(err, tc.want) || se.Key != "/core/pods/ns/a" {
+				t.Fatalf("error = %#v, want a *storage.Error of %v about the key", err, tc.want)
+			}
+			if se.Detail != tc.detail {
+				t.Errorf("detail = %q, want %q", se.Detail, tc.detail)
+			}
+		})
+	}
+}
+
 func TestContinueToken_NamesTheRevisionAndTheKeyBelowThePrefix(t *testing.T) {
 	s := &Store{opts: Options{Prefix: "/registry"}}
 	const prefix = "/core/pods/ns1/"

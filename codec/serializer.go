@@ -279,13 +279,14 @@ func (s *YAMLSerializer) Decode(data []byte, defaults *scheme.GroupVersionKind, 
 	return res, err
 }
 
-// Encode writes obj as YAML (JSON converted to YAML, like kube-apiserver).
+// Encode writes obj as YAML (JSON converted to YAML, like kube-apiserver), within a
+// bounded multiple of its JSON's size (see [JSONToYAML]).
 func (s *YAMLSerializer) Encode(w io.Writer, obj scheme.Kinded) error {
 	j, err := marshalObject(obj, nil)
 	if err != nil {
 		return err
 	}
-	y, err := JSONToYAML(j)
+	y, err := appendYAML(nil, j)
 	if err != nil {
 		return err
 	}

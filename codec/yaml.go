@@ -77,8 +77,9 @@ func UnmarshalYAML(y []byte, v any) (FieldIssues, error) {
 	return append(issues, more...), err
 }
 
-// JSONToYAML converts a JSON document to YAML the way kube-apiserver writes YAML.
-func JSONToYAML(j []byte) ([]byte, error) { return yaml.JSONToYAML(j) }
+// JSONToYAML converts a JSON document to YAML the way kube-apiserver writes YAML,
+// within a bounded multiple of its size (see appendYAML).
+func JSONToYAML(j []byte) ([]byte, error) { return appendYAML(nil, j) }
 
 // YAMLReader splits a stream of YAML documents separated by lines that start with
 // "---" (optionally followed by a comment), the way kubectl reads multi-document files.

@@ -23,9 +23,14 @@ import (
 //     deep is 25 MB of YAML). A document whose YAML would be over yamlOutputLimit of
 //     its JSON is written again with its collections below flowDepths' next depth in
 //     flow style, as the compact JSON that YAML accepts as flow (see cut); at the last
-//     depth the block part holds only the top three levels, so it is about the JSON's
-//     size. Every attempt stops writing at the limit, so the work and memory of one
-//     are bounded.
+//     depth the block part holds only the top three levels, indented at most a few
+//     spaces, so it is within a few times the JSON (short scalars one a line). Every
+//     attempt but the last stops writing at the limit, so the work of each is bounded.
+//
+// go-yaml's emitter keeps every event of a document until it ends (some hundreds of
+// bytes each), so writing one object still allocates tens of times its JSON (kube
+// allocates twice that); a list is written item by item (EncodeList), so it costs
+// that of its largest item.
 //
 // Whatever kube would write within the limit is written byte for byte as kube writes it.
 

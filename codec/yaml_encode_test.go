@@ -96,6 +96,9 @@ func TestJSONToYAML_DeepDocumentsStayWithinAMultipleOfTheirJSON(t *testing.T) {
 		{"long words past column 80", `{"a":` + nest(`{"b":`, `"`+strings.Repeat("a ", 20000)+`"`, `}`, 60) + `}`},
 		{"short list items deep down", `{"a":` + nest(`{"b":`, `[`+strings.Repeat("0,", 20000)+`0]`, `}`, 60) + `}`},
 		{"deep list of lists", `{"a":` + nest(`[`, ``, `]`, 3000) + `}`},
+		// Above the second flow depth, so only the last one writes the zeros as flow.
+		{"short list items fifteen levels down", `{"a":` + nest(`{"b":`, `[`+strings.Repeat("0,", 20000)+`0]`, `}`, 14) + `}`},
+		{"short list items three levels down", `{"a":{"b":[` + strings.Repeat("0,", 20000) + `0]}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,6 +167,59 @@ func TestYAMLEncodeList_DeepItemKeepsTheListsFrame(t *testing.T) {
 	back, err := yaml.YAMLToJSON(buf.Bytes())
 	if err != nil {
 		t.Fatalf("the list does not read back: %v", err)
+	}
+	want, _ := yaml.YAMLToJSON(whole)
+	if !bytes.Equal(back, want) {
+		t.Errorf("reads back as %.200s..., want %.200s...", back, want)
+	}
+}
+
+// TestYAMLEncodeList_TableWithADeepRowKeepsItsColumns: a row whose object is deep is
+// written in flow style, and the Table's column definitions (collections of scalars)
+// stay as they are when the Table holds no row, so the Table still splits into rows.
+func TestYAMLEncodeList_TableWithADeepRowKeepsItsColumns(t *testing.T) {
+	row := func(name, fields string) any {
+		var m any
+		doc := `{"cells":["` + name + `",1],"object":{"apiVersion":"v1","kind":"Widget","metadata":{"name":"` + name + `","managedFields":[{"fieldsV1":` + fields + `}]}}}`
+		if _, err := Unmarshal([]byte(doc), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	// Deep, and wide fifteen levels down: the second flow depth still leaves the
+	// zeros in block style, one a line, so only the last one fits.
+	deep := strings.Repeat(`{"f:a":`, 3000) + `{}` + strings.Repeat(`}`, 3000)
+	wide := strings.Repeat(`{"f:b":`, 7) + `[` + strings.Repeat(`0,`, 5000) + `0]` + strings.Repeat(`}`, 7)
+	rows := []any{row("a", `{}`), row("b", deep), row("c", wide), row("d", `{"f:x":{}}`)}
+	columns := []any{
+		map[string]any{"name": "Name", "type": "string", "format": "name", "description": "Name must be unique within a namespace.", "priority": int64(0)},
+		map[string]any{"name": "Count", "type": "integer", "format": "", "description": "How many.", "priority": int64(1)},
+	}
+	table := func(rows []any) map[string]any {
+		return map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": "Table", "metadata": map[string]any{"resourceVersion": "9"}, "columnDefinitions": columns, "rows": rows}
+	}
+	out := &scheme.Unstructured{Object: table([]any{})}
+	src := ListSource{List: out, Len: len(rows), Hold: func(i int) error {
+		out.Object["rows"] = []any{}
+		if i >= 0 {
+			out.Object["rows"] = []any{rows[i]}
+		}
+		return nil
+	}}
+	var buf bytes.Buffer
+	if err := NewYAML(scheme.New()).EncodeList(&buf, src); err != nil {
+		t.Fatalf("EncodeList: %v", err)
+	}
+	whole, err := AppendJSON(nil, table(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if limit := yamlOutputLimit(len(whole)); buf.Len() > limit {
+		t.Errorf("%d bytes of YAML, over %d", buf.Len(), limit)
+	}
+	back, err := yaml.YAMLToJSON(buf.Bytes())
+	if err != nil {
+		t.Fatalf("the table does not read back: %v", err)
 	}
 	want, _ := yaml.YAMLToJSON(whole)
 	if !bytes.Equal(back, want) {

@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/audit"
+	"sigs.k8s.io/yaml"
 )
 
 // aliasedWidgetYAML is a Widget whose annotations alias one pad of padBytes n times,
@@ -74,3 +76,34 @@ func TestWrite_YAMLAliasesCountAgainstTheBodyLimit(t *testing.T) {
 type discardWriter struct{}
 
 func (discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestGet_YAMLOfADeepObjectStaysWithinAMultipleOfItsJSON is issue 23's deep object at a
+// small scale: go-yaml indents two spaces a level, so a custom resource 2,000 levels
+// deep (50 KB of JSON with its managedFields) was 12 MB of YAML; it is now written
+// within four times its JSON (51 KB), and reads back as the same object.
+func TestGet_YAMLOfADeepObjectStaysWithinAMultipleOfItsJSON(t *testing.T) {
+	s := newServer(t, func(o *rest.Options) {
+		addCRDWidgets(t, o.Scheme, crdSchema(t, `{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"type":"object"},"spec":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}`))
+	})
+	deep := strings.Repeat(`{"f:a":`, 2000) + `{}` + strings.Repeat(`}`, 2000)
+	if res := s.do("POST", crdPath, "application/json", crdWidgetJSON("deep", `{"tree":`+deep+`}`)); res.code != http.StatusCreated {
+		t.Fatalf("create: %d %s", res.code, res.body)
+	}
+	asJSON := s.do("GET", crdPath+"/deep", "", "")
+	asYAML := s.do("GET", crdPath+"/deep", "", "", "Accept", "application/yaml")
+	if asJSON.code != http.StatusOK || asYAML.code != http.StatusOK {
+		t.Fatalf("get: %d, %d %.200s", asJSON.code, asYAML.code, asYAML.body)
+	}
+	t.Logf("%d bytes of JSON, %d bytes of YAML", len(asJSON.body), len(asYAML.body))
+	if limit := 4*len(asJSON.body) + 64<<10; len(asYAML.body) > limit {
+		t.Errorf("%d bytes of YAML for %d bytes of JSON, over %d", len(asYAML.body), len(asJSON.body), limit)
+	}
+	back, err := yaml.YAMLToJSON(asYAML.body)
+	if err != nil {
+		t.Fatalf("the YAML does not read back: %v", err)
+	}
+	want, _ := yaml.YAMLToJSON(asJSON.body)
+	if !bytes.Equal(back, want) {
+		t.Errorf("the YAML reads back as %.100s..., want %.100s...", back, want)
+	}
+}

@@ -58,6 +58,9 @@ func YAMLToJSONWithin(y []byte, limit int64) ([]byte, FieldIssues, error) {
 		return nil, nil, &TooLargeError{Limit: limit}
 	}
 	j, err := appendYAMLJSON(nil, doc, int(min(limit, math.MaxInt)))
+	if err == nil && int64(len(j)) > limit { // the last string written passed it
+		err = &TooLargeError{}
+	}
 	if err != nil {
 		var tl *TooLargeError
 		if errors.As(err, &tl) {

@@ -128,3 +128,14 @@ func mergeAliases(n int) string {
 	}
 	return b.String()
 }
+
+func TestYAMLToJSONWithin_CountsEscapesAgainstTheLimit(t *testing.T) {
+	// 1,000 control characters are 1,002 bytes counted unwritten, 6,002 written.
+	doc := "a: \"" + strings.Repeat(`\x01`, 1000) + "\"\n"
+	if _, _, err := YAMLToJSONWithin([]byte(doc), 4000); !errors.As(err, new(*TooLargeError)) {
+		t.Errorf("err = %v, want a TooLargeError", err)
+	}
+	if j, _, err := YAMLToJSONWithin([]byte(doc), 8000); err != nil || len(j) != 6008 {
+		t.Errorf("%d bytes, %v", len(j), err)
+	}
+}

@@ -41,7 +41,12 @@
 // is framed: JSON a newline-terminated WatchEvent, protobuf a length-prefixed frame,
 // CBOR one cbor-seq data item); a [KindSupporter] has an encoding for only some kinds
 // (protobuf: kinds with a protobuf schema); a [TargetSupporter] cannot encode every
-// "as" conversion target (protobuf has no Table). Nothing outside a serializer's own
+// "as" conversion target (protobuf has no Table); a [ListStreamer] writes a list item
+// by item (JSON, YAML, CBOR, protobuf); a [LimitedDecoder] decodes within a size limit
+// what a document stands for (YAML, whose aliases repeat what they name, so a server
+// refuses with its body limit a small body that stands for gigabytes). YAML is written
+// as kube writes it, within a bounded multiple of the JSON (see [JSONToYAML]).
+// Nothing outside a serializer's own
 // package knows these facts, so a new media type is one package plus its place in a
 // server's list. [NewJSON] and [NewYAML] build the two text formats; protobuf and
 // CBOR live in codec/protobuf and codec/cbor, and codec/standard lists the four in

@@ -164,3 +164,28 @@ func ArrayField(list scheme.Kinded) string {
 	}
 	return "items"
 }
+
+var _ ListStreamer = (*YAMLSerializer)(nil)
+
+// yamlArray is the framing of a YAML list's items as kube writes them: the empty
+// list's key is followed by " []", a list of n items by the items, each a "- " line
+// that follows the key's line, then the line of the next key.
+var yamlArray = ArrayFraming{
+	Head: func(b []byte, n int) []byte {
+		if n == 0 {
+			return append(b, " []"...)
+		}
+		return b
+	},
+	Close: []byte("\n"),
+}
+
+// EncodeList writes a list item by item; see [ListStreamer]. The array written is the
+// one under "rows" for a meta.k8s.io Table, under "items" for any other list. The
+// keys of a list's YAML are sorted and apiVersion comes first, so the array's key
+// starts a line.
+func (s *YAMLSerializer) EncodeList(w io.Writer, src ListSource) error {
+	f := yamlArray
+	f.Key = append([]byte("\n"+ArrayField(src.List)), ':')
+	return EncodeArrayList(s, w, src, f)
+}

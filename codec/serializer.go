@@ -299,9 +299,25 @@ func NewYAML(s *scheme.Scheme) *YAMLSerializer { return &YAMLSerializer{json: Ne
 // MediaType returns application/yaml.
 func (s *YAMLSerializer) MediaType() string { return MediaTypeYAML }
 
-// Decode reads one YAML document; see [Serializer].
+var _ LimitedDecoder = (*YAMLSerializer)(nil)
+
+// LimitedDecoder is a Serializer whose documents can stand for more than their own
+// size (YAML's aliases repeat what they name): DecodeWithin decodes as Decode does,
+// refusing with a [*TooLargeError] a document that would decode to more than limit
+// bytes of JSON before it is decoded further. A server passes its request body limit.
+type LimitedDecoder interface {
+	DecodeWithin(data []byte, limit int64, defaults *scheme.GroupVersionKind, into scheme.Kinded) (Result, error)
+}
+
+// Decode reads one YAML document within [DefaultYAMLJSONLimit]; see [Serializer].
 func (s *YAMLSerializer) Decode(data []byte, defaults *scheme.GroupVersionKind, into scheme.Kinded) (Result, error) {
-	j, issues, err := YAMLToJSON(data)
+	return s.DecodeWithin(data, DefaultYAMLJSONLimit, defaults, into)
+}
+
+// DecodeWithin reads one YAML document, parsed once, whose JSON is at most limit
+// bytes; see [LimitedDecoder].
+func (s *YAMLSerializer) DecodeWithin(data []byte, limit int64, defaults *scheme.GroupVersionKind, into scheme.Kinded) (Result, error) {
+	j, issues, err := YAMLToJSONWithin(data, limit)
 	if err != nil {
 		return Result{}, err
 	}
@@ -312,13 +328,14 @@ func (s *YAMLSerializer) Decode(data []byte, defaults *scheme.GroupVersionKind, 
 	return res, err
 }
 
-// Encode writes obj as YAML (JSON converted to YAML, like kube-apiserver).
+// Encode writes obj as YAML (JSON converted to YAML, like kube-apiserver), within a
+// bounded multiple of its JSON's size (see [JSONToYAML]).
 func (s *YAMLSerializer) Encode(w io.Writer, obj scheme.Kinded) error {
 	j, err := marshalObject(obj, nil)
 	if err != nil {
 		return err
 	}
-	y, err := JSONToYAML(j)
+	y, err := appendYAML(nil, j)
 	if err != nil {
 		return err
 	}

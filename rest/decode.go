@@ -95,7 +95,18 @@ func (rq *request) decodeInto(ser codec.Serializer, data []byte, into scheme.Kin
 	if ks, ok := ser.(codec.KindSupporter); ok && into != nil && !ks.Supports(def, into) {
 		return nil, def, NewUnsupportedMediaType(ser.MediaType(), rq.h.codecs.MediaTypesFor(def, into))
 	}
-	res, err := ser.Decode(data, &def, into)
+	var res codec.Result
+	var err error
+	if ld, ok := ser.(codec.LimitedDecoder); ok {
+		// What the body stands for counts against the body limit (YAML's aliases).
+		res, err = ld.DecodeWithin(data, rq.h.maxBody, &def, into)
+	} else {
+		res, err = ser.Decode(data, &def, into)
+	}
+	var tooLarge *codec.TooLargeError
+	if errors.As(err, &tooLarge) {
+		return nil, res.GVK, NewRequestEntityTooLarge(rq.h.maxBody)
+	}
 	if errors.Is(err, codec.ErrUnsupportedMediaType) {
 		return nil, res.GVK, NewUnsupportedMediaType(ser.MediaType(), rq.h.codecs.MediaTypesFor(res.GVK, into))
 	}
@@ -140,6 +151,9 @@ func (rq *request) decodeExternal(ser codec.Serializer, data []byte, fieldValida
 	}
 	k, gvk, err := rq.decodeInto(ser, data, nil, rq.gvk, fieldValidation)
 	if err != nil {
+		if st := (*scheme.Status)(nil); errors.As(err, &st) && st.Reason == scheme.StatusReasonRequestEntityTooLarge {
+			return nil, err
+		}
 		var nre *scheme.NotRegisteredError
 		if gvk.Empty() && !errors.As(err, &nre) {
 			return nil, rq.unrecognized(data, err)

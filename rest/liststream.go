@@ -35,7 +35,7 @@ func (h *Handler) listToSend(ctx context.Context, prefix string, opts storage.Li
 // its encoding is ever held whole. What goes on the wire is byte for byte what
 // respond sends for the whole list. The whole list is built and sent as before where
 // streaming cannot apply: no items, HEAD, an audit policy that records response
-// bodies, or a media type without a streaming encoder (YAML). Pretty-printed JSON (for
+// bodies, or a media type without a streaming encoder. Pretty-printed JSON (for
 // curl and browsers, as kube-apiserver does) is indented as it streams. shared says the
 // items are the store's own objects (listToSend), read here without being modified.
 func (rq *request) respondList(lr *storage.ListResult, shared bool) {

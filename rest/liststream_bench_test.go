@@ -111,6 +111,7 @@ func benchmarkListPeakMemory(b *testing.B, srv *testServer) {
 		{"protobuf", "application/vnd.kubernetes.protobuf", "identity"},
 		{"cbor", "application/cbor", "identity"},
 		{"table", "application/json;as=Table;g=meta.k8s.io;v=v1", "identity"},
+		{"yaml", "application/yaml", "identity"},
 		{"partialmetadata+protobuf", "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1", "identity"},
 	} {
 		b.Run(c.name, func(b *testing.B) {

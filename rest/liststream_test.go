@@ -75,6 +75,9 @@ func TestList_StreamedResponseIsByteForByteTheWholeListsResponse(t *testing.T) {
 		{"PartialObjectMetadataList", "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"},
 		{"PartialObjectMetadataList as protobuf", "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"},
 		{"PartialObjectMetadataList as CBOR", "application/cbor;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"},
+		{"YAML", "application/yaml"},
+		{"Table as YAML", "application/yaml;as=Table;g=meta.k8s.io;v=v1"},
+		{"PartialObjectMetadataList as YAML", "application/yaml;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"},
 		{"PartialObjectMetadata of a list is refused", "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"},
 	}
 	queries := []struct{ name, path string }{

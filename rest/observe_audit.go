@@ -14,8 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/rest/audit"
 	"github.com/apikit-dev/apikit/scheme"
@@ -231,7 +229,7 @@ func (h *Handler) auditRequestBody(r *http.Request, body []byte) {
 			return
 		}
 	case mt == "application/yaml" || strings.HasSuffix(mt, "+yaml"):
-		js, err := yaml.YAMLToJSON(body)
+		js, _, err := codec.YAMLToJSONWithin(body, h.maxBody)
 		if err != nil {
 			return
 		}

@@ -144,14 +144,14 @@ func (rq *request) decodePatch(data []byte) (*patchRequest, error) {
 		if rq.info.Subresource == "scale" {
 			return nil, NewUnsupportedMediaType(ct, rq.patchTypes())
 		}
-		cfg, err := patch.DecodeApplyConfig(data)
+		cfg, duplicates, err := patch.DecodeApplyConfigWithin(data, rq.h.maxBody)
 		if err != nil {
 			return nil, patchStatus(err)
 		}
 		if err := rq.checkDecodedSize(data, 0, &scheme.Unstructured{Object: cfg}, false); err != nil {
 			return nil, err
 		}
-		p.apply, p.config, p.duplicates = true, cfg, patch.StrictApplyConfigError(data)
+		p.apply, p.config, p.duplicates = true, cfg, duplicates
 	case codec.MediaTypeApplyPatchCBOR:
 		dec := rq.applyConfigDecoder(essence)
 		if rq.info.Subresource == "scale" || dec == nil {

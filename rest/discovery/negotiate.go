@@ -2,7 +2,6 @@ package discovery
 
 import (
 	"github.com/apikit-dev/apikit/codec"
-	"sigs.k8s.io/yaml"
 )
 
 // negotiation is the outcome of reading a discovery request's Accept header.
@@ -18,7 +17,7 @@ func (n negotiation) encode(data []byte) []byte {
 	if n.mediaType != codec.MediaTypeYAML {
 		return data
 	}
-	y, err := yaml.JSONToYAML(data)
+	y, err := codec.JSONToYAML(data)
 	if err != nil {
 		return data
 	}

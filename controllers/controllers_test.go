@@ -13,6 +13,7 @@ import (
 	"github.com/apikit-dev/apikit/controllers"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/storage/memory"
 )
 
@@ -20,12 +21,56 @@ import (
 // memory store. Its kinds: core/v1 Namespace, test.example.com/v1 Deployment and
 // ReplicaSet and Pod (namespaced), Node (cluster-scoped), all schema-only.
 type env struct {
-	t   *testing.T
-	h   http.Handler
-	mgr *controllers.Manager
+	t      *testing.T
+	h      http.Handler
+	mgr    *controllers.Manager
+	store  *memory.Store
+	scheme *scheme.Scheme
 }
 
 func newEnv(t *testing.T) *env {
+	t.Helper()
+	return newEnvWith(t, envOptions{})
+}
+
+// envOptions change what newEnvWith builds.
+type envOptions struct {
+	// store is the memory store's options.
+	store memory.Options
+	// wrap, when set, is the store the controllers use, around the memory store.
+	wrap func(storage.Interface) storage.Interface
+	// controllers are more options of the controllers (Scheme and Storage are set).
+	controllers controllers.Options
+}
+
+func newEnvWith(t *testing.T, o envOptions) *env {
+	t.Helper()
+	s := newScheme(t)
+	store := memory.New(o.store)
+	t.Cleanup(store.Close)
+	h, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Scheme: s, Storage: store, GarbageCollection: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	opts := o.controllers
+	opts.Scheme, opts.Storage = s, storage.Interface(store)
+	if o.wrap != nil {
+		opts.Storage = o.wrap(store)
+	}
+	mgr, err := controllers.Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(mgr.Stop)
+	e := &env{t: t, h: h, mgr: mgr, store: store, scheme: s}
+	e.idle()
+	return e
+}
+
+// newScheme registers the kinds of env.
+func newScheme(t *testing.T) *scheme.Scheme {
 	t.Helper()
 	s := scheme.New()
 	s.AddUnstructuredKind(scheme.GroupVersionKind{Version: "v1", Kind: "Namespace"})
@@ -44,22 +89,7 @@ func newEnv(t *testing.T) *env {
 			t.Fatal(err)
 		}
 	}
-	store := memory.New(memory.Options{})
-	t.Cleanup(store.Close)
-	h, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Scheme: s, Storage: store, GarbageCollection: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	mgr, err := controllers.Start(ctx, controllers.Options{Scheme: s, Storage: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(mgr.Stop)
-	e := &env{t: t, h: h, mgr: mgr}
-	e.idle()
-	return e
+	return s
 }
 
 func (e *env) idle() {

@@ -71,6 +71,17 @@ func (g *graph) resources() []resource {
 	return slices.CompactFunc(out, func(a, b resource) bool { return a.gr == b.gr })
 }
 
+// replace makes the graph hold exactly objs, a new list of the store, as an informer's
+// Replace does: nodes not listed are gone (deleted meanwhile), CRDs too.
+func (g *graph) replace(objs []scheme.Object) {
+	clear(g.crds)
+	clear(g.nodes)
+	clear(g.dependents)
+	for _, obj := range objs {
+		g.apply(watch.Added, obj)
+	}
+}
+
 // apply records one watch event.
 func (g *graph) apply(typ watch.EventType, obj scheme.Object) {
 	if gk, r, ok := crdResource(obj); ok {

@@ -7,6 +7,13 @@
 // it. Manager.WaitIdle returns once a pass has seen every write and had nothing to do,
 // so tests wait deterministically instead of polling.
 //
+// The watch is followed as client-go's informers follow theirs: when it ends with 410
+// Expired (it fell out of the store's history window, as a cascade of more writes than
+// the window keeps makes it) the controllers list the store again and replace their
+// graph; other list and watch failures are retried with a doubling backoff. What they
+// cannot do goes to Options.Logger and Options.Metrics, and Manager.HealthChecks fail
+// while they cannot follow the store.
+//
 // The REST handler must be built with rest.Options.GarbageCollection so that deletes
 // leave the orphan and foregroundDeletion finalizers to the garbage collector.
 package controllers

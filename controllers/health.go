@@ -21,7 +21,7 @@ const (
 // followState is whether the controllers follow the store, for the health checks.
 type followState struct {
 	mu sync.Mutex
-	// err is the failure since the last list or watch that succeeded, nil if none.
+	// err is the last failure to list or watch since a watch last started, nil if none.
 	err   error
 	since time.Time // when err began
 	ended bool      // the controllers stopped
@@ -68,7 +68,7 @@ func (s *followState) check() error {
 
 // Healthy returns nil while the controllers follow the store (or list it again after
 // its watch expired), and otherwise why they cannot: the error of the last list or
-// watch since the last one that worked, or that they stopped.
+// watch since a watch last started, or that they stopped.
 func (m *Manager) Healthy(context.Context) error { return m.health.check() }
 
 // HealthChecks are the controllers' checks for rest.Options.LiveChecks (or

@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/controllers"
+	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/rest/metrics"
 	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -102,5 +105,40 @@ func TestClock_ReachesTheCRDConditionsAndTheDefaultNamespaces(t *testing.T) {
 			t.Fatalf("the CRD was not established:\n%s", body)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestWithControllers_ServesTheControllersHealthChecksAndMetrics(t *testing.T) {
+	s := scheme.New()
+	if err := builtin.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	srv := resttest.NewServer(t, s, resttest.WithControllers(), resttest.WithRESTOptions(func(o *rest.Options) { o.Metrics = metrics.NewRegistry() }))
+	get := func(path string) (int, string) {
+		t.Helper()
+		resp, err := srv.Client().Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(data)
+	}
+	// A pass has run once the controllers are idle: they watch the store.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Controllers.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"/livez/garbage-collector-controller", "ok"},
+		{"/livez/namespace-controller", "ok"},
+		{"/healthz?verbose", "[+]garbage-collector-controller ok"},
+		{"/livez?verbose", "[+]namespace-controller ok"},
+		{"/metrics", controllers.MetricFollowing + " 1"},
+	} {
+		if code, body := get(tc.path); code != http.StatusOK || !strings.Contains(body, tc.want) {
+			t.Errorf("GET %s = %d %q, want 200 with %q", tc.path, code, body, tc.want)
+		}
 	}
 }

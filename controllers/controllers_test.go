@@ -78,6 +78,11 @@ func newScheme(t *testing.T) *scheme.Scheme {
 	if err := s.AddResource(scheme.Resource{Kind: "Namespace", Plural: "namespaces", StatusSubresource: true}); err != nil {
 		t.Fatal(err)
 	}
+	s.AddUnstructuredKind(scheme.GroupVersionKind{Version: "v1", Kind: "Event"})
+	s.AddUnstructuredKind(scheme.GroupVersionKind{Version: "v1", Kind: "EventList"})
+	if err := s.AddResource(scheme.Resource{Kind: "Event", Plural: "events", Namespaced: true}); err != nil {
+		t.Fatal(err)
+	}
 	gv := scheme.GroupVersion{Group: "test.example.com", Version: "v1"}
 	for _, k := range []struct {
 		kind, plural string

@@ -58,6 +58,15 @@ func (g *graph) resourceOf(gk scheme.GroupKind) (resource, bool) {
 	return r, ok
 }
 
+// resourceOfRef finds the resource of an ownerReference's kind.
+func (g *graph) resourceOfRef(ref scheme.OwnerReference) (resource, bool) {
+	gv, err := scheme.ParseGroupVersion(ref.APIVersion)
+	if err != nil {
+		return resource{}, false
+	}
+	return g.resourceOf(scheme.GroupKind{Group: gv.Group, Kind: ref.Kind})
+}
+
 // resources lists every known resource.
 func (g *graph) resources() []resource {
 	var out []resource

@@ -53,6 +53,9 @@ type Manager struct {
 
 	health  followState
 	metrics controllerMetrics
+	// reported are the (dependent, owner) uids whose OwnerRefInvalidNamespace event
+	// was recorded; owned by the run goroutine.
+	reported map[[2]scheme.UID]struct{}
 
 	mu sync.Mutex
 	// seen is the resourceVersion of the last event a finished pass had applied, and
@@ -76,6 +79,7 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 	m := &Manager{opts: opts, store: opts.Storage, log: log, cancel: cancel, done: make(chan struct{}), changed: make(chan struct{}), busy: true}
 	m.graph = newGraph(opts.Scheme)
 	m.metrics = newControllerMetrics(opts.Metrics)
+	m.reported = map[[2]scheme.UID]struct{}{}
 	if err := m.ensureDefaultNamespaces(ctx); err != nil {
 		cancel()
 		return nil, err
@@ -341,6 +345,7 @@ func (m *Manager) applyEvent(ev watch.Event, seen uint64) uint64 {
 // pass runs the controllers once over the graph; busy reports that it wrote.
 func (m *Manager) pass(ctx context.Context) (bool, error) {
 	w := &writer{store: m.store, ctx: ctx, clock: m.opts.Clock}
+	m.forgetReports()
 	var errs []error
 	for _, n := range m.graph.sorted() {
 		if n.gr == namespacesGR && n.deleting {

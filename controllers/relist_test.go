@@ -20,21 +20,23 @@ import (
 )
 
 // expiringStore is a store whose watches a test can hold (no more events are passed
-// on) and then end with the 410 Expired ERROR event a watch that fell out of the
-// history window ends with; the writes made meanwhile are only seen by listing again.
+// on) and then end with an ERROR event, such as the 410 Expired one a watch that fell
+// out of the history window ends with; the writes made meanwhile are only seen by
+// listing again. Watches started after the end are not held.
 type expiringStore struct {
 	storage.Interface
 	mu      sync.Mutex
-	held    chan struct{} // closed by expire; nil when not holding
-	end     *scheme.Status
+	active  []*heldWatch
 	failing error // what Watch fails with, when set
-	watches int
 }
 
+// hold stops the events of the current watches.
 func (s *expiringStore) hold() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.held = make(chan struct{})
+	for _, w := range s.active {
+		w.held = make(chan struct{})
+	}
 }
 
 func (s *expiringStore) expire() {
@@ -48,9 +50,13 @@ func (s *expiringStore) expire() {
 func (s *expiringStore) endWith(st *scheme.Status) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.end = st
-	close(s.held)
-	s.held = nil
+	for _, w := range s.active {
+		if w.held != nil {
+			w.end = st
+			close(w.held)
+		}
+	}
+	s.active = slices.DeleteFunc(s.active, func(w *heldWatch) bool { return w.held != nil })
 }
 
 // failWatches makes Watch fail with err (nil: work again).
@@ -62,7 +68,6 @@ func (s *expiringStore) failWatches(err error) {
 
 func (s *expiringStore) Watch(ctx context.Context, key string, opts storage.WatchOptions) (watch.Interface, error) {
 	s.mu.Lock()
-	s.watches++
 	failing := s.failing
 	s.mu.Unlock()
 	if failing != nil {
@@ -73,17 +78,23 @@ func (s *expiringStore) Watch(ctx context.Context, key string, opts storage.Watc
 		return nil, err
 	}
 	out := &heldWatch{in: in, out: make(chan watch.Event), stop: make(chan struct{})}
+	s.mu.Lock()
+	s.active = append(s.active, out)
+	s.mu.Unlock()
 	go out.forward(s)
 	return out, nil
 }
 
-// heldWatch passes the events of in on until its store holds; then it waits for the
-// expiry and ends with a 410 ERROR event.
+// heldWatch passes the events of in on until its store holds it; then it waits for
+// the end and ends with its ERROR event.
 type heldWatch struct {
 	in       watch.Interface
 	out      chan watch.Event
 	stop     chan struct{}
 	stopOnce sync.Once
+	// held and end are guarded by the store's mu.
+	held chan struct{}
+	end  *scheme.Status
 }
 
 func (w *heldWatch) ResultChan() <-chan watch.Event { return w.out }
@@ -95,7 +106,7 @@ func (w *heldWatch) forward(s *expiringStore) {
 	defer w.in.Stop()
 	for {
 		s.mu.Lock()
-		held := s.held
+		held := w.held
 		s.mu.Unlock()
 		if held != nil {
 			select {
@@ -104,7 +115,7 @@ func (w *heldWatch) forward(s *expiringStore) {
 				return
 			}
 			s.mu.Lock()
-			end := s.end
+			end := w.end
 			s.mu.Unlock()
 			select {
 			case w.out <- watch.Event{Type: watch.Error, Object: end}:
@@ -217,10 +228,16 @@ func TestControllers_ReportAWatchTheyCannotRestart(t *testing.T) {
 		t.Errorf("%v watch errors counted, logs %v; want the end of the watch and a failed restart", errorsSeen.Value(), logs.all())
 	}
 	es.failWatches(nil)
-	e.idle()
-	if err := checks[0].Check(context.Background()); err != nil {
-		t.Errorf("health once watches work again: %v", err)
+	// The next retry, after the backoff, starts a watch.
+	healthy := unhealthy
+	for i := 0; i < 500 && healthy != nil; i++ {
+		time.Sleep(10 * time.Millisecond)
+		healthy = checks[0].Check(context.Background())
 	}
+	if healthy != nil {
+		t.Errorf("health once watches work again: %v", healthy)
+	}
+	e.idle()
 	if _, ok := e.get("replicasets", "default", "web-1"); ok {
 		t.Error("the dependent of the owner deleted while the watch failed stays")
 	}

@@ -33,12 +33,9 @@ func (s *followState) following() {
 	s.err = nil
 }
 
-// notFollowing records that the watch ended; err, when set, is why the controllers
-// cannot follow the store now (an expired watch followed by a new list is no failure).
+// notFollowing records why the controllers cannot follow the store now (an expired
+// watch followed by a new list is no failure and is not recorded).
 func (s *followState) notFollowing(err error) {
-	if err == nil {
-		return
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err == nil {

@@ -201,7 +201,12 @@ func (m *Manager) run(ctx context.Context, rv string) {
 			}
 			relist = true
 			if errors.Is(err, storage.ErrGone) {
+				// At once the first time; a new list that is already too old to
+				// watch from backs off.
 				m.expired(seen, err)
+				if !sleep(back.again()) {
+					return
+				}
 				continue
 			}
 			m.failed("watch", err)
@@ -214,15 +219,20 @@ func (m *Manager) run(ctx context.Context, rv string) {
 		back.reset()
 		m.health.following()
 		m.metrics.following.Set(1)
+		started, from := time.Now(), seen
 		end := m.follow(ctx, w, &seen, retry, pass)
 		w.Stop()
 		m.metrics.following.Set(0)
+		if end == nil && seen == from && time.Since(started) < time.Second {
+			// client-go's reflector calls this a "very short watch" and lists again
+			// with backoff: a store that ends every watch at once must not spin.
+			end = fmt.Errorf("very short watch: the watch from resourceVersion %d closed after %s without an event", from, time.Since(started).Round(time.Millisecond))
+		}
 		switch {
 		case ctx.Err() != nil:
 			return
 		case end == nil:
 			// The watch closed without an error: watch again from the last version seen.
-			m.health.notFollowing(nil)
 		case isExpired(end):
 			relist = true
 			m.expired(seen, end)
@@ -300,7 +310,6 @@ func isExpired(err error) bool {
 func (m *Manager) expired(seen uint64, err error) {
 	m.log.Warn("controllers: the watch of the store expired; listing again", "resourceVersion", seen, "err", err)
 	m.metrics.relists.With("expired").Inc()
-	m.health.notFollowing(nil)
 }
 
 // failed records a list or watch that failed for another reason: logged, counted, and
@@ -322,6 +331,16 @@ func (b *backoff) next() time.Duration {
 	d := retryInterval << min(b.failures, 16)
 	b.failures++
 	return min(d, maxBackoff)
+}
+
+// again is the wait before a retry that needs none the first time: none after the
+// first consecutive failure, then next's.
+func (b *backoff) again() time.Duration {
+	if b.failures == 0 {
+		b.failures++
+		return 0
+	}
+	return b.next()
 }
 
 func (b *backoff) reset() { b.failures = 0 }

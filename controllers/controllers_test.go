@@ -99,11 +99,20 @@ func newScheme(t *testing.T) *scheme.Scheme {
 
 func (e *env) idle() {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	e.idleWithin(10 * time.Second)
+}
+
+// idleWithin waits until the controllers are idle, failing after d, and returns how
+// long it took.
+func (e *env) idleWithin(d time.Duration) time.Duration {
+	e.t.Helper()
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	if err := e.mgr.WaitIdle(ctx); err != nil {
-		e.t.Fatalf("WaitIdle: %v", err)
+		e.t.Fatalf("WaitIdle after %s: %v", time.Since(start).Round(time.Millisecond), err)
 	}
+	return time.Since(start)
 }
 
 func (e *env) do(method, path string, body any) (int, map[string]any) {

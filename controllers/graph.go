@@ -30,9 +30,11 @@ type node struct {
 	deleting        bool
 	// obj is the object as last seen (read-only, shared with the watch).
 	obj scheme.Object
+	// storeKey is the object's storage key, made once: passes sort every node by it.
+	storeKey string
 }
 
-func (n *node) key() string { return storage.Key(n.gr, n.namespace, n.name) }
+func (n *node) key() string { return n.storeKey }
 
 func (n *node) has(finalizer string) bool { return slices.Contains(n.finalizers, finalizer) }
 
@@ -117,6 +119,7 @@ func (g *graph) apply(typ watch.EventType, obj scheme.Object) {
 		resource: r, gk: gk, namespace: obj.GetNamespace(), name: obj.GetName(), uid: uid,
 		resourceVersion: obj.GetResourceVersion(), owners: obj.GetOwnerReferences(),
 		finalizers: obj.GetFinalizers(), deleting: obj.GetDeletionTimestamp() != nil, obj: obj,
+		storeKey: storage.Key(r.gr, obj.GetNamespace(), obj.GetName()),
 	}
 	g.nodes[uid] = n
 	for _, ref := range n.owners {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/controllers"
+	"github.com/apikit-dev/apikit/rest/metrics"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 )
@@ -79,7 +81,8 @@ func TestControllers_KeepWorkingAfterALargeCascade(t *testing.T) {
 		{"Namespace12000Objects", "", 12000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t)
+			reg := metrics.NewRegistry()
+			e := newEnvWith(t, envOptions{controllers: controllers.Options{Metrics: reg}})
 			start := time.Now()
 			if tc.policy == "" {
 				e.create("namespaces", "", "big", nil)
@@ -89,7 +92,8 @@ func TestControllers_KeepWorkingAfterALargeCascade(t *testing.T) {
 				e.storePods("default", "p", tc.n, owner, true)
 			}
 			stored := time.Since(start)
-			e.idle()
+			// Generous bounds: the machine is shared; the times are logged.
+			caughtUp := e.idleWithin(3 * time.Minute)
 			start = time.Now()
 			if tc.policy == "" {
 				e.deleteWith("namespaces", "", "big", "")
@@ -105,7 +109,7 @@ func TestControllers_KeepWorkingAfterALargeCascade(t *testing.T) {
 			if !ownerGone {
 				t.Fatalf("the owner stays %s after its deletion", time.Since(start))
 			}
-			e.idle()
+			e.idleWithin(3 * time.Minute)
 			cascade := time.Since(start)
 			if n := e.count("pods"); n != 0 {
 				t.Fatalf("%d of %d dependents stay", n, tc.n)
@@ -127,8 +131,9 @@ func TestControllers_KeepWorkingAfterALargeCascade(t *testing.T) {
 			}
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
-			t.Logf("%d objects stored in %s, cascade %s; afterwards a dependent collected in %s, a namespace in %s; heap %d MiB",
-				tc.n, stored.Round(time.Millisecond), cascade.Round(time.Millisecond), took.Round(time.Millisecond), nsTook.Round(time.Millisecond), ms.HeapAlloc>>20)
+			relists := reg.Counter(controllers.MetricRelists, "", "reason").With("expired").Value()
+			t.Logf("%d objects stored in %s (controllers idle %s later), cascade %s, %v relists after an expired watch; afterwards a dependent collected in %s, a namespace in %s; heap %d MiB",
+				tc.n, stored.Round(time.Millisecond), caughtUp.Round(time.Millisecond), cascade.Round(time.Millisecond), relists, took.Round(time.Millisecond), nsTook.Round(time.Millisecond), ms.HeapAlloc>>20)
 		})
 	}
 }

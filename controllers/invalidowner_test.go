@@ -131,3 +131,22 @@ func TestGarbageCollector_ReferencesItCannotResolve(t *testing.T) {
 }
 
 func uidOf(obj map[string]any) string { return obj["metadata"].(map[string]any)["uid"].(string) }
+
+// TestGarbageCollector_MarkingADependentDeletingBumpsItsGeneration: the collector
+// deletes through kube-apiserver, whose markAsDeleting bumps the generation of an
+// object it gives a deletionTimestamp; the in-process collector does the same.
+func TestGarbageCollector_MarkingADependentDeletingBumpsItsGeneration(t *testing.T) {
+	e := newEnv(t)
+	d := e.create("deployments", "default", "web", nil)
+	e.create("pods", "default", "p", []string{"example.com/hold"}, ref{owner: d})
+	e.deleteWith("deployments", "default", "web", "Background")
+	e.idle()
+	p, ok := e.get("pods", "default", "p")
+	if !ok {
+		t.Fatal("the pod with a finalizer went")
+	}
+	meta := p["metadata"].(map[string]any)
+	if meta["deletionTimestamp"] == nil || meta["generation"] != float64(2) {
+		t.Errorf("pod deletionTimestamp %v generation %v, want set and 2", meta["deletionTimestamp"], meta["generation"])
+	}
+}

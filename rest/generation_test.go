@@ -66,3 +66,22 @@ func TestCRD_GenerationFollowsApiextensionsStrategy(t *testing.T) {
 		})
 	}
 }
+
+// TestDelete_MarkingDeletingBumpsAKeptGeneration holds kube's markAsDeleting: the
+// delete that sets deletionTimestamp on an object with finalizers bumps a generation
+// the object keeps (its controllers must notice); a second delete does not.
+func TestDelete_MarkingDeletingBumpsAKeptGeneration(t *testing.T) {
+	s := newCRDServer(t, nil)
+	if r := s.do("POST", crdPath, "application/json", `{"apiVersion":"crd.example.com/v1","kind":"Widget","metadata":{"name":"w","finalizers":["example.com/hold"]},"spec":{"size":1}}`); r.code != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.code, r.body)
+	}
+	for i, want := range []float64{2, 2} {
+		r := s.do("DELETE", crdPath+"/w", "", "")
+		if r.code != http.StatusOK {
+			t.Fatalf("delete %d: %d %s", i+1, r.code, r.body)
+		}
+		if g := get(r.json(t), "metadata", "generation"); g != want {
+			t.Errorf("delete %d: generation %v, want %v", i+1, g, want)
+		}
+	}
+}

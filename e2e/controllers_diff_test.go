@@ -131,6 +131,7 @@ func TestSideBySide_GenerationOfStatusWritesAndBuiltInKinds(t *testing.T) {
 		sub      string // "status" for /status
 		patch    string // a merge patch; "" creates the object of create
 		create   map[string]any
+		del      bool // deletes the object, then reads it (it has a finalizer)
 	}
 	gadgets := k8sschema.GroupVersionResource{Group: "side.example.com", Version: "v1", Resource: "gadgets"}
 	gizmos := k8sschema.GroupVersionResource{Group: "side.example.com", Version: "v1", Resource: "gizmos"}
@@ -146,6 +147,9 @@ func TestSideBySide_GenerationOfStatusWritesAndBuiltInKinds(t *testing.T) {
 		{what: "gadget status on the main resource", gvr: gadgets, ns: "default", name: "g", patch: `{"status":{"ready":true}}`},
 		{what: "gadget label", gvr: gadgets, ns: "default", name: "g", patch: `{"metadata":{"labels":{"a":"b"}}}`},
 		{what: "gadget spec", gvr: gadgets, ns: "default", name: "g", patch: `{"spec":{"size":2}}`},
+		{what: "gadget finalizer", gvr: gadgets, ns: "default", name: "g", patch: `{"metadata":{"finalizers":["example.com/hold"]}}`},
+		{what: "gadget deleted (marked)", gvr: gadgets, ns: "default", name: "g", del: true},
+		{what: "gadget deleted again", gvr: gadgets, ns: "default", name: "g", del: true},
 		{what: "create gizmo", gvr: gizmos, ns: "default", name: "z", create: obj("Gizmo", "z", map[string]any{"size": 1})},
 		{what: "gizmo status on the main resource", gvr: gizmos, ns: "default", name: "z", patch: `{"status":{"ready":true}}`},
 		{what: "gizmo label", gvr: gizmos, ns: "default", name: "z", patch: `{"metadata":{"labels":{"a":"b"}}}`},
@@ -178,7 +182,11 @@ func TestSideBySide_GenerationOfStatusWritesAndBuiltInKinds(t *testing.T) {
 			r := sv.dc.Resource(st.gvr).Namespace(st.ns)
 			var got *unstructured.Unstructured
 			var err error
-			if st.create != nil {
+			if st.del {
+				if err = r.Delete(ctx, st.name, metav1.DeleteOptions{}); err == nil {
+					got, err = r.Get(ctx, st.name, metav1.GetOptions{})
+				}
+			} else if st.create != nil {
 				// A new CRD's resource may take a moment to be served.
 				for i := 0; i < 100; i++ {
 					if got, err = r.Create(ctx, &unstructured.Unstructured{Object: st.create}, metav1.CreateOptions{}); !apierrors.IsNotFound(err) {

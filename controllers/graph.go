@@ -12,10 +12,12 @@ import (
 
 var namespacesGR = rest.NamespacesGroupResource()
 
-// resource is what the controllers need to know of a resource: its storage prefix and scope.
+// resource is what the controllers need to know of a resource: its storage prefix and
+// scope, and for a stored CRD's resource its served versions.
 type resource struct {
 	gr         scheme.GroupResource
 	namespaced bool
+	versions   []string
 }
 
 // node is one stored object in the ownership graph.
@@ -60,13 +62,25 @@ func (g *graph) resourceOf(gk scheme.GroupKind) (resource, bool) {
 	return r, ok
 }
 
-// resourceOfRef finds the resource of an ownerReference's kind.
+// resourceOfRef finds the resource of an ownerReference's kind at its version, as
+// kube's collector maps one: a version the server does not serve maps to none.
 func (g *graph) resourceOfRef(ref scheme.OwnerReference) (resource, bool) {
 	gv, err := scheme.ParseGroupVersion(ref.APIVersion)
 	if err != nil {
 		return resource{}, false
 	}
-	return g.resourceOf(scheme.GroupKind{Group: gv.Group, Kind: ref.Kind})
+	gk := scheme.GroupKind{Group: gv.Group, Kind: ref.Kind}
+	if r, ok := g.scheme.ResourceFor(gk); ok {
+		if !g.scheme.Recognizes(gv.WithKind(ref.Kind)) {
+			return resource{}, false
+		}
+		return resource{gr: r.GroupResource(), namespaced: r.Namespaced}, true
+	}
+	r, ok := g.crds[gk]
+	if !ok || !slices.Contains(r.versions, gv.Version) {
+		return resource{}, false
+	}
+	return r, true
 }
 
 // resources lists every known resource.

@@ -97,6 +97,15 @@ func TestGarbageCollector_ReferencesItCannotResolve(t *testing.T) {
 			wantDependent: true,
 		},
 		{
+			name: "ADependentOfAVersionTheServerDoesNotServeStays",
+			setup: func(e *env) (string, string, string, string) {
+				gone := map[string]any{"apiVersion": "test.example.com/v2", "kind": "Deployment", "metadata": map[string]any{"name": "d", "uid": "00000000-0000-0000-0000-000000000003"}}
+				e.create("pods", "default", "p", nil, ref{owner: gone})
+				return "pods", "default", "p", ""
+			},
+			wantDependent: true,
+		},
+		{
 			name: "ANamespacedDependentOfAClusterScopedOwnerStays",
 			setup: func(e *env) (string, string, string, string) {
 				n := e.create("nodes", "", "n", nil)

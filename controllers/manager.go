@@ -383,5 +383,11 @@ func crdResource(obj scheme.Object) (scheme.GroupKind, resource, bool) {
 	}
 	gk := scheme.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
 	gr := scheme.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}
-	return gk, resource{gr: gr, namespaced: crd.Spec.Scope == apiextensions.NamespaceScoped}, true
+	var served []string
+	for _, v := range crd.Spec.Versions {
+		if v.Served {
+			served = append(served, v.Name)
+		}
+	}
+	return gk, resource{gr: gr, namespaced: crd.Spec.Scope == apiextensions.NamespaceScoped, versions: served}, true
 }

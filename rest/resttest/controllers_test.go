@@ -210,3 +210,48 @@ func TestWithControllers_ANamespaceOwnedByAConfigMapStaysWithAWarning(t *testing
 		t.Errorf("event timestamps first %v last %v, want equal", ev["firstTimestamp"], ev["lastTimestamp"])
 	}
 }
+
+// A custom resource owns a ConfigMap: the owner's kind and version resolve through the
+// CRD, so deleting the owner collects the dependent.
+func TestWithControllers_ACustomResourceOwnerIsResolvedThroughItsCRD(t *testing.T) {
+	s := scheme.New()
+	if err := builtin.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithControllers(), resttest.WithCRDs(gizmoCRD(t, "")))
+	do := func(method, path, body string) (int, map[string]any) {
+		t.Helper()
+		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	code, g := do("POST", gizmosPath, gizmoJSON)
+	if code != http.StatusCreated {
+		t.Fatalf("create gizmo = %d %v", code, g)
+	}
+	uid := g["metadata"].(map[string]any)["uid"].(string)
+	if code, m := do("POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"dep","ownerReferences":[{"apiVersion":"tools.example.com/v1","kind":"Gizmo","name":"g","uid":"`+uid+`"}]}}`); code != http.StatusCreated {
+		t.Fatalf("create dependent = %d %v", code, m)
+	}
+	if code, m := do("DELETE", gizmosPath+"/g", ""); code != http.StatusOK {
+		t.Fatalf("delete gizmo = %d %v", code, m)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Controllers.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := do("GET", "/api/v1/namespaces/default/configmaps/dep", ""); code != http.StatusNotFound {
+		t.Errorf("the dependent of a deleted custom resource = %d, want 404", code)
+	}
+}

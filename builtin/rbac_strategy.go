@@ -55,33 +55,34 @@ func AddRBACToScheme(s *scheme.Scheme) error {
 // rest.Options.Strategies: rules name verbs and either resources (with api groups) or
 // non-resource URLs, never both, and the latter only in ClusterRoles; bindings refer to a
 // Role or ClusterRole of rbac.authorization.k8s.io and never change that reference;
-// subjects are Users, Groups or ServiceAccounts. Strategies includes them.
+// subjects are Users, Groups or ServiceAccounts; no metadata.generation, as kube's RBAC
+// strategies set none. Strategies includes them.
 func RBACStrategies() map[scheme.GroupResource]rest.Strategy {
 	return map[scheme.GroupResource]rest.Strategy{
-		Roles: rest.StrategyFor[*Role]{
+		Roles: withoutGeneration(rest.StrategyFor[*Role]{
 			Validate:       func(_ context.Context, r *Role) validation.ErrorList { return validateRules(r.Rules, true) },
 			ValidateUpdate: func(_ context.Context, r, _ *Role) validation.ErrorList { return validateRules(r.Rules, true) },
-		},
-		ClusterRoles: rest.StrategyFor[*ClusterRole]{
+		}),
+		ClusterRoles: withoutGeneration(rest.StrategyFor[*ClusterRole]{
 			Validate:       func(_ context.Context, r *ClusterRole) validation.ErrorList { return validateRules(r.Rules, false) },
 			ValidateUpdate: func(_ context.Context, r, _ *ClusterRole) validation.ErrorList { return validateRules(r.Rules, false) },
-		},
-		RoleBindings: rest.StrategyFor[*RoleBinding]{
+		}),
+		RoleBindings: withoutGeneration(rest.StrategyFor[*RoleBinding]{
 			Validate: func(_ context.Context, b *RoleBinding) validation.ErrorList {
 				return validateBinding(b.RoleRef, b.Subjects, true)
 			},
 			ValidateUpdate: func(_ context.Context, b, old *RoleBinding) validation.ErrorList {
 				return append(validateBinding(b.RoleRef, b.Subjects, true), validateRoleRefUnchanged(b.RoleRef, old.RoleRef)...)
 			},
-		},
-		ClusterRoleBindings: rest.StrategyFor[*ClusterRoleBinding]{
+		}),
+		ClusterRoleBindings: withoutGeneration(rest.StrategyFor[*ClusterRoleBinding]{
 			Validate: func(_ context.Context, b *ClusterRoleBinding) validation.ErrorList {
 				return validateBinding(b.RoleRef, b.Subjects, false)
 			},
 			ValidateUpdate: func(_ context.Context, b, old *ClusterRoleBinding) validation.ErrorList {
 				return append(validateBinding(b.RoleRef, b.Subjects, false), validateRoleRefUnchanged(b.RoleRef, old.RoleRef)...)
 			},
-		},
+		}),
 	}
 }
 

@@ -17,27 +17,53 @@ import (
 // rest.Options.Strategies (or resttest.WithStrategies): a Secret's stringData merged
 // into data and its type defaulted to Opaque and immutable; ConfigMap and Secret keys
 // checked as kube's IsConfigMapKey does; immutable ConfigMaps and Secrets;
-// SelfSubjectReview answered with the requesting user and never stored; and
-// RBACStrategies and AuthorizationStrategies.
+// SelfSubjectReview answered with the requesting user and never stored; no
+// metadata.generation on any of the stored kinds, as none of their strategies in kube
+// sets one; and RBACStrategies and AuthorizationStrategies.
 func Strategies() map[scheme.GroupResource]rest.Strategy {
 	m := map[scheme.GroupResource]rest.Strategy{
-		ConfigMaps: rest.StrategyFor[*ConfigMap]{
+		ConfigMaps: withoutGeneration(rest.StrategyFor[*ConfigMap]{
 			Validate: func(_ context.Context, c *ConfigMap) validation.ErrorList { return validateConfigMap(c) },
 			ValidateUpdate: func(_ context.Context, c, old *ConfigMap) validation.ErrorList {
 				return validateConfigMapUpdate(c, old)
 			},
-		},
-		Secrets: rest.StrategyFor[*Secret]{
+		}),
+		Secrets: withoutGeneration(rest.StrategyFor[*Secret]{
 			PrepareForCreate: func(_ context.Context, s *Secret) { prepareSecret(s) },
 			PrepareForUpdate: func(_ context.Context, s, _ *Secret) { prepareSecret(s) },
 			Validate:         func(_ context.Context, s *Secret) validation.ErrorList { return validateSecret(s) },
 			ValidateUpdate:   func(_ context.Context, s, old *Secret) validation.ErrorList { return validateSecretUpdate(s, old) },
-		},
+		}),
+		Namespaces:         withoutGeneration(rest.StrategyFor[*Namespace]{}),
+		ServiceAccounts:    withoutGeneration(rest.StrategyFor[*ServiceAccount]{}),
+		Events:             withoutGeneration(rest.StrategyFor[*Event]{}),
+		EventsEvents:       withoutGeneration(rest.StrategyFor[*EventsEvent]{}),
+		Leases:             withoutGeneration(rest.StrategyFor[*Lease]{}),
 		SelfSubjectReviews: selfSubjectReviewStrategy{},
 	}
 	maps.Copy(m, RBACStrategies())
 	maps.Copy(m, AuthorizationStrategies())
 	return m
+}
+
+// withoutGeneration adds to s what kube-apiserver does with metadata.generation for a
+// kind whose strategy never sets it (every built-in kind of this package): a create
+// stores none and an update keeps the stored one, so that spec changes do not bump it.
+func withoutGeneration[T scheme.Object](s rest.StrategyFor[T]) rest.StrategyFor[T] {
+	create, update := s.PrepareForCreate, s.PrepareForUpdate
+	s.PrepareForCreate = func(ctx context.Context, obj T) {
+		obj.SetGeneration(0)
+		if create != nil {
+			create(ctx, obj)
+		}
+	}
+	s.PrepareForUpdate = func(ctx context.Context, obj, old T) {
+		obj.SetGeneration(old.GetGeneration())
+		if update != nil {
+			update(ctx, obj, old)
+		}
+	}
+	return s
 }
 
 // prepareSecret does what kube's conversion and defaulting of a v1 Secret do: stringData

@@ -13,6 +13,7 @@ import (
 	"github.com/apikit-dev/apikit/controllers"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/storage/memory"
 )
 
@@ -20,17 +21,66 @@ import (
 // memory store. Its kinds: core/v1 Namespace, test.example.com/v1 Deployment and
 // ReplicaSet and Pod (namespaced), Node (cluster-scoped), all schema-only.
 type env struct {
-	t   *testing.T
-	h   http.Handler
-	mgr *controllers.Manager
+	t      *testing.T
+	h      http.Handler
+	mgr    *controllers.Manager
+	store  *memory.Store
+	scheme *scheme.Scheme
 }
 
 func newEnv(t *testing.T) *env {
+	t.Helper()
+	return newEnvWith(t, envOptions{})
+}
+
+// envOptions change what newEnvWith builds.
+type envOptions struct {
+	// store is the memory store's options.
+	store memory.Options
+	// wrap, when set, is the store the controllers use, around the memory store.
+	wrap func(storage.Interface) storage.Interface
+	// controllers are more options of the controllers (Scheme and Storage are set).
+	controllers controllers.Options
+}
+
+func newEnvWith(t *testing.T, o envOptions) *env {
+	t.Helper()
+	s := newScheme(t)
+	store := memory.New(o.store)
+	t.Cleanup(store.Close)
+	h, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Scheme: s, Storage: store, GarbageCollection: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	opts := o.controllers
+	opts.Scheme, opts.Storage = s, storage.Interface(store)
+	if o.wrap != nil {
+		opts.Storage = o.wrap(store)
+	}
+	mgr, err := controllers.Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(mgr.Stop)
+	e := &env{t: t, h: h, mgr: mgr, store: store, scheme: s}
+	e.idle()
+	return e
+}
+
+// newScheme registers the kinds of env.
+func newScheme(t *testing.T) *scheme.Scheme {
 	t.Helper()
 	s := scheme.New()
 	s.AddUnstructuredKind(scheme.GroupVersionKind{Version: "v1", Kind: "Namespace"})
 	s.AddUnstructuredKind(scheme.GroupVersionKind{Version: "v1", Kind: "NamespaceList"})
 	if err := s.AddResource(scheme.Resource{Kind: "Namespace", Plural: "namespaces", StatusSubresource: true}); err != nil {
+		t.Fatal(err)
+	}
+	s.AddUnstructuredKind(scheme.GroupVersionKind{Version: "v1", Kind: "Event"})
+	s.AddUnstructuredKind(scheme.GroupVersionKind{Version: "v1", Kind: "EventList"})
+	if err := s.AddResource(scheme.Resource{Kind: "Event", Plural: "events", Namespaced: true}); err != nil {
 		t.Fatal(err)
 	}
 	gv := scheme.GroupVersion{Group: "test.example.com", Version: "v1"}
@@ -44,31 +94,25 @@ func newEnv(t *testing.T) *env {
 			t.Fatal(err)
 		}
 	}
-	store := memory.New(memory.Options{})
-	t.Cleanup(store.Close)
-	h, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Scheme: s, Storage: store, GarbageCollection: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	mgr, err := controllers.Start(ctx, controllers.Options{Scheme: s, Storage: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(mgr.Stop)
-	e := &env{t: t, h: h, mgr: mgr}
-	e.idle()
-	return e
+	return s
 }
 
 func (e *env) idle() {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	e.idleWithin(10 * time.Second)
+}
+
+// idleWithin waits until the controllers are idle, failing after d, and returns how
+// long it took.
+func (e *env) idleWithin(d time.Duration) time.Duration {
+	e.t.Helper()
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	if err := e.mgr.WaitIdle(ctx); err != nil {
-		e.t.Fatalf("WaitIdle: %v", err)
+		e.t.Fatalf("WaitIdle after %s: %v", time.Since(start).Round(time.Millisecond), err)
 	}
+	return time.Since(start)
 }
 
 func (e *env) do(method, path string, body any) (int, map[string]any) {

@@ -7,6 +7,19 @@
 // it. Manager.WaitIdle returns once a pass has seen every write and had nothing to do,
 // so tests wait deterministically instead of polling.
 //
+// Owner references resolve as kube's collector resolves them: in the dependent's
+// namespace (a uid of another namespace's object is dangling, and earns the dependent
+// an OwnerRefInvalidNamespace Warning event), never from a cluster-scoped dependent to
+// a namespaced kind (such a dependent is left alone), and a reference to a kind the
+// server does not serve keeps its dependent.
+//
+// The watch is followed as client-go's informers follow theirs: when it ends with 410
+// Expired (it fell out of the store's history window, as a cascade of more writes than
+// the window keeps makes it) the controllers list the store again and replace their
+// graph; other list and watch failures are retried with a doubling backoff. What they
+// cannot do goes to Options.Logger and Options.Metrics, and Manager.HealthChecks fail
+// while they cannot follow the store.
+//
 // The REST handler must be built with rest.Options.GarbageCollection so that deletes
 // leave the orphan and foregroundDeletion finalizers to the garbage collector.
 package controllers

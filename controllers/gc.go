@@ -1,7 +1,9 @@
 package controllers
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/apikit-dev/apikit/rest"
@@ -13,6 +15,7 @@ import (
 // the foregroundDeletion finalizer waits for its blocking dependents, and a dependent
 // whose owners are all gone or waiting for it is deleted.
 func (m *Manager) collect(w *writer, n *node) error {
+	m.reportInvalidNamespaceOwners(w.ctx, n)
 	var errs []error
 	switch {
 	case n.deleting && n.has(rest.FinalizerOrphanDependents):
@@ -60,6 +63,19 @@ func (m *Manager) finishForeground(w *writer, n *node) error {
 // deleting in the foreground, which breaks cycles); otherwise it is deleted with the
 // policy its own finalizers ask for.
 func (m *Manager) attemptToDelete(w *writer, n *node) error {
+	for _, ref := range n.owners {
+		r, ok := m.graph.resourceOfRef(ref)
+		if !ok {
+			// kube's collector cannot map the reference and retries it: the dependent
+			// stays until its owner's kind is served.
+			return nil
+		}
+		if !n.namespaced && r.namespaced {
+			// "cluster-scoped objects cannot refer to namespaced owners": kube's
+			// collector leaves such a dependent alone, for good.
+			return nil
+		}
+	}
 	var solid, gone []scheme.UID
 	waiting := false
 	for _, ref := range n.owners {
@@ -110,4 +126,41 @@ func (m *Manager) attemptToDelete(w *writer, n *node) error {
 	}
 	_, err := w.delete(n, policy)
 	return err
+}
+
+// reportInvalidNamespaceOwners records, once per dependent and owner, kube's
+// OwnerRefInvalidNamespace warning on a dependent whose reference names (by uid) an
+// object of another namespace: owners are looked up in the dependent's namespace, so
+// such a reference is dangling (and a cluster-scoped dependent's is left alone).
+func (m *Manager) reportInvalidNamespaceOwners(ctx context.Context, n *node) {
+	for _, ref := range n.owners {
+		o, ok := m.graph.nodes[ref.UID]
+		if !ok || !o.namespaced || o.namespace == n.namespace {
+			continue
+		}
+		key := [2]scheme.UID{n.uid, ref.UID}
+		if _, done := m.reported[key]; done {
+			continue
+		}
+		m.reported[key] = struct{}{}
+		m.log.Debug("controllers: item references an owner but does not match namespaces", "item", n.key(), "owner", o.key())
+		msg := fmt.Sprintf("ownerRef [%s/%s, namespace: %s, name: %s, uid: %s] does not exist in namespace %q", ref.APIVersion, ref.Kind, n.namespace, ref.Name, ref.UID, n.namespace)
+		if err := m.recordEvent(ctx, n, eventTypeWarning, "OwnerRefInvalidNamespace", msg); err != nil && ctx.Err() == nil {
+			// client-go's recorder drops an event it cannot write, and logs it.
+			m.log.Error("controllers: unable to record event (will not retry)", "err", err)
+			m.metrics.errors.With("event").Inc()
+		}
+	}
+}
+
+// forgetReports forgets the reports of dependents that are gone or no longer hold the
+// reference, so that a reference added again is reported again, as kube's collector
+// reports a reference when it is added.
+func (m *Manager) forgetReports() {
+	for key := range m.reported {
+		d, ok := m.graph.nodes[key[0]]
+		if !ok || !slices.ContainsFunc(d.owners, func(r scheme.OwnerReference) bool { return r.UID == key[1] }) {
+			delete(m.reported, key)
+		}
+	}
 }

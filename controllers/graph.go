@@ -12,10 +12,12 @@ import (
 
 var namespacesGR = rest.NamespacesGroupResource()
 
-// resource is what the controllers need to know of a resource: its storage prefix and scope.
+// resource is what the controllers need to know of a resource: its storage prefix and
+// scope, and for a stored CRD's resource its served versions.
 type resource struct {
 	gr         scheme.GroupResource
 	namespaced bool
+	versions   []string
 }
 
 // node is one stored object in the ownership graph.
@@ -30,9 +32,11 @@ type node struct {
 	deleting        bool
 	// obj is the object as last seen (read-only, shared with the watch).
 	obj scheme.Object
+	// storeKey is the object's storage key, made once: passes sort every node by it.
+	storeKey string
 }
 
-func (n *node) key() string { return storage.Key(n.gr, n.namespace, n.name) }
+func (n *node) key() string { return n.storeKey }
 
 func (n *node) has(finalizer string) bool { return slices.Contains(n.finalizers, finalizer) }
 
@@ -58,6 +62,27 @@ func (g *graph) resourceOf(gk scheme.GroupKind) (resource, bool) {
 	return r, ok
 }
 
+// resourceOfRef finds the resource of an ownerReference's kind at its version, as
+// kube's collector maps one: a version the server does not serve maps to none.
+func (g *graph) resourceOfRef(ref scheme.OwnerReference) (resource, bool) {
+	gv, err := scheme.ParseGroupVersion(ref.APIVersion)
+	if err != nil {
+		return resource{}, false
+	}
+	gk := scheme.GroupKind{Group: gv.Group, Kind: ref.Kind}
+	if r, ok := g.scheme.ResourceFor(gk); ok {
+		if !g.scheme.Recognizes(gv.WithKind(ref.Kind)) {
+			return resource{}, false
+		}
+		return resource{gr: r.GroupResource(), namespaced: r.Namespaced}, true
+	}
+	r, ok := g.crds[gk]
+	if !ok || !slices.Contains(r.versions, gv.Version) {
+		return resource{}, false
+	}
+	return r, true
+}
+
 // resources lists every known resource.
 func (g *graph) resources() []resource {
 	var out []resource
@@ -69,6 +94,17 @@ func (g *graph) resources() []resource {
 	}
 	slices.SortFunc(out, func(a, b resource) int { return strings.Compare(a.gr.String(), b.gr.String()) })
 	return slices.CompactFunc(out, func(a, b resource) bool { return a.gr == b.gr })
+}
+
+// replace makes the graph hold exactly objs, a new list of the store, as an informer's
+// Replace does: nodes not listed are gone (deleted meanwhile), CRDs too.
+func (g *graph) replace(objs []scheme.Object) {
+	clear(g.crds)
+	clear(g.nodes)
+	clear(g.dependents)
+	for _, obj := range objs {
+		g.apply(watch.Added, obj)
+	}
 }
 
 // apply records one watch event.
@@ -97,6 +133,7 @@ func (g *graph) apply(typ watch.EventType, obj scheme.Object) {
 		resource: r, gk: gk, namespace: obj.GetNamespace(), name: obj.GetName(), uid: uid,
 		resourceVersion: obj.GetResourceVersion(), owners: obj.GetOwnerReferences(),
 		finalizers: obj.GetFinalizers(), deleting: obj.GetDeletionTimestamp() != nil, obj: obj,
+		storeKey: storage.Key(r.gr, obj.GetNamespace(), obj.GetName()),
 	}
 	g.nodes[uid] = n
 	for _, ref := range n.owners {

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
 	"github.com/apikit-dev/apikit/apiextensions"
+	"github.com/apikit-dev/apikit/rest/metrics"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/watch"
@@ -25,8 +27,13 @@ type Options struct {
 	Scheme *scheme.Scheme
 	// Storage is the store the REST handler serves.
 	Storage storage.Interface
-	// Logger receives the errors of passes; nil discards them.
+	// Logger receives what the controllers cannot do: failed passes, lists and watches,
+	// and a watch that expired and made them list again; nil discards it (hosts should
+	// give one).
 	Logger *slog.Logger
+	// Metrics, when set, receives the controllers' metrics: MetricRelists,
+	// MetricErrors and MetricFollowing.
+	Metrics *metrics.Registry
 	// Clock returns the time the controllers record (deletionTimestamp, condition
 	// transitions, the creation of the default namespaces); nil means the real time.
 	// resttest passes the clock a test freezes and advances.
@@ -43,6 +50,12 @@ type Manager struct {
 
 	// graph is owned by the run goroutine.
 	graph *graph
+
+	health  followState
+	metrics controllerMetrics
+	// reported are the (dependent, owner) uids whose OwnerRefInvalidNamespace event
+	// was recorded; owned by the run goroutine.
+	reported map[[2]scheme.UID]struct{}
 
 	mu sync.Mutex
 	// seen is the resourceVersion of the last event a finished pass had applied, and
@@ -65,6 +78,8 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	m := &Manager{opts: opts, store: opts.Storage, log: log, cancel: cancel, done: make(chan struct{}), changed: make(chan struct{}), busy: true}
 	m.graph = newGraph(opts.Scheme)
+	m.metrics = newControllerMetrics(opts.Metrics)
+	m.reported = map[[2]scheme.UID]struct{}{}
 	if err := m.ensureDefaultNamespaces(ctx); err != nil {
 		cancel()
 		return nil, err
@@ -125,10 +140,14 @@ func (m *Manager) finishPass(seen uint64, busy bool) {
 	m.changed = make(chan struct{})
 }
 
-// run follows the store from rv, applying each batch of events to the graph and then
-// making one pass.
+// run follows the store as an informer does: from the list Start made, it watches
+// from the last version seen, applying each batch of events to the graph and then
+// making one pass. A watch that ends with an error (410 Expired when it fell out of the
+// store's history window, as a pass of many writes makes it) or that cannot start is
+// replaced by a new list, whose objects replace the graph, and a watch from there.
 func (m *Manager) run(ctx context.Context, rv string) {
 	defer close(m.done)
+	defer m.health.stopped()
 	seen, _ := storage.ParseResourceVersion(rv)
 	retry := time.NewTimer(0)
 	defer retry.Stop()
@@ -136,54 +155,195 @@ func (m *Manager) run(ctx context.Context, rv string) {
 		busy, err := m.pass(ctx)
 		if err != nil && ctx.Err() == nil {
 			m.log.Error("controllers: pass", "err", err)
+			m.metrics.errors.With("pass").Inc()
 			retry.Reset(retryInterval)
 		}
 		m.finishPass(seen, busy || err != nil)
 	}
+	// sleep waits d, or reports that ctx ended.
+	sleep := func(d time.Duration) bool {
+		if d <= 0 {
+			return ctx.Err() == nil
+		}
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	var back backoff
+	relist := false
 	for ctx.Err() == nil {
+		if relist {
+			lr, err := m.store.List(ctx, "/", storage.ListOptions{})
+			if err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				m.failed("list", err)
+				if !sleep(back.next()) {
+					return
+				}
+				continue
+			}
+			seen, _ = storage.ParseResourceVersion(lr.ResourceVersion)
+			m.graph.replace(lr.Items)
+			relist = false
+			pass()
+		}
 		w, err := m.store.Watch(ctx, "/", storage.WatchOptions{ResourceVersion: storage.FormatResourceVersion(seen), Recursive: true})
 		if err != nil {
-			m.log.Error("controllers: watching the store", "err", err)
-			retry.Reset(retryInterval)
-			select {
-			case <-retry.C:
-			case <-ctx.Done():
+			if ctx.Err() != nil {
+				return
+			}
+			relist = true
+			if errors.Is(err, storage.ErrGone) {
+				// At once the first time; a new list that is already too old to
+				// watch from backs off.
+				m.expired(seen, err)
+				if !sleep(back.again()) {
+					return
+				}
+				continue
+			}
+			m.failed("watch", err)
+			m.metrics.relists.With("error").Inc()
+			if !sleep(back.next()) {
 				return
 			}
 			continue
 		}
-		for open := true; open; {
-			select {
-			case <-ctx.Done():
-				w.Stop()
+		back.reset()
+		m.health.following()
+		m.metrics.following.Set(1)
+		started, from := time.Now(), seen
+		end := m.follow(ctx, w, &seen, retry, pass)
+		w.Stop()
+		m.metrics.following.Set(0)
+		if end == nil && seen == from && time.Since(started) < time.Second {
+			// client-go's reflector calls this a "very short watch" and lists again
+			// with backoff: a store that ends every watch at once must not spin.
+			end = fmt.Errorf("very short watch: the watch from resourceVersion %d closed after %s without an event", from, time.Since(started).Round(time.Millisecond))
+		}
+		switch {
+		case ctx.Err() != nil:
+			return
+		case end == nil:
+			// The watch closed without an error: watch again from the last version seen.
+		case isExpired(end):
+			relist = true
+			m.expired(seen, end)
+		default:
+			relist = true
+			m.failed("watch", end)
+			m.metrics.relists.With("error").Inc()
+			if !sleep(back.next()) {
 				return
-			case <-retry.C:
-				pass()
-			case ev, ok := <-w.ResultChan():
-				if !ok || ev.Type == watch.Error {
-					open = false
-					break
-				}
-				seen = m.applyEvent(ev, seen)
-				// Take every event already queued, then pass once.
-				for drained := false; !drained; {
-					select {
-					case ev, ok := <-w.ResultChan():
-						if !ok || ev.Type == watch.Error {
-							drained, open = true, false
-							break
-						}
-						seen = m.applyEvent(ev, seen)
-					default:
-						drained = true
-					}
-				}
-				pass()
 			}
 		}
-		w.Stop()
 	}
 }
+
+// follow applies the events of w until it ends, making a pass after each batch and
+// when retry fires; it returns the error the watch ended with (nil when it closed
+// without one or ctx ended).
+func (m *Manager) follow(ctx context.Context, w watch.Interface, seen *uint64, retry *time.Timer, pass func()) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-retry.C:
+			pass()
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return nil
+			}
+			if ev.Type == watch.Error {
+				return watchError(ev)
+			}
+			*seen = m.applyEvent(ev, *seen)
+			// Take every event already queued, then pass once.
+			for drained := false; !drained; {
+				select {
+				case ev, ok := <-w.ResultChan():
+					if !ok {
+						pass()
+						return nil
+					}
+					if ev.Type == watch.Error {
+						pass()
+						return watchError(ev)
+					}
+					*seen = m.applyEvent(ev, *seen)
+				default:
+					drained = true
+				}
+			}
+			pass()
+		}
+	}
+}
+
+// watchError is the error an ERROR event carries: its Status, or a generic error.
+func watchError(ev watch.Event) error {
+	if st, ok := ev.Object.(*scheme.Status); ok && st != nil {
+		return st
+	}
+	return fmt.Errorf("controllers: the watch ended with an ERROR event of %T", ev.Object)
+}
+
+// isExpired reports whether the watch ended because it fell out of the store's
+// history window: 410 Expired (or Gone), or storage.ErrGone.
+func isExpired(err error) bool {
+	var st *scheme.Status
+	if errors.As(err, &st) {
+		return st.Code == http.StatusGone
+	}
+	return errors.Is(err, storage.ErrGone)
+}
+
+// expired records a watch that fell out of the store's history window: the controllers
+// list again, as client-go's reflector does, at once.
+func (m *Manager) expired(seen uint64, err error) {
+	m.log.Warn("controllers: the watch of the store expired; listing again", "resourceVersion", seen, "err", err)
+	m.metrics.relists.With("expired").Inc()
+}
+
+// failed records a list or watch that failed for another reason: logged, counted, and
+// reported by the health checks until a list or watch succeeds.
+func (m *Manager) failed(operation string, err error) {
+	m.log.Error("controllers: following the store", "operation", operation, "err", err)
+	m.metrics.errors.With(operation).Inc()
+	m.health.notFollowing(fmt.Errorf("%s: %w", operation, err))
+}
+
+// backoff is the wait before retrying after consecutive failures: doubling from
+// retryInterval up to maxBackoff, as client-go's reflector backs off its relists.
+type backoff struct{ failures int }
+
+// maxBackoff bounds the wait between two attempts to follow the store.
+const maxBackoff = 30 * time.Second
+
+func (b *backoff) next() time.Duration {
+	d := retryInterval << min(b.failures, 16)
+	b.failures++
+	return min(d, maxBackoff)
+}
+
+// again is the wait before a retry that needs none the first time: none after the
+// first consecutive failure, then next's.
+func (b *backoff) again() time.Duration {
+	if b.failures == 0 {
+		b.failures++
+		return 0
+	}
+	return b.next()
+}
+
+func (b *backoff) reset() { b.failures = 0 }
 
 // applyEvent puts one event into the graph and returns the version seen.
 func (m *Manager) applyEvent(ev watch.Event, seen uint64) uint64 {
@@ -204,6 +364,7 @@ func (m *Manager) applyEvent(ev watch.Event, seen uint64) uint64 {
 // pass runs the controllers once over the graph; busy reports that it wrote.
 func (m *Manager) pass(ctx context.Context) (bool, error) {
 	w := &writer{store: m.store, ctx: ctx, clock: m.opts.Clock}
+	m.forgetReports()
 	var errs []error
 	for _, n := range m.graph.sorted() {
 		if n.gr == namespacesGR && n.deleting {
@@ -222,5 +383,11 @@ func crdResource(obj scheme.Object) (scheme.GroupKind, resource, bool) {
 	}
 	gk := scheme.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
 	gr := scheme.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}
-	return gk, resource{gr: gr, namespaced: crd.Spec.Scope == apiextensions.NamespaceScoped}, true
+	var served []string
+	for _, v := range crd.Spec.Versions {
+		if v.Served {
+			served = append(served, v.Name)
+		}
+	}
+	return gk, resource{gr: gr, namespaced: crd.Spec.Scope == apiextensions.NamespaceScoped, versions: served}, true
 }

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/apikit-dev/apikit/conversion"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -57,21 +56,10 @@ func newNamespace(s *scheme.Scheme, gvk scheme.GroupVersionKind, name string, no
 		"spec":       map[string]any{"finalizers": []any{rest.FinalizerKubernetes}},
 		"status":     map[string]any{"phase": rest.NamespacePhaseActive},
 	}
-	if s.IsUnstructured(gvk) {
-		return &scheme.Unstructured{Object: m}, nil
-	}
-	k, err := s.New(gvk)
+	obj, err := newObject(s, gvk, m)
 	if err != nil {
-		return nil, fmt.Errorf("controllers: %w", err)
-	}
-	obj, ok := k.(scheme.Object)
-	if !ok {
-		return nil, fmt.Errorf("controllers: %s is not an object kind", gvk)
-	}
-	if err := conversion.FromUnstructured(m, obj); err != nil {
 		return nil, fmt.Errorf("controllers: namespace %s: %w", name, err)
 	}
-	obj.GetObjectKind().SetGroupVersionKind(gvk)
 	return obj, nil
 }
 

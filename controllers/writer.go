@@ -64,6 +64,10 @@ func (w *writer) delete(n *node, policy rest.DeletionPropagation) ([]string, err
 			} else {
 				zero := int64(0)
 				cur.SetDeletionGracePeriodSeconds(&zero)
+				// As kube-apiserver marks an object deleting (markAsDeleting).
+				if g := cur.GetGeneration(); g > 0 {
+					cur.SetGeneration(g + 1)
+				}
 			}
 		}
 		cur.SetResourceVersion("")

@@ -308,6 +308,11 @@ func (rq *request) markDeleting(key, name string, opts *DeleteOptions, dryRun bo
 			zero := int64(0)
 			cur.SetDeletionTimestamp(&now)
 			cur.SetDeletionGracePeriodSeconds(&zero)
+			// kube's markAsDeleting: controllers of an object being deleted change
+			// what they do, so a generation that is kept goes up.
+			if g := cur.GetGeneration(); g > 0 {
+				cur.SetGeneration(g + 1)
+			}
 		}
 		return cur, nil
 	}

@@ -73,17 +73,20 @@ func toMap(obj scheme.Object) (map[string]any, error) {
 	return conversion.ToUnstructured(obj)
 }
 
-// specEqual reports whether two objects are equal in everything but metadata, status and
-// type information: the "spec" whose changes bump metadata.generation. They are compared
-// in their unstructured (JSON) form.
-func specEqual(a, b scheme.Object) (bool, error) {
-	if ca, cb, ok := withoutMetaAndStatus(a, b); ok {
+// specEqual reports whether two objects are equal in everything but metadata, type
+// information and, when withStatus is false, status: the content whose changes bump
+// metadata.generation. withStatus is true for a resource without a status subresource,
+// whose status is written like any other field (apiextensions-apiserver's strategy
+// compares everything but metadata then). They are compared in their unstructured (JSON)
+// form.
+func specEqual(a, b scheme.Object, withStatus bool) (bool, error) {
+	if ca, cb, ok := withoutMetaAndStatus(a, b, withStatus); ok {
 		// Equal Go values have equal JSON forms: only values that differ are converted,
 		// and without their metadata (managedFields' fieldsV1 go through JSON text).
 		if reflect.DeepEqual(ca, cb) {
 			return true, nil
 		}
-		if specDiffers(reflect.ValueOf(ca).Elem(), reflect.ValueOf(cb).Elem()) {
+		if specDiffers(reflect.ValueOf(ca).Elem(), reflect.ValueOf(cb).Elem(), withStatus) {
 			return false, nil
 		}
 		a, b = ca, cb
@@ -96,14 +99,24 @@ func specEqual(a, b scheme.Object) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return specMapsEqual(am, bm), nil
+	return specMapsEqual(am, bm, withStatus), nil
+}
+
+// notSpec reports whether a top-level member is left out of specEqual's comparison.
+func notSpec(member string, withStatus bool) bool {
+	switch member {
+	case "metadata", "apiVersion", "kind":
+		return true
+	case "status":
+		return !withStatus
+	}
+	return false
 }
 
 // specMapsEqual is specEqual on the unstructured forms of the objects.
-func specMapsEqual(am, bm map[string]any) bool {
+func specMapsEqual(am, bm map[string]any, withStatus bool) bool {
 	for k, av := range am {
-		switch k {
-		case "metadata", "status", "apiVersion", "kind":
+		if notSpec(k, withStatus) {
 			continue
 		}
 		if !reflect.DeepEqual(av, bm[k]) {
@@ -111,8 +124,7 @@ func specMapsEqual(am, bm map[string]any) bool {
 		}
 	}
 	for k := range bm {
-		switch k {
-		case "metadata", "status", "apiVersion", "kind":
+		if notSpec(k, withStatus) {
 			continue
 		}
 		if _, ok := am[k]; !ok {
@@ -123,19 +135,24 @@ func specMapsEqual(am, bm map[string]any) bool {
 }
 
 // withoutMetaAndStatus returns shallow copies of two typed objects of the same Go type
-// with the fields serialized as "metadata" and "status" zeroed: what specEqual compares.
-// ok is false for unstructured objects, objects of different types, and types whose
-// metadata or status is promoted through an embedded pointer (zeroing it there would
-// change the original).
-func withoutMetaAndStatus(a, b scheme.Object) (ca, cb scheme.Object, ok bool) {
+// with the fields serialized as "metadata" (and "status" unless withStatus) zeroed: what
+// specEqual compares. ok is false for objects that marshal themselves (unstructured
+// ones: their one Go field holds metadata and status too), objects of different types,
+// and types whose metadata or status is promoted through an embedded pointer (zeroing
+// it there would change the original).
+func withoutMetaAndStatus(a, b scheme.Object, withStatus bool) (ca, cb scheme.Object, ok bool) {
 	av, bv := reflect.ValueOf(a), reflect.ValueOf(b)
 	t := av.Type()
-	if t != bv.Type() || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct || av.IsNil() || bv.IsNil() {
+	if t != bv.Type() || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct || av.IsNil() || bv.IsNil() ||
+		t.Implements(jsonMarshalerType) || t.Elem().Implements(jsonMarshalerType) {
 		return nil, nil, false
 	}
 	fields := scheme.JSONFields(t.Elem())
+	zeroed := func(f scheme.JSONField) bool {
+		return f.Name == "metadata" || f.Name == "status" && !withStatus
+	}
 	for _, f := range fields {
-		if (f.Name == "metadata" || f.Name == "status") && f.ViaPointer {
+		if zeroed(f) && f.ViaPointer {
 			return nil, nil, false
 		}
 	}
@@ -143,7 +160,7 @@ func withoutMetaAndStatus(a, b scheme.Object) (ca, cb scheme.Object, ok bool) {
 		c := reflect.New(t.Elem())
 		c.Elem().Set(v.Elem())
 		for _, f := range fields {
-			if f.Name == "metadata" || f.Name == "status" {
+			if zeroed(f) {
 				c.Elem().FieldByIndex(f.Index).SetZero()
 			}
 		}
@@ -165,11 +182,10 @@ var (
 )
 
 // specDiffers reports that two typed objects (structs of one type) certainly differ
-// in a member other than metadata, status, apiVersion and kind (jsonDiffers).
-func specDiffers(a, b reflect.Value) bool {
+// in a member specEqual compares (jsonDiffers).
+func specDiffers(a, b reflect.Value, withStatus bool) bool {
 	for _, f := range scheme.JSONFields(a.Type()) {
-		switch f.Name {
-		case "metadata", "status", "apiVersion", "kind":
+		if notSpec(f.Name, withStatus) {
 			continue
 		}
 		fa, errA := a.FieldByIndexErr(f.Index)

@@ -32,21 +32,24 @@ func TestSpecEqual_TypedAgreesWithTheUnstructuredForm(t *testing.T) {
 		both   func(*toys.Widget) // applied to both objects first, when set
 		change func(*toys.Widget)
 		want   bool
+		// inStatus: the change is to status only, which counts for a resource without
+		// a status subresource (withStatus).
+		inStatus bool
 	}{
-		{"identical objects are equal", nil, func(*toys.Widget) {}, true},
+		{"identical objects are equal", nil, func(*toys.Widget) {}, true, false},
 		{"other metadata is equal", nil, func(w *toys.Widget) {
 			w.Labels = map[string]string{"c": "d"}
 			w.ResourceVersion = "6"
 			w.ManagedFields = []scheme.ManagedFieldsEntry{{Manager: "m", Operation: "Update", FieldsType: "FieldsV1", FieldsV1: &scheme.FieldsV1{Raw: []byte(`{"f:spec":{}}`)}}}
-		}, true},
-		{"other status is equal", nil, func(w *toys.Widget) { w.Status.Phase = "Pending" }, true},
-		{"other type information is equal", nil, func(w *toys.Widget) { w.APIVersion = "" }, true},
-		{"an equal value behind another pointer is equal", nil, func(w *toys.Widget) { r := int32(1); w.Spec.Replicas = &r }, true},
-		{"an empty list that encodes as the absent one is equal", func(w *toys.Widget) { w.Spec.Parts = nil }, func(w *toys.Widget) { w.Spec.Parts = []toys.WidgetPart{} }, true},
-		{"another scalar differs", nil, func(w *toys.Widget) { w.Spec.Replicas = &two }, false},
-		{"a missing pointer differs", nil, func(w *toys.Widget) { w.Spec.Replicas = nil }, false},
-		{"another list item differs", nil, func(w *toys.Widget) { w.Spec.Parts[0].Count = 2 }, false},
-		{"an absent list differs", nil, func(w *toys.Widget) { w.Spec.Parts = nil }, false},
+		}, true, false},
+		{"other status is equal", nil, func(w *toys.Widget) { w.Status.Phase = "Pending" }, true, true},
+		{"other type information is equal", nil, func(w *toys.Widget) { w.APIVersion = "" }, true, false},
+		{"an equal value behind another pointer is equal", nil, func(w *toys.Widget) { r := int32(1); w.Spec.Replicas = &r }, true, false},
+		{"an empty list that encodes as the absent one is equal", func(w *toys.Widget) { w.Spec.Parts = nil }, func(w *toys.Widget) { w.Spec.Parts = []toys.WidgetPart{} }, true, false},
+		{"another scalar differs", nil, func(w *toys.Widget) { w.Spec.Replicas = &two }, false, false},
+		{"a missing pointer differs", nil, func(w *toys.Widget) { w.Spec.Replicas = nil }, false, false},
+		{"another list item differs", nil, func(w *toys.Widget) { w.Spec.Parts[0].Count = 2 }, false, false},
+		{"an absent list differs", nil, func(w *toys.Widget) { w.Spec.Parts = nil }, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,8 +60,12 @@ func TestSpecEqual_TypedAgreesWithTheUnstructuredForm(t *testing.T) {
 			}
 			tt.change(b)
 			wantA, wantB := scheme.DeepCopy(a), scheme.DeepCopy(b)
-			for _, pair := range [][2]*toys.Widget{{a, b}, {b, a}} {
-				got, err := specEqual(pair[0], pair[1])
+			for _, c := range []struct {
+				pair       [2]*toys.Widget
+				withStatus bool
+			}{{[2]*toys.Widget{a, b}, false}, {[2]*toys.Widget{b, a}, false}, {[2]*toys.Widget{a, b}, true}, {[2]*toys.Widget{b, a}, true}} {
+				pair, want := c.pair, tt.want && !(c.withStatus && tt.inStatus)
+				got, err := specEqual(pair[0], pair[1], c.withStatus)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -70,8 +77,12 @@ func TestSpecEqual_TypedAgreesWithTheUnstructuredForm(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if oracle := specMapsEqual(am, bm); got != tt.want || oracle != tt.want {
-					t.Errorf("specEqual = %v, on the whole unstructured objects %v; want %v", got, oracle, tt.want)
+				if oracle := specMapsEqual(am, bm, c.withStatus); got != want || oracle != want {
+					t.Errorf("withStatus %v: specEqual = %v, on the whole unstructured objects %v; want %v", c.withStatus, got, oracle, want)
+				}
+				ua, ub := &scheme.Unstructured{Object: am}, &scheme.Unstructured{Object: bm}
+				if got, err := specEqual(ua, ub, c.withStatus); err != nil || got != want {
+					t.Errorf("withStatus %v: specEqual of the unstructured forms = %v (%v); want %v", c.withStatus, got, err, want)
 				}
 			}
 			if !reflect.DeepEqual(a, wantA) || !reflect.DeepEqual(b, wantB) {

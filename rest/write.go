@@ -280,7 +280,7 @@ func (rq *request) prepareUpdate(in, old scheme.Object, dryRun bool) (scheme.Obj
 	in.SetDeletionTimestamp(old.GetDeletionTimestamp())
 	in.SetDeletionGracePeriodSeconds(old.GetDeletionGracePeriodSeconds())
 	in.SetGeneration(old.GetGeneration())
-	same, err := specEqual(in, old)
+	same, err := specEqual(in, old, !rq.res.StatusSubresource)
 	if err != nil {
 		return nil, err
 	}

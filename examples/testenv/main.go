@@ -37,12 +37,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/apikit-dev/apikit/apiextensions"
 	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/rest/metrics"
 	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -97,7 +100,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv, err := start(f)
+	srv, err := start(f, stderr)
 	if err != nil {
 		return err
 	}
@@ -106,8 +109,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return srv.Close()
 }
 
-// start starts the server of f with its CRDs established and writes its kubeconfig.
-func start(f flags) (*resttest.Server, error) {
+// start starts the server of f with its CRDs established and writes its kubeconfig. The
+// server and its controllers log to logs; /metrics has their metrics and /livez and
+// /healthz their health checks.
+func start(f flags, logs io.Writer) (*resttest.Server, error) {
 	var crds []*apiextensions.CustomResourceDefinition
 	if f.crds != "" {
 		var err error
@@ -127,7 +132,9 @@ func start(f flags) (*resttest.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := resttest.Start(s, resttest.WithStrategies(builtin.Strategies()), resttest.WithAddr(f.addr), resttest.WithTLS(), resttest.WithToken(token), resttest.WithCRDs(crds...), resttest.WithControllers())
+	srv, err := resttest.Start(s, resttest.WithStrategies(builtin.Strategies()), resttest.WithAddr(f.addr), resttest.WithTLS(), resttest.WithToken(token), resttest.WithCRDs(crds...), resttest.WithControllers(),
+		resttest.WithLogger(slog.New(slog.NewTextHandler(logs, nil))),
+		resttest.WithRESTOptions(func(o *rest.Options) { o.Metrics = metrics.NewRegistry() }))
 	if err != nil {
 		return nil, err
 	}

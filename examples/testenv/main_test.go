@@ -24,7 +24,7 @@ func startTestenv(t *testing.T, args ...string) (*http.Client, string, string) {
 	if err != nil {
 		t.Fatalf("parseFlags: %v", err)
 	}
-	srv, err := start(f)
+	srv, err := start(f, io.Discard)
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
@@ -92,7 +92,7 @@ func TestStart_RefusesWhatItCannotServe(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parseFlags: %v", err)
 			}
-			srv, err := start(f)
+			srv, err := start(f, io.Discard)
 			if err == nil {
 				srv.Close()
 				t.Fatalf("start = nil error, want one naming %q", tt.want)

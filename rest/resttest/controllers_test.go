@@ -2,13 +2,18 @@ package resttest_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/controllers"
+	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/rest/metrics"
 	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -102,5 +107,151 @@ func TestClock_ReachesTheCRDConditionsAndTheDefaultNamespaces(t *testing.T) {
 			t.Fatalf("the CRD was not established:\n%s", body)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestWithControllers_ServesTheControllersHealthChecksAndMetrics(t *testing.T) {
+	s := scheme.New()
+	if err := builtin.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	srv := resttest.NewServer(t, s, resttest.WithControllers(), resttest.WithRESTOptions(func(o *rest.Options) { o.Metrics = metrics.NewRegistry() }))
+	get := func(path string) (int, string) {
+		t.Helper()
+		resp, err := srv.Client().Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(data)
+	}
+	// A pass has run once the controllers are idle: they watch the store.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Controllers.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"/livez/garbage-collector-controller", "ok"},
+		{"/livez/namespace-controller", "ok"},
+		{"/healthz?verbose", "[+]garbage-collector-controller ok"},
+		{"/livez?verbose", "[+]namespace-controller ok"},
+		{"/metrics", controllers.MetricFollowing + " 1"},
+	} {
+		if code, body := get(tc.path); code != http.StatusOK || !strings.Contains(body, tc.want) {
+			t.Errorf("GET %s = %d %q, want 200 with %q", tc.path, code, body, tc.want)
+		}
+	}
+}
+
+// The issue's case with the built-in kinds: a Namespace owned by a ConfigMap stays, with
+// its contents, and gets kube's OwnerRefInvalidNamespace warning in "default".
+func TestWithControllers_ANamespaceOwnedByAConfigMapStaysWithAWarning(t *testing.T) {
+	s := scheme.New()
+	if err := builtin.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithControllers())
+	do := func(method, path, body string) (int, map[string]any) {
+		t.Helper()
+		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	code, cm := do("POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"owner"}}`)
+	if code != http.StatusCreated {
+		t.Fatalf("create configmap = %d %v", code, cm)
+	}
+	cmUID := cm["metadata"].(map[string]any)["uid"].(string)
+	code, ns := do("POST", "/api/v1/namespaces", `{"metadata":{"name":"owned","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"owner","uid":"`+cmUID+`"}]}}`)
+	if code != http.StatusCreated {
+		t.Fatalf("create namespace = %d %v", code, ns)
+	}
+	if code, m := do("POST", "/api/v1/namespaces/owned/configmaps", `{"metadata":{"name":"content"}}`); code != http.StatusCreated {
+		t.Fatalf("create content = %d %v", code, m)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Controllers.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := do("GET", "/api/v1/namespaces/owned/configmaps/content", ""); code != http.StatusOK {
+		t.Errorf("the namespace's content = %d, want 200: a cluster-scoped dependent of a namespaced owner is not collected", code)
+	}
+	_, list := do("GET", "/api/v1/namespaces/default/events", "")
+	items, _ := list["items"].([]any)
+	if len(items) != 1 {
+		t.Fatalf("events in default: %v, want one", list)
+	}
+	ev := items[0].(map[string]any)
+	want := map[string]any{
+		"type": "Warning", "reason": "OwnerRefInvalidNamespace", "count": float64(1),
+		"message":        `ownerRef [v1/ConfigMap, namespace: , name: owner, uid: ` + cmUID + `] does not exist in namespace ""`,
+		"involvedObject": map[string]any{"kind": "Namespace", "apiVersion": "v1", "name": "owned", "uid": ns["metadata"].(map[string]any)["uid"]},
+		"source":         map[string]any{"component": "garbage-collector-controller"},
+	}
+	for k, v := range want {
+		if !reflect.DeepEqual(ev[k], v) {
+			t.Errorf("event %s = %v, want %v", k, ev[k], v)
+		}
+	}
+	if ev["firstTimestamp"] == nil || ev["firstTimestamp"] != ev["lastTimestamp"] {
+		t.Errorf("event timestamps first %v last %v, want equal", ev["firstTimestamp"], ev["lastTimestamp"])
+	}
+}
+
+// A custom resource owns a ConfigMap: the owner's kind and version resolve through the
+// CRD, so deleting the owner collects the dependent.
+func TestWithControllers_ACustomResourceOwnerIsResolvedThroughItsCRD(t *testing.T) {
+	s := scheme.New()
+	if err := builtin.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithControllers(), resttest.WithCRDs(gizmoCRD(t, "")))
+	do := func(method, path, body string) (int, map[string]any) {
+		t.Helper()
+		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	code, g := do("POST", gizmosPath, gizmoJSON)
+	if code != http.StatusCreated {
+		t.Fatalf("create gizmo = %d %v", code, g)
+	}
+	uid := g["metadata"].(map[string]any)["uid"].(string)
+	if code, m := do("POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"dep","ownerReferences":[{"apiVersion":"tools.example.com/v1","kind":"Gizmo","name":"g","uid":"`+uid+`"}]}}`); code != http.StatusCreated {
+		t.Fatalf("create dependent = %d %v", code, m)
+	}
+	if code, m := do("DELETE", gizmosPath+"/g", ""); code != http.StatusOK {
+		t.Fatalf("delete gizmo = %d %v", code, m)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Controllers.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := do("GET", "/api/v1/namespaces/default/configmaps/dep", ""); code != http.StatusNotFound {
+		t.Errorf("the dependent of a deleted custom resource = %d, want 404", code)
 	}
 }

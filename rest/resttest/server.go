@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -285,6 +286,9 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 	}
 	if c.controllers {
 		c.restOpts.GarbageCollection = true
+		// /livez and /healthz report controllers that cannot follow the store; they
+		// start after the Handler, before the server serves.
+		c.restOpts.LiveChecks = append(slices.Clone(c.restOpts.LiveChecks), controllers.HealthChecksOf(func() *controllers.Manager { return srv.Controllers })...)
 	}
 	var h http.Handler
 	if c.crdAPI {
@@ -298,7 +302,7 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 	h = srv.installFaults(h)
 	srv.Handler = h
 	if c.controllers {
-		if srv.Controllers, err = controllers.Start(context.Background(), controllers.Options{Scheme: s, Storage: srv.Storage, Logger: c.restOpts.Logger, Clock: c.restOpts.Clock}); err != nil {
+		if srv.Controllers, err = controllers.Start(context.Background(), controllers.Options{Scheme: s, Storage: srv.Storage, Logger: c.restOpts.Logger, Metrics: c.restOpts.Metrics, Clock: c.restOpts.Clock}); err != nil {
 			return nil, fmt.Errorf("starting the controllers: %w", err)
 		}
 	}
@@ -488,6 +492,9 @@ func (t *tokenTransport) CloseIdleConnections() { t.base.CloseIdleConnections() 
 // emptied as on a cluster when the scheme serves core/v1 namespaces, as package
 // builtin's does) and the garbage collector of ownerReferences (package controllers).
 // Deletes then set kube's propagation finalizers (rest.Options.GarbageCollection).
+// /livez and /healthz get the controllers' checks (garbage-collector-controller and
+// namespace-controller, failing while the controllers cannot follow the store), the
+// REST handler's Logger and Metrics receive theirs.
 func WithControllers() Option {
 	return func(c *config) { c.controllers = true }
 }

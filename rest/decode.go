@@ -56,6 +56,11 @@ func (rq *request) readBody() ([]byte, error) {
 		return nil, NewBadRequest(fmt.Sprintf("failed to read the request body: %v", err))
 	}
 	rq.h.auditRequestBody(rq.r, data)
+	if len(data) > LargeBodyBytes && !rq.largeSeat {
+		if rq.largeSeat, err = rq.h.limits.takeLargeSeat(rq.ctx); err != nil {
+			return nil, err
+		}
+	}
 	return data, nil
 }
 

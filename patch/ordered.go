@@ -135,10 +135,10 @@ func (m orderedMap) Zip(other value.Map, order value.MapTraverseOrder, fn func(k
 	return m.ZipUsing(value.HeapAllocator, other, order, fn)
 }
 
-// ZipUsing calls fn for each key of m or other with both values (nil where absent):
-// the keys of m first, then those only other has, each in key order when their map
-// is large (an order the callers' Unordered allows, and LexicalKeyOrder when both are
-// large or m is empty).
+// ZipUsing calls fn for each key of m or other with both values (nil where absent).
+// With LexicalKeyOrder the keys come in the order of their union; otherwise (the
+// Unordered of structured-merge-diff's walks) the keys of m first, then those only
+// other has, each in key order when their map is large.
 func (m orderedMap) ZipUsing(a value.Allocator, other value.Map, order value.MapTraverseOrder, fn func(key string, lhs, rhs value.Value) bool) bool {
 	if order == value.LexicalKeyOrder && other != nil {
 		return zipLexical(a, m, other, fn)

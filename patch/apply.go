@@ -233,11 +233,11 @@ func (fm *FieldManager) Apply(live, config map[string]any, manager string, force
 	if live != nil {
 		liveObj = withoutManagedFields(live)
 	}
-	cfgTV, err := fm.pt.FromUnstructured(config)
+	cfgTV, err := toTyped(fm.pt, config)
 	if err != nil {
 		return nil, nil, malformed("failed to create typed patch object (%s; %s): %v", nameOf(config), gvkString(fm.gvk), err)
 	}
-	liveTV, err := fm.pt.FromUnstructured(liveObj, typed.AllowDuplicates)
+	liveTV, err := toTyped(fm.pt, liveObj, typed.AllowDuplicates)
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to create typed live object (%s; %s): %w", nameOf(liveObj), gvkString(fm.gvk), err)
 	}
@@ -343,7 +343,7 @@ func (fm *FieldManager) allowedByLastApplied(live map[string]any, liveTV *typed.
 	if av, _ := last["apiVersion"].(string); av != string(fm.version) {
 		return nil
 	}
-	lastTV, err := fm.pt.FromUnstructured(last)
+	lastTV, err := toTyped(fm.pt, last)
 	if err != nil {
 		return nil
 	}
@@ -516,11 +516,11 @@ func (fm *FieldManager) update(live, obj map[string]any, manager string) ([]sche
 	}
 	liveTV := fm.emptyTV()
 	if live != nil {
-		if liveTV, err = fm.pt.FromUnstructured(liveSorted, typed.AllowDuplicates); err != nil {
+		if liveTV, err = toTyped(fm.pt, liveSorted, typed.AllowDuplicates); err != nil {
 			return nil, fmt.Errorf("failed to create typed live object (%s; %s): %w", nameOf(liveObj), gvkString(fm.gvk), err)
 		}
 	}
-	newTV, err := fm.pt.FromUnstructured(newSorted, typed.AllowDuplicates)
+	newTV, err := toTyped(fm.pt, newSorted, typed.AllowDuplicates)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create typed new object (%s; %s): %w", nameOf(obj), gvkString(fm.gvk), err)
 	}
@@ -558,11 +558,11 @@ func (fm *FieldManager) differences(m managed, live, obj any) (liveTV, newTV *ty
 		return nil, nil, false // nothing to spare: the originals, already checked, do
 	}
 	// Parts of valid objects are valid; the check is cheap on what remains.
-	liveTV, err := fm.pt.FromUnstructured(lp, typed.AllowDuplicates)
+	liveTV, err := toTyped(fm.pt, lp, typed.AllowDuplicates)
 	if err != nil {
 		return nil, nil, false
 	}
-	newTV, err = fm.pt.FromUnstructured(np, typed.AllowDuplicates)
+	newTV, err = toTyped(fm.pt, np, typed.AllowDuplicates)
 	if err != nil {
 		return nil, nil, false
 	}
@@ -586,10 +586,10 @@ func (fm *FieldManager) buildEmpty() emptyObject {
 			empty = withoutManagedFields(e)
 		}
 	}
-	tv, err := fm.pt.FromUnstructured(empty, typed.AllowDuplicates)
+	tv, err := toTyped(fm.pt, empty, typed.AllowDuplicates)
 	if err != nil {
 		empty = map[string]any{}
-		tv, _ = fm.pt.FromUnstructured(empty, typed.AllowDuplicates)
+		tv, _ = toTyped(fm.pt, empty, typed.AllowDuplicates)
 	}
 	return emptyObject{obj: empty, tv: tv}
 }
@@ -665,7 +665,7 @@ func (c *converter) Convert(obj *typed.TypedValue, version fieldpath.APIVersion)
 	if err != nil {
 		return nil, missingVersionError{version}
 	}
-	return pt.FromUnstructured(out, typed.AllowDuplicates)
+	return toTyped(pt, out, typed.AllowDuplicates)
 }
 
 // IsMissingVersionError reports the error Convert returns for an unknown version.

@@ -4,7 +4,9 @@
 //   - [JSONPatch] (or [DecodeJSONPatch] once and [JSON.Apply] many times) applies an
 //     RFC 6902 JSON patch (with test operations) and [MergePatch] an RFC 7386 JSON merge
 //     patch, both on a JSON document of any kind, typed or unstructured
-//     (github.com/evanphx/json-patch/v5 does the work).
+//     (github.com/evanphx/json-patch/v5 does the JSON patch work; the merge is this
+//     package's own, one pass over the document whatever its depth, with the results
+//     of kube-apiserver's merge).
 //   - [StrategicMerge] applies a strategic merge patch, driven by the kind's OpenAPI
 //     schema (package scheme/openapi): lists whose schema carries
 //     x-kubernetes-patch-strategy: merge are merged by their x-kubernetes-patch-merge-key,

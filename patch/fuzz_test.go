@@ -3,6 +3,7 @@ package patch_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/apikit-dev/apikit/patch"
@@ -62,6 +63,10 @@ func FuzzMergePatch(f *testing.F) {
 		`[1,2,3]`,
 		`null`,
 		`{"spec":{"parts":[{"name":"x"}]},"status":{"conditions":[]}}`,
+		// As deep as kube's decoders allow (10,000 levels), and one level deeper.
+		`{"spec":` + strings.Repeat(`{"a":`, 9998) + `{"b":null}` + strings.Repeat(`}`, 9998) + `}`,
+		`{"spec":` + strings.Repeat(`[`, 9999) + strings.Repeat(`]`, 9999) + `}`,
+		`{"spec":` + strings.Repeat(`{"a":`, 10000) + `1` + strings.Repeat(`}`, 10000) + `}`,
 	} {
 		f.Add([]byte(seed))
 	}

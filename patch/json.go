@@ -1,8 +1,6 @@
 package patch
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
@@ -60,29 +58,4 @@ func JSONPatch(doc, p []byte) ([]byte, error) {
 		return nil, err
 	}
 	return jp.Apply(doc)
-}
-
-// CheckMergePatch reports whether p can be a merge patch: a JSON document
-// (ErrMalformed otherwise).
-func CheckMergePatch(p []byte) error {
-	if !json.Valid(p) {
-		return malformed("error decoding patch: invalid JSON document")
-	}
-	return nil
-}
-
-// MergePatch applies the RFC 7386 JSON merge patch p to the JSON document doc: objects
-// merge key by key, null removes a key, anything else (lists included) replaces.
-func MergePatch(doc, p []byte) ([]byte, error) {
-	if err := CheckMergePatch(p); err != nil {
-		return nil, err
-	}
-	out, err := jsonpatch.MergePatch(doc, p)
-	if err != nil {
-		if errors.Is(err, jsonpatch.ErrBadJSONPatch) {
-			return nil, malformed("%s", err.Error())
-		}
-		return nil, rejected("%s", err.Error())
-	}
-	return out, nil
 }

@@ -15,34 +15,63 @@ import (
 // The arguments are not modified; the results share the values they keep with them.
 // dropped reports whether they lack anything.
 func withoutCommonFields(a, b map[string]any) (outA, outB map[string]any, dropped bool) {
-	outA = make(map[string]any, len(a))
-	outB = make(map[string]any, len(b))
+	outA, outB, dropped, _ = withoutCommon(a, b)
+	return orEmpty(outA), orEmpty(outB), dropped
+}
+
+// withoutCommon is withoutCommonFields, its results nil when empty, and whether a and
+// b are identical (identicalJSON): learnt from their members' answers in the one walk
+// down each pair of objects, not by comparing each object again at every level above
+// it, which cost the square of the depth (13 s for an update 8,000 levels deep).
+func withoutCommon(a, b map[string]any) (outA, outB map[string]any, dropped, identical bool) {
+	identical = len(a) == len(b) && (a == nil) == (b == nil)
 	for k, av := range a {
 		bv, ok := b[k]
 		if !ok {
-			outA[k] = av
+			outA, identical = with(outA, k, av), false
+			continue
+		}
+		am, aIsMap := av.(map[string]any)
+		bm, bIsMap := bv.(map[string]any)
+		if aIsMap && bIsMap {
+			oa, ob, d, same := withoutCommon(am, bm)
+			if same {
+				dropped = true
+				continue
+			}
+			outA, outB = with(outA, k, orEmpty(oa)), with(outB, k, orEmpty(ob))
+			dropped, identical = dropped || d, false
 			continue
 		}
 		if identicalJSON(av, bv) {
 			dropped = true
 			continue
 		}
-		am, aIsMap := av.(map[string]any)
-		bm, bIsMap := bv.(map[string]any)
-		if aIsMap && bIsMap {
-			var d bool
-			outA[k], outB[k], d = withoutCommonFields(am, bm)
-			dropped = dropped || d
-			continue
-		}
-		outA[k], outB[k] = av, bv
+		outA, outB, identical = with(outA, k, av), with(outB, k, bv), false
 	}
 	for k, bv := range b {
 		if _, ok := a[k]; !ok {
-			outB[k] = bv
+			outB, identical = with(outB, k, bv), false
 		}
 	}
-	return outA, outB, dropped
+	return outA, outB, dropped, identical
+}
+
+// with sets m[k] to v, making m when nil: identical objects cost no copy.
+func with(m map[string]any, k string, v any) map[string]any {
+	if m == nil {
+		m = map[string]any{}
+	}
+	m[k] = v
+	return m
+}
+
+// orEmpty is m, or an empty object for nil.
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
 }
 
 // identicalJSON reports whether two unstructured values are the same: of the same Go

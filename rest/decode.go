@@ -59,6 +59,11 @@ func (rq *request) readBody() ([]byte, error) {
 	// answers, which the deadline still bounds.
 	clearDeadline()
 	rq.h.auditRequestBody(rq.r, data)
+	if len(data) > LargeBodyBytes && !rq.largeSeat {
+		if rq.largeSeat, err = rq.h.limits.takeLargeSeat(rq.ctx); err != nil {
+			return nil, err
+		}
+	}
 	return data, nil
 }
 

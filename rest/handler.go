@@ -68,6 +68,12 @@ type Options struct {
 	// a server whose one identity is an admin would otherwise have no limit at all. 0
 	// means DefaultMaxRequestsInFlight (400) and DefaultMaxMutatingRequestsInFlight
 	// (200); a negative value means no limit.
+	//
+	// Besides, requests whose body is over LargeBodyBytes are served at most
+	// max(1, GOMAXPROCS/2) at a time, the others waiting their turn (until their
+	// deadline: 504 Timeout), so that a burst of them (a hundred thousand labels
+	// cost a create a large fraction of a second of CPU) leaves processors to small
+	// requests; a negative MaxMutatingRequestsInFlight lifts that too.
 	MaxRequestsInFlight         int
 	MaxMutatingRequestsInFlight int
 	// RequestTimeout is the deadline of every request but watches, and the largest

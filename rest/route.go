@@ -59,6 +59,11 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 		res: res, gr: gr, stored: h.scheme.StorageResource(res).GroupResource(), gv: gv, gvk: gv.WithKind(res.Kind),
 		hooks: h.hooksOf(gr), query: info.query,
 	}
+	defer func() {
+		if rq.largeSeat {
+			h.limits.releaseLargeSeat()
+		}
+	}()
 	if text, ok := h.deprecations[gr][gv.Version]; ok {
 		// Like kube-apiserver for a deprecated CRD version: on every verb, before anything else.
 		rq.warnings = append(rq.warnings, text)
@@ -139,6 +144,9 @@ type request struct {
 	warnings []string
 	// applied is set for server-side apply, which records managedFields itself.
 	applied bool
+	// largeSeat is set while the request, whose body is large, holds a seat
+	// (limits.takeLargeSeat); serveResource gives it back.
+	largeSeat bool
 }
 
 // key is the storage key of the object the request names.

@@ -655,11 +655,73 @@ func setCondition(crd *apiextensions.CustomResourceDefinition, now scheme.Time, 
 // cleanUp deletes the objects of a deleted CRD, then its cleanup finalizer, and the CRD
 // itself when no other finalizer remains. Objects with finalizers get a
 // deletionTimestamp and are waited for. It reports whether the CRD is done with.
+//
+// As kube-apiserver's CRD finalizer, it deletes objects only of a CRD that was
+// established, and never those of a resource the CRD server itself serves (the host's
+// resources, customresourcedefinitions): a CRD named after one of them shares its
+// storage keys, and the objects under them are not the CRD's.
 func (h *Handler) cleanUp(ctx context.Context, crd *apiextensions.CustomResourceDefinition) (bool, error) {
 	if !slices.Contains(crd.Finalizers, CleanupFinalizer) {
 		return true, nil
 	}
 	gr := scheme.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}
+	var reason, message string
+	switch {
+	case h.isBuiltIn(gr):
+		reason, message = "OverlappingBuiltInResource", "instances overlap with built-in resources in storage"
+	case !isEstablished(crd):
+		reason, message = "NeverEstablished", "resource was never established"
+	default:
+		done, err := h.deleteObjects(ctx, crd, gr)
+		if !done || err != nil {
+			return false, err
+		}
+		reason, message = "InstanceDeletionCompleted", "removed all instances"
+	}
+	key := storage.Key(apiextensions.Resource, "", crd.Name)
+	stored, err := h.store.GuaranteedUpdate(ctx, key, storage.UpdateOptions{Preconditions: &storage.Preconditions{UID: &crd.UID}}, func(cur scheme.Object) (scheme.Object, error) {
+		next := cur.(*apiextensions.CustomResourceDefinition)
+		setCondition(next, scheme.NowFrom(h.opts.REST.Clock), apiextensions.Terminating, apiextensions.ConditionFalse, reason, message)
+		next.Finalizers = slices.DeleteFunc(next.Finalizers, func(f string) bool { return f == CleanupFinalizer })
+		next.ResourceVersion = ""
+		return next, nil
+	})
+	if errors.Is(err, storage.ErrNotFound) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if len(stored.GetFinalizers()) == 0 {
+		rv := stored.GetResourceVersion()
+		_, err := h.store.Delete(ctx, key, storage.DeleteOptions{Preconditions: &storage.Preconditions{ResourceVersion: &rv}})
+		if err != nil && !errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrConflict) {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// isBuiltIn reports whether gr is a resource the CRD server serves itself, whatever
+// the CRDs: one of the host's, or customresourcedefinitions.
+func (h *Handler) isBuiltIn(gr scheme.GroupResource) bool {
+	if gr == apiextensions.Resource {
+		return true
+	}
+	_, ok := h.opts.Scheme.Resource(gr)
+	return ok
+}
+
+// isEstablished reports whether a CRD's Established condition is True.
+func isEstablished(crd *apiextensions.CustomResourceDefinition) bool {
+	c := crd.Condition(apiextensions.Established)
+	return c != nil && c.Status == apiextensions.ConditionTrue
+}
+
+// deleteObjects deletes the objects of an established CRD's resource gr: those without
+// finalizers at once, the others by setting their deletionTimestamp. It reports whether
+// none remain.
+func (h *Handler) deleteObjects(ctx context.Context, crd *apiextensions.CustomResourceDefinition, gr scheme.GroupResource) (bool, error) {
 	lr, err := h.store.List(ctx, storage.Prefix(gr, ""), storage.ListOptions{})
 	if err != nil {
 		return false, err
@@ -684,30 +746,12 @@ func (h *Handler) cleanUp(ctx context.Context, crd *apiextensions.CustomResource
 			}
 		}
 	}
-	if n, err := h.store.Count(ctx, storage.Prefix(gr, "")); err != nil || n > 0 {
-		if err == nil {
-			err = h.setTerminating(ctx, crd, fmt.Sprintf("CustomResource deletion is in progress: %d objects remain", n))
-		}
-		return false, err
-	}
-	key := storage.Key(apiextensions.Resource, "", crd.Name)
-	stored, err := h.store.GuaranteedUpdate(ctx, key, storage.UpdateOptions{Preconditions: &storage.Preconditions{UID: &crd.UID}}, func(cur scheme.Object) (scheme.Object, error) {
-		cur.SetFinalizers(slices.DeleteFunc(cur.GetFinalizers(), func(f string) bool { return f == CleanupFinalizer }))
-		cur.SetResourceVersion("")
-		return cur, nil
-	})
-	if errors.Is(err, storage.ErrNotFound) {
-		return true, nil
-	}
+	n, err := h.store.Count(ctx, storage.Prefix(gr, ""))
 	if err != nil {
 		return false, err
 	}
-	if len(stored.GetFinalizers()) == 0 {
-		rv := stored.GetResourceVersion()
-		_, err := h.store.Delete(ctx, key, storage.DeleteOptions{Preconditions: &storage.Preconditions{ResourceVersion: &rv}})
-		if err != nil && !errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrConflict) {
-			return false, err
-		}
+	if n > 0 {
+		return false, h.setTerminating(ctx, crd, fmt.Sprintf("CustomResource deletion is in progress: %d objects remain", n))
 	}
 	return true, nil
 }

@@ -144,7 +144,7 @@ func New(opts Options) (*Handler, error) {
 	}
 	rv, _, err := h.reconcile(ctx)
 	if err == nil {
-		err = h.refused(opts.CRDs)
+		err = h.refused(ctx, opts.CRDs)
 	}
 	if err != nil {
 		cancel()
@@ -171,14 +171,19 @@ func (h *Handler) seed(ctx context.Context, crd *apiextensions.CustomResourceDef
 	return nil
 }
 
-// refused returns an error naming the CRDs of crds the current handler could not
-// install, and why.
-func (h *Handler) refused(crds []*apiextensions.CustomResourceDefinition) error {
+// refused returns an error naming the CRDs of crds that are not served at their
+// current generation, and why: names another CRD holds, or an install that failed.
+func (h *Handler) refused(ctx context.Context, crds []*apiextensions.CustomResourceDefinition) error {
 	var errs []error
-	cur := h.current.Load()
 	for _, crd := range crds {
-		if why, ok := cur.failed[crd.Name]; ok {
-			errs = append(errs, fmt.Errorf("crds: %s is not served: %s", crd.Name, why))
+		obj, err := h.store.Get(ctx, storage.Key(apiextensions.Resource, "", crd.Name), storage.GetOptions{})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("crds: reading %s: %w", crd.Name, err))
+			continue
+		}
+		got := obj.(*apiextensions.CustomResourceDefinition)
+		if c := got.Condition(apiextensions.NamesAccepted); c != nil && c.Status == apiextensions.ConditionFalse && c.ObservedGeneration >= got.Generation {
+			errs = append(errs, fmt.Errorf("crds: %s is not served: %s", crd.Name, c.Message))
 		}
 	}
 	return errors.Join(errs...)
@@ -404,20 +409,24 @@ func (h *Handler) reconcileLogged(ctx context.Context, rv string) string {
 }
 
 // reconcile brings the served resources and the CRDs' statuses in line with the CRDs
-// in storage: it cleans up deleted CRDs, installs the others into a new handler when
-// their specs changed, and writes their status. It returns the version the CRDs were
-// read at and whether work remains (objects of a deleted CRD waiting for their
-// finalizers).
+// in storage: it decides the names each CRD holds (acceptNames), cleans up deleted
+// CRDs, installs the others that may be served into a new handler when what is served
+// changed, and writes their status. It returns the version the CRDs were read at and
+// whether work remains (objects of a deleted CRD waiting for their finalizers).
 func (h *Handler) reconcile(ctx context.Context) (string, bool, error) {
 	defer h.wake()
 	lr, err := h.store.List(ctx, storage.Prefix(apiextensions.Resource, ""), storage.ListOptions{})
 	if err != nil {
 		return "", false, err
 	}
-	var live []*apiextensions.CustomResourceDefinition
-	remaining := false
+	all := make([]*apiextensions.CustomResourceDefinition, 0, len(lr.Items))
 	for _, obj := range lr.Items {
-		crd := obj.(*apiextensions.CustomResourceDefinition)
+		all = append(all, obj.(*apiextensions.CustomResourceDefinition))
+	}
+	names := acceptNames(all)
+	var live, serve []*apiextensions.CustomResourceDefinition
+	remaining := false
+	for _, crd := range all {
 		if crd.DeletionTimestamp == nil {
 			live = append(live, crd)
 			continue
@@ -428,9 +437,27 @@ func (h *Handler) reconcile(ctx context.Context) (string, bool, error) {
 		}
 		remaining = remaining || !done
 	}
+	shadowed := map[string]bool{}
+	for _, crd := range live {
+		n := names[crd.Name]
+		// As kube, a CRD is served once its names are accepted, and an established one
+		// goes on being served by the names it holds when a change asks for names in use.
+		if !n.complete() || (!n.accepted() && !isEstablished(crd)) {
+			continue
+		}
+		if h.isBuiltIn(scheme.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}) {
+			// kube-apiserver establishes it, and its requests reach the built-in
+			// resource, which is served before any CRD: nothing to install.
+			shadowed[crd.Name] = true
+			continue
+		}
+		c := crd.DeepCopy()
+		c.Spec.Names = n.names
+		serve = append(serve, c)
+	}
 	cur := h.current.Load()
-	if cur == nil || cur.installed != fingerprint(live) {
-		next, err := h.build(live, cur)
+	if cur == nil || cur.installed != fingerprint(serve) {
+		next, err := h.build(serve, cur)
 		if err != nil {
 			return "", false, err
 		}
@@ -438,18 +465,22 @@ func (h *Handler) reconcile(ctx context.Context) (string, bool, error) {
 		cur = next
 	}
 	for _, crd := range live {
-		if err := h.writeStatus(ctx, crd, cur.failed[crd.Name]); err != nil {
+		n := names[crd.Name]
+		st := crdStatus{naming: n, failure: cur.failed[crd.Name]}
+		st.served = shadowed[crd.Name] || (st.failure == "" && slices.Contains(cur.names, crd.Name))
+		if err := h.writeStatus(ctx, crd, st); err != nil {
 			return "", false, err
 		}
 	}
 	return lr.ResourceVersion, remaining, nil
 }
 
-// fingerprint names a set of CRDs by uid and generation, in name order.
+// fingerprint names a set of CRDs by uid, generation and the names they are served
+// by, in name order.
 func fingerprint(crds []*apiextensions.CustomResourceDefinition) string {
 	parts := make([]string, len(crds))
 	for i, crd := range crds {
-		parts[i] = fmt.Sprintf("%s/%s/%d", crd.Name, crd.UID, crd.Generation)
+		parts[i] = fmt.Sprintf("%s/%s/%d/%v", crd.Name, crd.UID, crd.Generation, crd.Spec.Names)
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ",")
@@ -607,10 +638,18 @@ func prepareCreate(crd *apiextensions.CustomResourceDefinition) {
 	}
 }
 
-// writeStatus sets a served CRD's conditions, accepted names and observed generation
-// as kube-apiserver's establishing controllers do; failure is why the CRD could not be
-// installed ("" when it is served). Nothing is written when nothing changes.
-func (h *Handler) writeStatus(ctx context.Context, crd *apiextensions.CustomResourceDefinition, failure string) error {
+// crdStatus is what one reconciliation found of a CRD: the names it holds, whether it
+// is served, and why it could not be installed ("" when nothing failed).
+type crdStatus struct {
+	naming  naming
+	served  bool
+	failure string
+}
+
+// writeStatus sets a CRD's accepted names, conditions and observed generation as
+// kube-apiserver's naming and establishing controllers do. Nothing is written when
+// nothing changes.
+func (h *Handler) writeStatus(ctx context.Context, crd *apiextensions.CustomResourceDefinition, st crdStatus) error {
 	key := storage.Key(apiextensions.Resource, "", crd.Name)
 	_, err := h.store.GuaranteedUpdate(ctx, key, storage.UpdateOptions{Preconditions: &storage.Preconditions{UID: &crd.UID}}, func(cur scheme.Object) (scheme.Object, error) {
 		next := cur.(*apiextensions.CustomResourceDefinition)
@@ -621,13 +660,26 @@ func (h *Handler) writeStatus(ctx context.Context, crd *apiextensions.CustomReso
 			// the next reconciliation writes it.
 			return next, nil
 		}
-		if failure == "" {
-			setCondition(next, scheme.NowFrom(h.opts.REST.Clock), apiextensions.NamesAccepted, apiextensions.ConditionTrue, "NoConflicts", "no conflicts found")
-			setCondition(next, scheme.NowFrom(h.opts.REST.Clock), apiextensions.Established, apiextensions.ConditionTrue, "InitialNamesAccepted", "the initial names have been accepted")
-			next.Status.AcceptedNames = next.Spec.Names
-		} else {
-			setCondition(next, scheme.NowFrom(h.opts.REST.Clock), apiextensions.NamesAccepted, apiextensions.ConditionFalse, "InstallFailed", failure)
-			setCondition(next, scheme.NowFrom(h.opts.REST.Clock), apiextensions.Established, apiextensions.ConditionFalse, "NotAccepted", "not all names are accepted")
+		now := scheme.NowFrom(h.opts.REST.Clock)
+		next.Status.AcceptedNames = st.naming.names
+		switch {
+		case st.failure != "":
+			setCondition(next, now, apiextensions.NamesAccepted, apiextensions.ConditionFalse, "InstallFailed", st.failure)
+			setCondition(next, now, apiextensions.Established, apiextensions.ConditionFalse, "NotAccepted", "not all names are accepted")
+		default:
+			n := st.naming
+			setCondition(next, now, apiextensions.NamesAccepted, n.status, n.reason, n.message)
+			switch {
+			case st.served && isEstablished(next):
+				// Established stays as it was, as kube's controllers leave it.
+				if c := next.Condition(apiextensions.Established); c != nil {
+					c.ObservedGeneration = next.Generation
+				}
+			case st.served:
+				setCondition(next, now, apiextensions.Established, apiextensions.ConditionTrue, "InitialNamesAccepted", "the initial names have been accepted")
+			default:
+				setCondition(next, now, apiextensions.Established, apiextensions.ConditionFalse, "NotAccepted", "not all names are accepted")
+			}
 		}
 		next.Status.ObservedGeneration = next.Generation
 		return next, nil

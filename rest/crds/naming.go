@@ -1,6 +1,7 @@
 package crds
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -38,9 +39,14 @@ func (n naming) complete() bool {
 // one at a time, oldest first, each seeing the names granted before it, so of two new
 // CRDs asking for one name the older gets it.
 func acceptNames(crds []*apiextensions.CustomResourceDefinition) map[string]naming {
-	held := make(map[string]apiextensions.CustomResourceDefinitionNames, len(crds))
+	groups := map[string]*usedNames{}
 	for _, crd := range crds {
-		held[crd.Name] = crd.Status.AcceptedNames
+		g := groups[crd.Spec.Group]
+		if g == nil {
+			g = &usedNames{resources: map[string]int{}, kinds: map[string]int{}}
+			groups[crd.Spec.Group] = g
+		}
+		g.add(crd.Status.AcceptedNames, 1)
 	}
 	ordered := slices.Clone(crds)
 	sort.SliceStable(ordered, func(i, j int) bool {
@@ -52,42 +58,49 @@ func acceptNames(crds []*apiextensions.CustomResourceDefinition) map[string]nami
 	})
 	out := make(map[string]naming, len(crds))
 	for _, crd := range ordered {
-		n := decideNames(crd, crds, held)
-		held[crd.Name] = n.names
+		g := groups[crd.Spec.Group]
+		n := decideNames(crd, g)
+		g.add(crd.Status.AcceptedNames, -1)
+		g.add(n.names, 1)
 		out[crd.Name] = n
 	}
 	return out
 }
 
-// decideNames is the naming controller's decision for one CRD, given the names every
-// CRD holds now (held, by CRD name, its own included).
-func decideNames(crd *apiextensions.CustomResourceDefinition, crds []*apiextensions.CustomResourceDefinition, held map[string]apiextensions.CustomResourceDefinitionNames) naming {
-	requested, current := crd.Spec.Names, held[crd.Name]
+// usedNames counts the names the CRDs of one group hold: plurals, singulars and short
+// names in resources, kinds and list kinds in kinds.
+type usedNames struct {
+	resources, kinds map[string]int
+}
+
+// add counts the names of n, delta times.
+func (u *usedNames) add(n apiextensions.CustomResourceDefinitionNames, delta int) {
+	u.resources[n.Plural] += delta
+	u.resources[n.Singular] += delta
+	for _, s := range n.ShortNames {
+		u.resources[s] += delta
+	}
+	u.kinds[n.Kind] += delta
+	u.kinds[n.ListKind] += delta
+}
+
+// decideNames is the naming controller's decision for one CRD, given the names the
+// CRDs of its group hold now, its own included.
+func decideNames(crd *apiextensions.CustomResourceDefinition, used *usedNames) naming {
+	requested, current := crd.Spec.Names, crd.Status.AcceptedNames
 	if reflect.DeepEqual(requested, current) {
 		return naming{names: current, status: apiextensions.ConditionTrue, reason: "NoConflicts", message: "no conflicts found"}
-	}
-	resources, kinds := map[string]bool{}, map[string]bool{}
-	for _, other := range crds {
-		if other.Spec.Group != crd.Spec.Group {
-			continue
-		}
-		h := held[other.Name]
-		resources[h.Plural], resources[h.Singular] = true, true
-		for _, s := range h.ShortNames {
-			resources[s] = true
-		}
-		kinds[h.Kind], kinds[h.ListKind] = true, true
 	}
 	n := naming{names: current, status: apiextensions.ConditionTrue}
 	refuse := func(reason string, err error) {
 		n.status, n.reason, n.message = apiextensions.ConditionFalse, reason, err.Error()
 	}
-	if err := freshOrHeld(requested.Plural, current.Plural, resources); err != nil {
+	if err := freshOrHeld(requested.Plural, current.Plural, used.resources); err != nil {
 		refuse("PluralConflict", err)
 	} else {
 		n.names.Plural = requested.Plural
 	}
-	if err := freshOrHeld(requested.Singular, current.Singular, resources); err != nil {
+	if err := freshOrHeld(requested.Singular, current.Singular, used.resources); err != nil {
 		refuse("SingularConflict", err)
 	} else {
 		n.names.Singular = requested.Singular
@@ -98,7 +111,7 @@ func decideNames(crd *apiextensions.CustomResourceDefinition, crds []*apiextensi
 			if slices.Contains(current.ShortNames, s) {
 				continue
 			}
-			if err := freshOrHeld(s, "", resources); err != nil && !slices.Contains(msgs, err.Error()) {
+			if err := freshOrHeld(s, "", used.resources); err != nil && !slices.Contains(msgs, err.Error()) {
 				msgs = append(msgs, err.Error())
 			}
 		}
@@ -106,18 +119,18 @@ func decideNames(crd *apiextensions.CustomResourceDefinition, crds []*apiextensi
 		case 0:
 			n.names.ShortNames = requested.ShortNames
 		case 1:
-			refuse("ShortNamesConflict", fmt.Errorf("%s", msgs[0]))
+			refuse("ShortNamesConflict", errors.New(msgs[0]))
 		default:
 			// kube aggregates the refusals as utilerrors.NewAggregate prints them.
 			refuse("ShortNamesConflict", fmt.Errorf("[%s]", strings.Join(msgs, ", ")))
 		}
 	}
-	if err := freshOrHeld(requested.Kind, current.Kind, kinds); err != nil {
+	if err := freshOrHeld(requested.Kind, current.Kind, used.kinds); err != nil {
 		refuse("KindConflict", err)
 	} else {
 		n.names.Kind = requested.Kind
 	}
-	if err := freshOrHeld(requested.ListKind, current.ListKind, kinds); err != nil {
+	if err := freshOrHeld(requested.ListKind, current.ListKind, used.kinds); err != nil {
 		refuse("ListKindConflict", err)
 	} else {
 		n.names.ListKind = requested.ListKind
@@ -130,8 +143,8 @@ func decideNames(crd *apiextensions.CustomResourceDefinition, crds []*apiextensi
 }
 
 // freshOrHeld refuses a requested name that differs from the one held and is in use.
-func freshOrHeld(requested, held string, used map[string]bool) error {
-	if requested == held || !used[requested] {
+func freshOrHeld(requested, held string, used map[string]int) error {
+	if requested == held || used[requested] == 0 {
 		return nil
 	}
 	return fmt.Errorf("%q is already in use", requested)

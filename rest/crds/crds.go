@@ -10,8 +10,11 @@
 // flight, watches included, finish on the handler they started on. It then writes each
 // CRD's status as kube-apiserver does: the conditions NamesAccepted and Established
 // (what `kubectl wait --for condition=established` waits for), acceptedNames and
-// storedVersions. Deleting a CRD deletes its objects first (the customresourcecleanup
-// finalizer), honouring their own finalizers.
+// storedVersions. As kube's naming controller, a CRD is refused the names another CRD
+// of its group holds; a CRD named after a resource the server serves itself is
+// established and shadowed by it. Deleting an established CRD deletes its objects first
+// (the customresourcecleanup finalizer), honouring their own finalizers; a CRD never
+// established, or named after a built-in resource, owns none.
 package crds
 
 import (

@@ -155,6 +155,12 @@ func checkFree(s *scheme.Scheme, crd *CustomResourceDefinition) error {
 		return fmt.Errorf("apiextensions: CustomResourceDefinition %q: resource %s is already registered", crd.Name, gr)
 	}
 	var errs []error
+	// A kind is one resource's in all its versions: served at another version by a new
+	// resource, it would take the objects of the kind (owner references, the garbage
+	// collector) from the resource that has them.
+	if r, ok := s.ResourceFor(scheme.GroupKind{Group: spec.Group, Kind: spec.Names.Kind}); ok {
+		errs = append(errs, fmt.Errorf("kind %s is the kind of resource %s", scheme.GroupKind{Group: spec.Group, Kind: spec.Names.Kind}, r.GroupResource()))
+	}
 	for _, v := range spec.Versions {
 		if !v.Served {
 			continue

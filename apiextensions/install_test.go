@@ -126,6 +126,27 @@ func TestInstall_RefusesWhatTheSchemeAlreadyHasWithoutChangingIt(t *testing.T) {
 	}
 }
 
+func TestInstall_RefusesAKindAnotherResourceServesAtOtherVersions(t *testing.T) {
+	s := scheme.New()
+	if err := apiextensions.Install(s, robotsCRD(t), apiextensions.InstallOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	other := robotsCRD(t)
+	other.Name, other.Spec.Names.Plural, other.Spec.Names.Singular = "automatons.fleet.example.com", "automatons", "automaton"
+	other.Spec.Names.ListKind = "AutomatonList"
+	for i := range other.Spec.Versions {
+		other.Spec.Versions[i].Name = "v9" + other.Spec.Versions[i].Name
+	}
+	other.Status.StoredVersions = nil
+	err := apiextensions.Install(s, other, apiextensions.InstallOptions{})
+	if err == nil || !strings.Contains(err.Error(), "is the kind of resource robots.fleet.example.com") {
+		t.Fatalf("err = %v, want the kind refused", err)
+	}
+	if r, ok := s.ResourceFor(scheme.GroupKind{Group: "fleet.example.com", Kind: "Robot"}); !ok || r.Plural != "robots" {
+		t.Errorf("the kind Robot is now the resource %v's", r)
+	}
+}
+
 func TestInstall_WebhookStrategyNeedsAConvertFunction(t *testing.T) {
 	crd := robotsCRD(t)
 	crd.Spec.Conversion = &apiextensions.CustomResourceConversion{

@@ -125,10 +125,12 @@ func (rq *request) createObject(in scheme.Object, dryRun bool) (scheme.Object, e
 			case err == nil:
 				err = storage.NewError(storage.ErrAlreadyExists, key)
 			case errors.Is(err, storage.ErrNotFound):
-				created, err = stored, nil
+				if err = rq.checkStored(stored, true); err == nil {
+					created = stored
+				}
 			}
 		} else if err = resetResourceVersionForCreate(stored); err == nil {
-			if err = rq.checkStoredSize(stored); err == nil {
+			if err = rq.checkStored(stored, false); err == nil {
 				created, err = rq.h.store.Create(rq.ctx, key, stored)
 			}
 		}
@@ -365,10 +367,8 @@ func (rq *request) updateObject(name string, dryRun, allowCreate bool, next func
 			finalized = out.(scheme.Object)
 			return nil, errEmptiedFinalizers
 		}
-		if !dryRun {
-			if err := rq.checkStoredSize(out); err != nil {
-				return nil, err
-			}
+		if err := rq.checkStored(out, dryRun); err != nil {
+			return nil, err
 		}
 		return out, nil
 	}

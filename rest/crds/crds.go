@@ -10,8 +10,11 @@
 // flight, watches included, finish on the handler they started on. It then writes each
 // CRD's status as kube-apiserver does: the conditions NamesAccepted and Established
 // (what `kubectl wait --for condition=established` waits for), acceptedNames and
-// storedVersions. Deleting a CRD deletes its objects first (the customresourcecleanup
-// finalizer), honouring their own finalizers.
+// storedVersions. As kube's naming controller, a CRD is refused the names another CRD
+// of its group holds; a CRD named after a resource the server serves itself is
+// established and shadowed by it. Deleting an established CRD deletes its objects first
+// (the customresourcecleanup finalizer), honouring their own finalizers; a CRD never
+// established, or named after a built-in resource, owns none.
 package crds
 
 import (
@@ -144,7 +147,7 @@ func New(opts Options) (*Handler, error) {
 	}
 	rv, _, err := h.reconcile(ctx)
 	if err == nil {
-		err = h.refused(opts.CRDs)
+		err = h.refused(ctx, opts.CRDs)
 	}
 	if err != nil {
 		cancel()
@@ -171,14 +174,19 @@ func (h *Handler) seed(ctx context.Context, crd *apiextensions.CustomResourceDef
 	return nil
 }
 
-// refused returns an error naming the CRDs of crds the current handler could not
-// install, and why.
-func (h *Handler) refused(crds []*apiextensions.CustomResourceDefinition) error {
+// refused returns an error naming the CRDs of crds that are not served at their
+// current generation, and why: names another CRD holds, or an install that failed.
+func (h *Handler) refused(ctx context.Context, crds []*apiextensions.CustomResourceDefinition) error {
 	var errs []error
-	cur := h.current.Load()
 	for _, crd := range crds {
-		if why, ok := cur.failed[crd.Name]; ok {
-			errs = append(errs, fmt.Errorf("crds: %s is not served: %s", crd.Name, why))
+		obj, err := h.store.Get(ctx, storage.Key(apiextensions.Resource, "", crd.Name), storage.GetOptions{})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("crds: reading %s: %w", crd.Name, err))
+			continue
+		}
+		got := obj.(*apiextensions.CustomResourceDefinition)
+		if c := got.Condition(apiextensions.NamesAccepted); c != nil && c.Status == apiextensions.ConditionFalse && c.ObservedGeneration >= got.Generation {
+			errs = append(errs, fmt.Errorf("crds: %s is not served: %s", crd.Name, c.Message))
 		}
 	}
 	return errors.Join(errs...)
@@ -404,20 +412,24 @@ func (h *Handler) reconcileLogged(ctx context.Context, rv string) string {
 }
 
 // reconcile brings the served resources and the CRDs' statuses in line with the CRDs
-// in storage: it cleans up deleted CRDs, installs the others into a new handler when
-// their specs changed, and writes their status. It returns the version the CRDs were
-// read at and whether work remains (objects of a deleted CRD waiting for their
-// finalizers).
+// in storage: it decides the names each CRD holds (acceptNames), cleans up deleted
+// CRDs, installs the others that may be served into a new handler when what is served
+// changed, and writes their status. It returns the version the CRDs were read at and
+// whether work remains (objects of a deleted CRD waiting for their finalizers).
 func (h *Handler) reconcile(ctx context.Context) (string, bool, error) {
 	defer h.wake()
 	lr, err := h.store.List(ctx, storage.Prefix(apiextensions.Resource, ""), storage.ListOptions{})
 	if err != nil {
 		return "", false, err
 	}
-	var live []*apiextensions.CustomResourceDefinition
-	remaining := false
+	all := make([]*apiextensions.CustomResourceDefinition, 0, len(lr.Items))
 	for _, obj := range lr.Items {
-		crd := obj.(*apiextensions.CustomResourceDefinition)
+		all = append(all, obj.(*apiextensions.CustomResourceDefinition))
+	}
+	names := acceptNames(all)
+	var live, serve []*apiextensions.CustomResourceDefinition
+	remaining := false
+	for _, crd := range all {
 		if crd.DeletionTimestamp == nil {
 			live = append(live, crd)
 			continue
@@ -428,9 +440,27 @@ func (h *Handler) reconcile(ctx context.Context) (string, bool, error) {
 		}
 		remaining = remaining || !done
 	}
+	shadowed := map[string]bool{}
+	for _, crd := range live {
+		n := names[crd.Name]
+		// As kube, a CRD is served once its names are accepted, and an established one
+		// goes on being served by the names it holds when a change asks for names in use.
+		if !n.complete() || (!n.accepted() && !isEstablished(crd)) {
+			continue
+		}
+		if h.isBuiltIn(scheme.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}) {
+			// kube-apiserver establishes it, and its requests reach the built-in
+			// resource, which is served before any CRD: nothing to install.
+			shadowed[crd.Name] = true
+			continue
+		}
+		c := crd.DeepCopy()
+		c.Spec.Names = n.names
+		serve = append(serve, c)
+	}
 	cur := h.current.Load()
-	if cur == nil || cur.installed != fingerprint(live) {
-		next, err := h.build(live, cur)
+	if cur == nil || cur.installed != fingerprint(serve) {
+		next, err := h.build(serve, cur)
 		if err != nil {
 			return "", false, err
 		}
@@ -438,18 +468,22 @@ func (h *Handler) reconcile(ctx context.Context) (string, bool, error) {
 		cur = next
 	}
 	for _, crd := range live {
-		if err := h.writeStatus(ctx, crd, cur.failed[crd.Name]); err != nil {
+		n := names[crd.Name]
+		st := crdStatus{naming: n, failure: cur.failed[crd.Name]}
+		st.served = shadowed[crd.Name] || (st.failure == "" && slices.Contains(cur.names, crd.Name))
+		if err := h.writeStatus(ctx, crd, st); err != nil {
 			return "", false, err
 		}
 	}
 	return lr.ResourceVersion, remaining, nil
 }
 
-// fingerprint names a set of CRDs by uid and generation, in name order.
+// fingerprint names a set of CRDs by uid, generation and the names they are served
+// by, in name order.
 func fingerprint(crds []*apiextensions.CustomResourceDefinition) string {
 	parts := make([]string, len(crds))
 	for i, crd := range crds {
-		parts[i] = fmt.Sprintf("%s/%s/%d", crd.Name, crd.UID, crd.Generation)
+		parts[i] = fmt.Sprintf("%s/%s/%d/%v", crd.Name, crd.UID, crd.Generation, crd.Spec.Names)
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ",")
@@ -607,10 +641,18 @@ func prepareCreate(crd *apiextensions.CustomResourceDefinition) {
 	}
 }
 
-// writeStatus sets a served CRD's conditions, accepted names and observed generation
-// as kube-apiserver's establishing controllers do; failure is why the CRD could not be
-// installed ("" when it is served). Nothing is written when nothing changes.
-func (h *Handler) writeStatus(ctx context.Context, crd *apiextensions.CustomResourceDefinition, failure string) error {
+// crdStatus is what one reconciliation found of a CRD: the names it holds, whether it
+// is served, and why it could not be installed ("" when nothing failed).
+type crdStatus struct {
+	naming  naming
+	served  bool
+	failure string
+}
+
+// writeStatus sets a CRD's accepted names, conditions and observed generation as
+// kube-apiserver's naming and establishing controllers do. Nothing is written when
+// nothing changes.
+func (h *Handler) writeStatus(ctx context.Context, crd *apiextensions.CustomResourceDefinition, st crdStatus) error {
 	key := storage.Key(apiextensions.Resource, "", crd.Name)
 	_, err := h.store.GuaranteedUpdate(ctx, key, storage.UpdateOptions{Preconditions: &storage.Preconditions{UID: &crd.UID}}, func(cur scheme.Object) (scheme.Object, error) {
 		next := cur.(*apiextensions.CustomResourceDefinition)
@@ -621,13 +663,26 @@ func (h *Handler) writeStatus(ctx context.Context, crd *apiextensions.CustomReso
 			// the next reconciliation writes it.
 			return next, nil
 		}
-		if failure == "" {
-			setCondition(next, scheme.NowFrom(h.opts.REST.Clock), apiextensions.NamesAccepted, apiextensions.ConditionTrue, "NoConflicts", "no conflicts found")
-			setCondition(next, scheme.NowFrom(h.opts.REST.Clock), apiextensions.Established, apiextensions.ConditionTrue, "InitialNamesAccepted", "the initial names have been accepted")
-			next.Status.AcceptedNames = next.Spec.Names
-		} else {
-			setCondition(next, scheme.NowFrom(h.opts.REST.Clock), apiextensions.NamesAccepted, apiextensions.ConditionFalse, "InstallFailed", failure)
-			setCondition(next, scheme.NowFrom(h.opts.REST.Clock), apiextensions.Established, apiextensions.ConditionFalse, "NotAccepted", "not all names are accepted")
+		now := scheme.NowFrom(h.opts.REST.Clock)
+		next.Status.AcceptedNames = st.naming.names
+		switch {
+		case st.failure != "":
+			setCondition(next, now, apiextensions.NamesAccepted, apiextensions.ConditionFalse, "InstallFailed", st.failure)
+			setCondition(next, now, apiextensions.Established, apiextensions.ConditionFalse, "NotAccepted", "not all names are accepted")
+		default:
+			n := st.naming
+			setCondition(next, now, apiextensions.NamesAccepted, n.status, n.reason, n.message)
+			switch {
+			case st.served && isEstablished(next):
+				// Established stays as it was, as kube's controllers leave it.
+				if c := next.Condition(apiextensions.Established); c != nil {
+					c.ObservedGeneration = next.Generation
+				}
+			case st.served:
+				setCondition(next, now, apiextensions.Established, apiextensions.ConditionTrue, "InitialNamesAccepted", "the initial names have been accepted")
+			default:
+				setCondition(next, now, apiextensions.Established, apiextensions.ConditionFalse, "NotAccepted", "not all names are accepted")
+			}
 		}
 		next.Status.ObservedGeneration = next.Generation
 		return next, nil
@@ -655,11 +710,73 @@ func setCondition(crd *apiextensions.CustomResourceDefinition, now scheme.Time, 
 // cleanUp deletes the objects of a deleted CRD, then its cleanup finalizer, and the CRD
 // itself when no other finalizer remains. Objects with finalizers get a
 // deletionTimestamp and are waited for. It reports whether the CRD is done with.
+//
+// As kube-apiserver's CRD finalizer, it deletes objects only of a CRD that was
+// established, and never those of a resource the CRD server itself serves (the host's
+// resources, customresourcedefinitions): a CRD named after one of them shares its
+// storage keys, and the objects under them are not the CRD's.
 func (h *Handler) cleanUp(ctx context.Context, crd *apiextensions.CustomResourceDefinition) (bool, error) {
 	if !slices.Contains(crd.Finalizers, CleanupFinalizer) {
 		return true, nil
 	}
 	gr := scheme.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}
+	var reason, message string
+	switch {
+	case h.isBuiltIn(gr):
+		reason, message = "OverlappingBuiltInResource", "instances overlap with built-in resources in storage"
+	case !isEstablished(crd):
+		reason, message = "NeverEstablished", "resource was never established"
+	default:
+		done, err := h.deleteObjects(ctx, crd, gr)
+		if !done || err != nil {
+			return false, err
+		}
+		reason, message = "InstanceDeletionCompleted", "removed all instances"
+	}
+	key := storage.Key(apiextensions.Resource, "", crd.Name)
+	stored, err := h.store.GuaranteedUpdate(ctx, key, storage.UpdateOptions{Preconditions: &storage.Preconditions{UID: &crd.UID}}, func(cur scheme.Object) (scheme.Object, error) {
+		next := cur.(*apiextensions.CustomResourceDefinition)
+		setCondition(next, scheme.NowFrom(h.opts.REST.Clock), apiextensions.Terminating, apiextensions.ConditionFalse, reason, message)
+		next.Finalizers = slices.DeleteFunc(next.Finalizers, func(f string) bool { return f == CleanupFinalizer })
+		next.ResourceVersion = ""
+		return next, nil
+	})
+	if errors.Is(err, storage.ErrNotFound) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if len(stored.GetFinalizers()) == 0 {
+		rv := stored.GetResourceVersion()
+		_, err := h.store.Delete(ctx, key, storage.DeleteOptions{Preconditions: &storage.Preconditions{ResourceVersion: &rv}})
+		if err != nil && !errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrConflict) {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// isBuiltIn reports whether gr is a resource the CRD server serves itself, whatever
+// the CRDs: one of the host's, or customresourcedefinitions.
+func (h *Handler) isBuiltIn(gr scheme.GroupResource) bool {
+	if gr == apiextensions.Resource {
+		return true
+	}
+	_, ok := h.opts.Scheme.Resource(gr)
+	return ok
+}
+
+// isEstablished reports whether a CRD's Established condition is True.
+func isEstablished(crd *apiextensions.CustomResourceDefinition) bool {
+	c := crd.Condition(apiextensions.Established)
+	return c != nil && c.Status == apiextensions.ConditionTrue
+}
+
+// deleteObjects deletes the objects of an established CRD's resource gr: those without
+// finalizers at once, the others by setting their deletionTimestamp. It reports whether
+// none remain.
+func (h *Handler) deleteObjects(ctx context.Context, crd *apiextensions.CustomResourceDefinition, gr scheme.GroupResource) (bool, error) {
 	lr, err := h.store.List(ctx, storage.Prefix(gr, ""), storage.ListOptions{})
 	if err != nil {
 		return false, err
@@ -684,30 +801,12 @@ func (h *Handler) cleanUp(ctx context.Context, crd *apiextensions.CustomResource
 			}
 		}
 	}
-	if n, err := h.store.Count(ctx, storage.Prefix(gr, "")); err != nil || n > 0 {
-		if err == nil {
-			err = h.setTerminating(ctx, crd, fmt.Sprintf("CustomResource deletion is in progress: %d objects remain", n))
-		}
-		return false, err
-	}
-	key := storage.Key(apiextensions.Resource, "", crd.Name)
-	stored, err := h.store.GuaranteedUpdate(ctx, key, storage.UpdateOptions{Preconditions: &storage.Preconditions{UID: &crd.UID}}, func(cur scheme.Object) (scheme.Object, error) {
-		cur.SetFinalizers(slices.DeleteFunc(cur.GetFinalizers(), func(f string) bool { return f == CleanupFinalizer }))
-		cur.SetResourceVersion("")
-		return cur, nil
-	})
-	if errors.Is(err, storage.ErrNotFound) {
-		return true, nil
-	}
+	n, err := h.store.Count(ctx, storage.Prefix(gr, ""))
 	if err != nil {
 		return false, err
 	}
-	if len(stored.GetFinalizers()) == 0 {
-		rv := stored.GetResourceVersion()
-		_, err := h.store.Delete(ctx, key, storage.DeleteOptions{Preconditions: &storage.Preconditions{ResourceVersion: &rv}})
-		if err != nil && !errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrConflict) {
-			return false, err
-		}
+	if n > 0 {
+		return false, h.setTerminating(ctx, crd, fmt.Sprintf("CustomResource deletion is in progress: %d objects remain", n))
 	}
 	return true, nil
 }

@@ -94,6 +94,9 @@ func escalationFixture() []scheme.Object {
 		crb("frank-admin", "cluster-admin", "frank"),
 		crb("sam-scales", "scaler", "sam"),
 		crb("admins", "cluster-admin"),
+		clusterRole("admin-sized", nil, adminSizedRule()),
+		crb("holder-writes", "rbac-writer", "holder"),
+		crb("holder-holds", "admin-sized", "holder"),
 		rb("dave-creates", builtin.ClusterRoleKind, "rolebinding-creator", "dave"),
 		rb("dave-pods", builtin.ClusterRoleKind, "pod-reader", "dave"),
 		&builtin.Role{TypeMeta: tm("Role"), ObjectMeta: scheme.ObjectMeta{Name: "carol-role", Namespace: "default"}, Rules: []builtin.PolicyRule{rule(l("get"), l(""), l("pods"))}},
@@ -104,7 +107,7 @@ func escalationFixture() []scheme.Object {
 // escalationServer serves the built-in kinds with builtin.Strategies, the fixture
 // stored, authorized by az (system:masters and the fixture's rules, however asked),
 // counted.
-func escalationServer(t *testing.T, az rest.Authorizer) (*resttest.Server, *countingAuthorizer) {
+func escalationServer(t testing.TB, az rest.Authorizer) (*resttest.Server, *countingAuthorizer) {
 	t.Helper()
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
@@ -124,7 +127,7 @@ func escalationServer(t *testing.T, az rest.Authorizer) (*resttest.Server, *coun
 }
 
 // fixtureRBAC is the fixture's rules and system:masters' as an Authorizer.
-func fixtureRBAC(t *testing.T) rest.Authorizer {
+func fixtureRBAC(t testing.TB) rest.Authorizer {
 	t.Helper()
 	rbac, err := authz.NewRBAC(escalationFixture()...)
 	if err != nil {
@@ -144,7 +147,7 @@ func collectionPath(obj scheme.Object) string {
 
 // send makes a request as user and returns the decoded answer, failing unless its
 // status is want (any when want is 0).
-func send(t *testing.T, srv *resttest.Server, user, method, path, contentType, body string, want int) (int, map[string]any) {
+func send(t testing.TB, srv *resttest.Server, user, method, path, contentType, body string, want int) (int, map[string]any) {
 	t.Helper()
 	req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
 	if err != nil {
@@ -288,7 +291,7 @@ func escalationCases() []escalationCase {
 		// Bounded work.
 		{name: "10,000 permissions not held, refused without asking each", user: "carol", method: "POST", path: crs, body: clusterRoleJSON("many", manyPermissions()),
 			code: 403, maxQuestions: 2, message: `clusterroles.rbac.authorization.k8s.io "many" is forbidden: user "carol" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held: ` +
-				`the rules break down into 10000 permissions (verb x apiGroup x resource x resourceName, verb x nonResourceURL), more than the 4096 checked one by one; only a user who holds every permission, or may escalate this role, may grant them`},
+				`the rules break down into 10000 permissions (verb x apiGroup x resource x resourceName, verb x nonResourceURL), more than the 1024 checked one by one; only a user who holds every permission, or may escalate this role, may grant them`},
 		{name: "10,000 permissions held by a user with every permission", user: "frank", method: "POST", path: crs, body: clusterRoleJSON("many", manyPermissions()), code: 201, maxQuestions: 2},
 		// Bindings: only roles whose permissions are held, unless bind.
 		{name: "binding cluster-admin to oneself", user: "carol", method: "POST", path: crbs, body: bindingJSON("ClusterRoleBinding", "mine", "", "ClusterRole", "cluster-admin", "carol"),
@@ -418,6 +421,72 @@ func TestRBACEscalation_HeldAcrossAUnion(t *testing.T) {
 		_, st := send(t, srv, "carol", "POST", rbacAPI+"/clusterroles", "", clusterRoleJSON(fmt.Sprint("u", c.code), c.rules), c.code)
 		if msg, _ := st["message"].(string); !strings.HasSuffix(msg, c.message) {
 			t.Errorf("message %q, want it to end with %q", msg, c.message)
+		}
+	}
+}
+
+// adminSizedRule is a rule of 6 verbs on 71 resources: 426 pieces, as many as the
+// aggregated admin ClusterRole of kube's bootstrap policy.
+func adminSizedRule() builtin.PolicyRule {
+	r := builtin.PolicyRule{Verbs: []string{"get", "list", "watch", "create", "update", "delete"}, APIGroups: []string{"example.com"}}
+	for i := range 71 {
+		r.Resources = append(r.Resources, fmt.Sprintf("things%d", i))
+	}
+	return r
+}
+
+// squareRule is a rule of n verbs on n resources of one group: n*n pieces.
+func squareRule(n int) string {
+	var verbs, resources []string
+	for i := range n {
+		verbs = append(verbs, fmt.Sprintf(`"v%d"`, i))
+		resources = append(resources, fmt.Sprintf(`"r%d"`, i))
+	}
+	return `[{"verbs":[` + strings.Join(verbs, ",") + `],"apiGroups":[""],"resources":[` + strings.Join(resources, ",") + `]}]`
+}
+
+// BenchmarkRBACEscalation measures what the escalation check of one ClusterRole
+// create (dry run) costs, in time and in Authorizer questions, through the in-process
+// RBAC authorizer and through a SubjectAccessReview delegated to another server
+// (uncached: every question a round trip).
+func BenchmarkRBACEscalation(b *testing.B) {
+	rules, err := json.Marshal([]builtin.PolicyRule{adminSizedRule()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cases := []struct {
+		name, user, rules string
+		code              int
+	}{
+		{"admin-sized/system:masters-unchecked", "admin", string(rules), 201},
+		{"admin-sized/every-permission", "frank", string(rules), 201},
+		{"admin-sized/held-piece-by-piece", "holder", string(rules), 201},
+		{"1024-pieces/none-held", "carol", squareRule(32), 403},
+		{"10000-pieces/none-held-refused-unasked", "carol", squareRule(100), 403},
+	}
+	s := scheme.New()
+	if err := builtin.AddToScheme(s); err != nil {
+		b.Fatal(err)
+	}
+	cluster := resttest.NewServer(b, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithAuthenticator(anyone{}), resttest.WithAuthorizer(sarCreators{fixtureRBAC(b)}))
+	for _, mode := range []struct {
+		name string
+		az   rest.Authorizer
+	}{
+		{"rbac", fixtureRBAC(b)},
+		{"sar", &authz.SubjectAccessReview{Server: cluster.URL, Client: cluster.Client(), AllowTTL: -1, DenyTTL: -1}},
+	} {
+		srv, counter := escalationServer(b, mode.az)
+		for _, c := range cases {
+			body := clusterRoleJSON("bench", c.rules)
+			b.Run(mode.name+"/"+c.name, func(b *testing.B) {
+				before := counter.n.Load()
+				b.ReportAllocs()
+				for b.Loop() {
+					send(b, srv, c.user, "POST", rbacAPI+"/clusterroles?dryRun=All", "", body, c.code)
+				}
+				b.ReportMetric(float64(counter.n.Load()-before)/float64(b.N)-1, "questions/op")
+			})
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -143,6 +144,11 @@ func bindingAuthorized(ctx context.Context, user *rest.User, ref RoleRef, namesp
 func roleRefRules(ctx context.Context, ref RoleRef, namespace string) ([]PolicyRule, error) {
 	switch ref.Kind {
 	case RoleKind:
+		if namespace == "" {
+			// A ClusterRoleBinding of a Role, which validation refuses afterwards: kube
+			// reads the Role without a namespace, which its storage refuses so.
+			return nil, rest.NewBadRequest("Namespace parameter required.")
+		}
 		obj, err := rest.Get(ctx, Roles, namespace, ref.Name)
 		if err != nil {
 			return nil, err
@@ -177,9 +183,10 @@ func roleRefRules(ctx context.Context, ref RoleRef, namespace string) ([]PolicyR
 		roles[role.Name] = role // the one just read, should the list have missed it
 		return AggregatedRules(roles, role.Name), nil
 	}
-	// As kube, a plain error: its 500 Internal error (validation, which refuses the
-	// kind, comes after this check).
-	return nil, rest.NewInternalError(fmt.Errorf("unsupported role reference kind: %q", ref.Kind))
+	// As kube's, a plain error, which kube-apiserver answers as a 500 of reason Unknown
+	// with the error's text (validation, which refuses the kind, comes after this check).
+	return nil, &scheme.Status{TypeMeta: scheme.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: scheme.StatusFailure,
+		Code: http.StatusInternalServerError, Reason: scheme.StatusReasonUnknown, Message: fmt.Sprintf("unsupported role reference kind: %q", ref.Kind)}
 }
 
 // permission is one piece of a broken-down rule: a verb on one resource (of one group,
@@ -221,8 +228,8 @@ func confirmNoEscalation(ctx context.Context, user *rest.User, namespace string,
 		return allowed, nil
 	}
 	// Every permission at once first: cluster-admin passes with one question whatever
-	// the rules, before they are counted. The answers are remembered, "*" being a piece
-	// of its own.
+	// the rules, before they are counted. An Authorizer that cannot decide it may still
+	// decide the pieces: only a piece it neither allows nor decides fails the write.
 	answers := map[permission]bool{}
 	all := true
 	for _, p := range []struct {
@@ -236,10 +243,10 @@ func confirmNoEscalation(ctx context.Context, user *rest.User, namespace string,
 			continue
 		}
 		ok, err := ask(p.p)
-		if err != nil {
-			return err
+		if err == nil {
+			answers[p.p] = ok // "*" is a piece of its own too
 		}
-		answers[p.p], all = ok, ok
+		all = ok
 	}
 	if all {
 		return nil

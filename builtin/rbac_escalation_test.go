@@ -326,6 +326,12 @@ func escalationCases() []escalationCase {
 			body: "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: applied, namespace: default}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects: [{kind: User, apiGroup: rbac.authorization.k8s.io, name: carol}]\n",
 			code: 403, message: forbidden("rolebindings", "applied", "carol", allResources+"\n"+allURLs)},
 		{name: "only the garbage collector's fields of a binding of cluster-admin", user: "carol", method: "PATCH", path: crbs + "/admins", ctype: mergePatch, body: `{"metadata":{"finalizers":["example.com/keep"]}}`, code: 200},
+		{name: "a ClusterRoleBinding of a Role", user: "carol", method: "POST", path: crbs, body: bindingJSON("ClusterRoleBinding", "of-role", "", "Role", "carol-role", "carol"),
+			code: 400, message: "Namespace parameter required."},
+		{name: "a binding of an unknown kind of role", user: "dave", method: "POST", path: rbs, body: bindingJSON("RoleBinding", "of-foo", "default", "Foo", "x", "dave"),
+			code: 500, message: `unsupported role reference kind: "Foo"`},
+		{name: "a binding of an unknown kind of role from system:masters, validated", user: "admin", method: "POST", path: rbs, body: bindingJSON("RoleBinding", "of-foo", "default", "Foo", "x", "dave"),
+			code: 422, message: `RoleBinding.rbac.authorization.k8s.io "of-foo" is invalid: roleRef.kind: Unsupported value: "Foo": supported values: "Role", "ClusterRole"`},
 		{name: "anything from system:masters, unasked", user: "admin", method: "POST", path: crbs, body: bindingJSON("ClusterRoleBinding", "admin-nope", "", "ClusterRole", "nope", "carol"), code: 201, maxQuestions: -1},
 	}
 }
@@ -341,11 +347,11 @@ func runEscalationCases(t *testing.T, srv *resttest.Server, counter *countingAut
 				t.Fatalf("%s %s as %s: %d %v, want %d", c.method, c.path, c.user, code, st, c.code)
 			}
 			if c.message != "" {
-				if msg, _ := st["message"].(string); !strings.HasSuffix(msg, c.message) || code != 403 && code != 404 {
+				if msg, _ := st["message"].(string); msg != c.message && !strings.HasSuffix(msg, ": "+c.message) {
 					t.Errorf("message\n%s\nwant\n%s", msg, c.message)
 				}
-				if want := map[int]string{403: "Forbidden", 404: "NotFound"}[code]; st["reason"] != want {
-					t.Errorf("reason %v, want %s", st["reason"], want)
+				if want := map[int]any{400: "BadRequest", 403: "Forbidden", 404: "NotFound", 422: "Invalid", 500: nil}[code]; st["reason"] != want {
+					t.Errorf("reason %v, want %v", st["reason"], want)
 				}
 			}
 			switch {
@@ -489,4 +495,21 @@ func BenchmarkRBACEscalation(b *testing.B) {
 			})
 		}
 	}
+}
+
+// failing is an Authorizer that cannot decide, as a SubjectAccessReview whose server is down.
+type failing struct{}
+
+func (failing) Authorize(context.Context, rest.Attributes) (bool, string, error) {
+	return false, "", fmt.Errorf("post https://10.0.0.1:6443/apis/authorization.k8s.io/v1/subjectaccessreviews: connection refused")
+}
+
+func TestRBACEscalation_AnAuthorizerThatCannotDecideIsA500WithoutItsError(t *testing.T) {
+	srv, _ := escalationServer(t, authz.Union(fixtureRBAC(t), failing{}))
+	_, st := send(t, srv, "carol", "POST", rbacAPI+"/clusterroles", "", clusterRoleJSON("x", `[{"verbs":["delete"],"apiGroups":[""],"resources":["pods"]}]`), http.StatusInternalServerError)
+	if st["message"] != "Internal error occurred: authorization failed" || strings.Contains(fmt.Sprint(st), "10.0.0.1") {
+		t.Errorf("Status %v, want kube's 500 without the Authorizer's error", st)
+	}
+	// Permissions held are still held: the failing Authorizer is not asked past them.
+	send(t, srv, "carol", "POST", rbacAPI+"/clusterroles", "", clusterRoleJSON("y", `[{"verbs":["get"],"apiGroups":[""],"resources":["pods"]}]`), http.StatusCreated)
 }

@@ -18,13 +18,15 @@ var (
 	ClusterRoleBindings = scheme.GroupResource{Group: RBACV1.Group, Resource: "clusterrolebindings"}
 )
 
-// rbacResources are the RBAC resources as kube-apiserver's discovery lists them.
+// rbacResources are the RBAC resources as kube-apiserver's discovery lists them. Like
+// kube's RBAC strategies, a PUT of a missing object creates it (checked for
+// escalation as any create).
 var rbacResources = []scheme.Resource{
-	{Group: RBACV1.Group, Kind: "Role", Plural: "roles", Namespaced: true, NameValidation: validation.NameIsPathSegment},
-	{Group: RBACV1.Group, Kind: "ClusterRole", Plural: "clusterroles", NameValidation: validation.NameIsPathSegment},
-	{Group: RBACV1.Group, Kind: "RoleBinding", Plural: "rolebindings", Namespaced: true, NameValidation: validation.NameIsPathSegment,
+	{Group: RBACV1.Group, Kind: "Role", Plural: "roles", Namespaced: true, NameValidation: validation.NameIsPathSegment, AllowCreateOnUpdate: true},
+	{Group: RBACV1.Group, Kind: "ClusterRole", Plural: "clusterroles", NameValidation: validation.NameIsPathSegment, AllowCreateOnUpdate: true},
+	{Group: RBACV1.Group, Kind: "RoleBinding", Plural: "rolebindings", Namespaced: true, NameValidation: validation.NameIsPathSegment, AllowCreateOnUpdate: true,
 		PrinterColumns: []scheme.PrinterColumn{{Name: "Role", Type: "string", JSONPath: ".roleRef.name"}}},
-	{Group: RBACV1.Group, Kind: "ClusterRoleBinding", Plural: "clusterrolebindings", NameValidation: validation.NameIsPathSegment,
+	{Group: RBACV1.Group, Kind: "ClusterRoleBinding", Plural: "clusterrolebindings", NameValidation: validation.NameIsPathSegment, AllowCreateOnUpdate: true,
 		PrinterColumns: []scheme.PrinterColumn{{Name: "Role", Type: "string", JSONPath: ".roleRef.name"}}},
 }
 

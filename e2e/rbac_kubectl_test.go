@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -181,26 +179,7 @@ func TestRBAC_KubectlCannotGrantWhatItDoesNotHold(t *testing.T) {
 	requireKubectl(t)
 	srv := newRBACServer(t)
 	es := &exampleServer{KubeconfigPath: srv.KubeconfigPath}
-	// As kube-apiserver's bootstrap policy, cluster-admin is stored: a binding's check
-	// reads the role it refers to from storage (a missing one is a 404).
-	for _, obj := range authz.DefaultPolicy() {
-		data, err := json.Marshal(obj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := "/apis/rbac.authorization.k8s.io/v1/clusterroles"
-		if _, ok := obj.(*builtin.ClusterRoleBinding); ok {
-			path = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"
-		}
-		resp, err := srv.Client().Post(srv.URL+path, "application/json", bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusCreated {
-			t.Fatalf("storing %s %s: %s", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), resp.Status)
-		}
-	}
+	storeDefaultPolicy(t, srv) // cluster-admin is stored, as kube's bootstrap policy
 	es.mustKubectl(t, "create", "clusterrole", "rbac-writer", "--verb=create,update,patch,get",
 		"--resource=clusterroles.rbac.authorization.k8s.io,clusterrolebindings.rbac.authorization.k8s.io,roles.rbac.authorization.k8s.io,rolebindings.rbac.authorization.k8s.io")
 	es.mustKubectl(t, "create", "clusterrolebinding", "carol-writes", "--clusterrole=rbac-writer", "--user=carol")

@@ -140,15 +140,13 @@ func bindingAuthorized(ctx context.Context, user *rest.User, ref RoleRef, namesp
 
 // roleRefRules is kube's GetRoleReferenceRules over the stored roles: the rules of the
 // Role in namespace or of the ClusterRole ref names, an aggregated ClusterRole's
-// gathered from the stored ClusterRoles. A missing role is kube's 404 NotFound of it.
+// gathered from the stored ClusterRoles. A missing role is kube's 404 NotFound of it,
+// a name that cannot be one kube's 400 (rest.Get).
 func roleRefRules(ctx context.Context, ref RoleRef, namespace string) ([]PolicyRule, error) {
 	switch ref.Kind {
 	case RoleKind:
-		if namespace == "" {
-			// A ClusterRoleBinding of a Role, which validation refuses afterwards: kube
-			// reads the Role without a namespace, which its storage refuses so.
-			return nil, rest.NewBadRequest("Namespace parameter required.")
-		}
+		// A ClusterRoleBinding of a Role (which validation refuses afterwards) reads it
+		// without a namespace: kube's 400, as rest.Get answers.
 		obj, err := rest.Get(ctx, Roles, namespace, ref.Name)
 		if err != nil {
 			return nil, err

@@ -122,6 +122,8 @@ func escalationRequests() []escalationRequest {
 		{name: "binding a ClusterRole that does not exist", user: "carol", method: "POST", path: rbac + "clusterrolebindings", body: crb("e2e-nope", "ClusterRole", "e2e-nope", "carol")},
 		{name: "binding a Role that does not exist", user: "dave", method: "POST", path: rbac + "namespaces/default/rolebindings", body: rb("e2e-nope", "Role", "e2e-nope", "dave")},
 		{name: "a ClusterRoleBinding of a Role", user: "carol", method: "POST", path: rbac + "clusterrolebindings", body: crb("e2e-of-role", "Role", "e2e-carol-role", "carol")},
+		{name: "a binding of a role without a name", user: "dave", method: "POST", path: rbac + "namespaces/default/rolebindings", body: rb("e2e-no-name", "ClusterRole", "", "dave")},
+		{name: "a binding of a role whose name is no path segment", user: "dave", method: "POST", path: rbac + "namespaces/default/rolebindings", body: rb("e2e-dots", "Role", "../x", "dave")},
 		{name: "a binding of an unknown kind", user: "dave", method: "POST", path: rbac + "namespaces/default/rolebindings", body: rb("e2e-of-foo", "Foo", "x", "dave")},
 		{name: "escalate", user: "erin", method: "POST", path: rbac + "clusterroles", body: cr("e2e-erin-star", `[{"verbs":["*"],"apiGroups":["*"],"resources":["*"]}]`)},
 		{name: "bind", user: "erin", method: "POST", path: rbac + "clusterrolebindings", body: crb("e2e-erin-admin", "ClusterRole", "cluster-admin", "erin")},

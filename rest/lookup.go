@@ -3,9 +3,12 @@ package rest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/validation"
 )
 
 // handlerKey is the context key of the Handler serving a request, for Get and List.
@@ -21,8 +24,10 @@ var errNoHandler = errors.New("rest: no Handler in the context: Get and List rea
 // informer that may lag). The object is the caller's own, as the Handler's hooks
 // receive objects: the internal (hub) version when the group has one, else the version
 // it is stored at. A missing object, or one of a resource the Handler does not serve,
-// is kube's 404 NotFound Status (`roles.rbac.authorization.k8s.io "x" not found`).
-// Outside a request the Handler serves, Get fails.
+// is kube's 404 NotFound Status (`roles.rbac.authorization.k8s.io "x" not found`); no
+// namespace for a namespaced resource, no name or a name that is not one path segment
+// is kube's 400 ("Namespace parameter required."). Outside a request the Handler
+// serves, Get fails.
 func Get(ctx context.Context, gr scheme.GroupResource, namespace, name string) (scheme.Object, error) {
 	h, res, err := handlerFor(ctx, gr)
 	if err != nil {
@@ -31,8 +36,18 @@ func Get(ctx context.Context, gr scheme.GroupResource, namespace, name string) (
 	if res == nil {
 		return nil, NewNotFound(gr, name)
 	}
+	// As kube-apiserver's registry builds a storage key: a namespace, a name, one path
+	// segment (a name cannot reach another object's key).
 	if !res.Namespaced {
 		namespace = ""
+	} else if namespace == "" {
+		return nil, NewBadRequest("Namespace parameter required.")
+	}
+	if name == "" {
+		return nil, NewBadRequest("Name parameter required.")
+	}
+	if msgs := validation.IsPathSegmentName(name); len(msgs) > 0 {
+		return nil, NewBadRequest(fmt.Sprintf("Name parameter invalid: %q: %s", name, strings.Join(msgs, ";")))
 	}
 	obj, err := h.store.Get(ctx, storage.Key(h.scheme.StorageResource(res).GroupResource(), namespace, name), storage.GetOptions{})
 	if err != nil {

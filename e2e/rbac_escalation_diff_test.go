@@ -208,6 +208,21 @@ func TestRBACEscalation_SameAnswersAsKubeAPIServer(t *testing.T) {
 			}
 		}
 	}
+	// kube-controller-manager's clusterrole-aggregation controller fills e2e-agg's rules;
+	// apikit gathers them when a binding is checked.
+	kcs, err := kubernetes.NewForConfig(kube.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		agg, err := kcs.RbacV1().ClusterRoles().Get(context.Background(), "e2e-agg", metav1.GetOptions{})
+		if err == nil && len(agg.Rules) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kube-controller-manager did not aggregate e2e-agg: %v %v", agg, err)
+		}
+	}
 	rbacGroup := "rbac.authorization.k8s.io"
 	for _, w := range []struct {
 		user  string

@@ -140,9 +140,23 @@ func bindingAuthorized(ctx context.Context, user *rest.User, ref RoleRef, namesp
 
 // roleRefRules is kube's GetRoleReferenceRules over the stored roles: the rules of the
 // Role in namespace or of the ClusterRole ref names, an aggregated ClusterRole's
-// gathered from the stored ClusterRoles. A missing role is kube's 404 NotFound of it,
-// a name that cannot be one kube's 400 (rest.Get).
+// gathered from the stored ClusterRoles. A missing role is kube's 404 NotFound, a name
+// that cannot be one kube's 400 (rest.Get).
 func roleRefRules(ctx context.Context, ref RoleRef, namespace string) ([]PolicyRule, error) {
+	rules, err := storedRoleRules(ctx, ref, namespace)
+	var st *scheme.Status
+	if errors.As(err, &st) && st.Reason == scheme.StatusReasonNotFound {
+		// kube's registry names the resource of the request in a NotFound, not the
+		// one it read: `clusterrolebindings.rbac.authorization.k8s.io "ROLE" not found`.
+		if info, ok := rest.RequestInfoFrom(ctx); ok {
+			return nil, rest.NewNotFound(scheme.GroupResource{Group: info.APIGroup, Resource: info.Resource}, ref.Name)
+		}
+	}
+	return rules, err
+}
+
+// storedRoleRules reads the rules of the role ref names for roleRefRules.
+func storedRoleRules(ctx context.Context, ref RoleRef, namespace string) ([]PolicyRule, error) {
 	switch ref.Kind {
 	case RoleKind:
 		// A ClusterRoleBinding of a Role (which validation refuses afterwards) reads it

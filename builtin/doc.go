@@ -13,8 +13,10 @@
 // data, immutable ConfigMaps and Secrets, data key validation) and for
 // SelfSubjectReview, which answers with the requesting user and stores nothing. The
 // access reviews are answered by the Handler's own Authorizer (rest.Authorize), so
-// kubectl auth can-i works; the RBAC objects are validated as kube validates them, and
-// package rest/authz's RBAC authorizer can follow them in storage. A host that serves
+// kubectl auth can-i works; the RBAC objects are validated as kube validates them and
+// checked for privilege escalation as kube checks them (a user grants only permissions
+// the Handler's Authorizer allows the user, unless allowed the verb escalate or bind),
+// and package rest/authz's RBAC authorizer can follow them in storage. A host that serves
 // RBAC alone calls [AddRBACToScheme] with [RBACStrategies]. A host that does not call
 // AddToScheme serves none of this and sees no change.
 package builtin

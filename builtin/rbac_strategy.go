@@ -18,13 +18,15 @@ var (
 	ClusterRoleBindings = scheme.GroupResource{Group: RBACV1.Group, Resource: "clusterrolebindings"}
 )
 
-// rbacResources are the RBAC resources as kube-apiserver's discovery lists them.
+// rbacResources are the RBAC resources as kube-apiserver's discovery lists them. Like
+// kube's RBAC strategies, a PUT of a missing object creates it (checked for
+// escalation as any create).
 var rbacResources = []scheme.Resource{
-	{Group: RBACV1.Group, Kind: "Role", Plural: "roles", Namespaced: true, NameValidation: validation.NameIsPathSegment},
-	{Group: RBACV1.Group, Kind: "ClusterRole", Plural: "clusterroles", NameValidation: validation.NameIsPathSegment},
-	{Group: RBACV1.Group, Kind: "RoleBinding", Plural: "rolebindings", Namespaced: true, NameValidation: validation.NameIsPathSegment,
+	{Group: RBACV1.Group, Kind: "Role", Plural: "roles", Namespaced: true, NameValidation: validation.NameIsPathSegment, AllowCreateOnUpdate: true},
+	{Group: RBACV1.Group, Kind: "ClusterRole", Plural: "clusterroles", NameValidation: validation.NameIsPathSegment, AllowCreateOnUpdate: true},
+	{Group: RBACV1.Group, Kind: "RoleBinding", Plural: "rolebindings", Namespaced: true, NameValidation: validation.NameIsPathSegment, AllowCreateOnUpdate: true,
 		PrinterColumns: []scheme.PrinterColumn{{Name: "Role", Type: "string", JSONPath: ".roleRef.name"}}},
-	{Group: RBACV1.Group, Kind: "ClusterRoleBinding", Plural: "clusterrolebindings", NameValidation: validation.NameIsPathSegment,
+	{Group: RBACV1.Group, Kind: "ClusterRoleBinding", Plural: "clusterrolebindings", NameValidation: validation.NameIsPathSegment, AllowCreateOnUpdate: true,
 		PrinterColumns: []scheme.PrinterColumn{{Name: "Role", Type: "string", JSONPath: ".roleRef.name"}}},
 }
 
@@ -51,21 +53,46 @@ func AddRBACToScheme(s *scheme.Scheme) error {
 	return nil
 }
 
-// RBACStrategies returns kube's validation of the RBAC kinds, for
-// rest.Options.Strategies: rules name verbs and either resources (with api groups) or
-// non-resource URLs, never both, and the latter only in ClusterRoles; bindings refer to a
-// Role or ClusterRole of rbac.authorization.k8s.io and never change that reference;
-// subjects are Users, Groups or ServiceAccounts; no metadata.generation, as kube's RBAC
-// strategies set none. Strategies includes them.
+// RBACStrategies returns kube-apiserver's rules on writes of the RBAC kinds, for
+// rest.Options.Strategies. Its validation: rules name verbs and either resources (with
+// api groups) or non-resource URLs, never both, and the latter only in ClusterRoles;
+// bindings refer to a Role or ClusterRole of rbac.authorization.k8s.io and never change
+// that reference; subjects are Users, Groups or ServiceAccounts; no
+// metadata.generation, as kube's RBAC strategies set none. Its escalation checks
+// (AuthorizeCreate and AuthorizeUpdate, on every create, update, patch and apply): a
+// user grants only permissions the Handler's Authorizer allows the user, unless the
+// user is in system:masters or allowed the verb escalate on the Role or ClusterRole
+// written, or bind on the role a binding refers to; an aggregationRule takes every
+// permission. The refusals are kube's 403 Forbidden, word for word (`user "carol"
+// (groups=[...]) is attempting to grant RBAC permissions not currently held:` and the
+// rules missing). Strategies includes them.
 func RBACStrategies() map[scheme.GroupResource]rest.Strategy {
 	return map[scheme.GroupResource]rest.Strategy{
 		Roles: withoutGeneration(rest.StrategyFor[*Role]{
 			Validate:       func(_ context.Context, r *Role) validation.ErrorList { return validateRules(r.Rules, true) },
 			ValidateUpdate: func(_ context.Context, r, _ *Role) validation.ErrorList { return validateRules(r.Rules, true) },
+			AuthorizeCreate: func(ctx context.Context, r *Role) error {
+				return authorizeRoleWrite(ctx, r.Namespace, r.Rules, false)
+			},
+			AuthorizeUpdate: func(ctx context.Context, r, old *Role) error {
+				if onlyGCFieldsChanged(r, old) {
+					return nil
+				}
+				return authorizeRoleWrite(ctx, r.Namespace, r.Rules, false)
+			},
 		}),
 		ClusterRoles: withoutGeneration(rest.StrategyFor[*ClusterRole]{
 			Validate:       func(_ context.Context, r *ClusterRole) validation.ErrorList { return validateRules(r.Rules, false) },
 			ValidateUpdate: func(_ context.Context, r, _ *ClusterRole) validation.ErrorList { return validateRules(r.Rules, false) },
+			AuthorizeCreate: func(ctx context.Context, r *ClusterRole) error {
+				return authorizeRoleWrite(ctx, "", r.Rules, hasAggregationRule(r))
+			},
+			AuthorizeUpdate: func(ctx context.Context, r, old *ClusterRole) error {
+				if onlyGCFieldsChanged(r, old) {
+					return nil
+				}
+				return authorizeRoleWrite(ctx, "", r.Rules, hasAggregationRule(r) || hasAggregationRule(old))
+			},
 		}),
 		RoleBindings: withoutGeneration(rest.StrategyFor[*RoleBinding]{
 			Validate: func(_ context.Context, b *RoleBinding) validation.ErrorList {
@@ -74,6 +101,15 @@ func RBACStrategies() map[scheme.GroupResource]rest.Strategy {
 			ValidateUpdate: func(_ context.Context, b, old *RoleBinding) validation.ErrorList {
 				return append(validateBinding(b.RoleRef, b.Subjects, true), validateRoleRefUnchanged(b.RoleRef, old.RoleRef)...)
 			},
+			AuthorizeCreate: func(ctx context.Context, b *RoleBinding) error {
+				return authorizeBindingWrite(ctx, b.Namespace, b.RoleRef)
+			},
+			AuthorizeUpdate: func(ctx context.Context, b, old *RoleBinding) error {
+				if onlyGCFieldsChanged(b, old) {
+					return nil
+				}
+				return authorizeBindingWrite(ctx, b.Namespace, b.RoleRef)
+			},
 		}),
 		ClusterRoleBindings: withoutGeneration(rest.StrategyFor[*ClusterRoleBinding]{
 			Validate: func(_ context.Context, b *ClusterRoleBinding) validation.ErrorList {
@@ -81,6 +117,15 @@ func RBACStrategies() map[scheme.GroupResource]rest.Strategy {
 			},
 			ValidateUpdate: func(_ context.Context, b, old *ClusterRoleBinding) validation.ErrorList {
 				return append(validateBinding(b.RoleRef, b.Subjects, false), validateRoleRefUnchanged(b.RoleRef, old.RoleRef)...)
+			},
+			AuthorizeCreate: func(ctx context.Context, b *ClusterRoleBinding) error {
+				return authorizeBindingWrite(ctx, "", b.RoleRef)
+			},
+			AuthorizeUpdate: func(ctx context.Context, b, old *ClusterRoleBinding) error {
+				if onlyGCFieldsChanged(b, old) {
+					return nil
+				}
+				return authorizeBindingWrite(ctx, "", b.RoleRef)
 			},
 		}),
 	}

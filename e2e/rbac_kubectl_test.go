@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -156,4 +157,80 @@ func TestRBAC_ClientGoSelfSubjectAccessReviews(t *testing.T) {
 			}
 		}
 	}
+}
+
+// waitCanI polls kubectl auth can-i as user until it answers want: the RBAC authorizer
+// follows storage through a watch, so a binding just created takes a moment to count.
+func waitCanI(t *testing.T, es *exampleServer, user, want string, args ...string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for canI(t, es, user, args...) != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("kubectl auth can-i %v as %s still does not answer %s", args, user, want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestRBAC_KubectlCannotGrantWhatItDoesNotHold is issue 23's first attack through
+// kubectl: users who may write RBAC objects but do not hold cluster-admin are refused
+// with kube-apiserver's 403, until they are given the bind or escalate verb.
+func TestRBAC_KubectlCannotGrantWhatItDoesNotHold(t *testing.T) {
+	requireKubectl(t)
+	srv := newRBACServer(t)
+	es := &exampleServer{KubeconfigPath: srv.KubeconfigPath}
+	storeDefaultPolicy(t, srv) // cluster-admin is stored, as kube's bootstrap policy
+	es.mustKubectl(t, "create", "clusterrole", "rbac-writer", "--verb=create,update,patch,get",
+		"--resource=clusterroles.rbac.authorization.k8s.io,clusterrolebindings.rbac.authorization.k8s.io,roles.rbac.authorization.k8s.io,rolebindings.rbac.authorization.k8s.io")
+	es.mustKubectl(t, "create", "clusterrolebinding", "carol-writes", "--clusterrole=rbac-writer", "--user=carol")
+	es.mustKubectl(t, "create", "clusterrole", "rolebinding-creator", "--verb=create", "--resource=rolebindings.rbac.authorization.k8s.io")
+	es.mustKubectl(t, "create", "rolebinding", "dave-creates", "-n", "default", "--clusterrole=rolebinding-creator", "--user=dave")
+	es.mustKubectl(t, "create", "role", "carol-role", "-n", "default", "--verb=get", "--resource=configmaps")
+	waitCanI(t, es, "carol", "yes", "create", "clusterrolebindings")
+	waitCanI(t, es, "dave", "yes", "create", "rolebindings", "-n", "default")
+
+	notHeld := func(resource, name, user string, lines ...string) string {
+		return fmt.Sprintf(`%s.rbac.authorization.k8s.io %q is forbidden: user %q (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:`+"\n", resource, name, user) +
+			strings.Join(lines, "\n")
+	}
+	everything := []string{`{APIGroups:["*"], Resources:["*"], Verbs:["*"]}`, `{NonResourceURLs:["*"], Verbs:["*"]}`}
+	widened := writeTemp(t, "widened.yaml", "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: carol-role, namespace: default}\n"+
+		"rules: [{verbs: [get, delete], apiGroups: [''], resources: [configmaps]}]\n")
+	for _, c := range []struct {
+		name, user string
+		args       []string
+		want       string
+	}{
+		{"binding cluster-admin to oneself", "carol", []string{"create", "clusterrolebinding", "mine", "--clusterrole=cluster-admin", "--user=carol"},
+			notHeld("clusterrolebindings", "mine", "carol", everything...)},
+		{"a */*/* ClusterRole", "carol", []string{"create", "clusterrole", "star", "--verb=*", "--resource=*.*"},
+			notHeld("clusterroles", "star", "carol", `{APIGroups:["*"], Resources:["*"], Verbs:["*"]}`)},
+		{"widening one's Role by JSON patch", "carol", []string{"patch", "role", "carol-role", "-n", "default", "--type=json",
+			`-p=[{"op":"add","path":"/rules/0/verbs/-","value":"delete"}]`},
+			notHeld("roles", "carol-role", "carol", `{APIGroups:[""], Resources:["configmaps"], Verbs:["get" "delete"]}`)},
+		{"widening one's Role by server-side apply", "carol", []string{"apply", "--server-side", "--force-conflicts", "-f", widened},
+			notHeld("roles", "carol-role", "carol", `{APIGroups:[""], Resources:["configmaps"], Verbs:["get" "delete"]}`)},
+		{"binding cluster-admin in a namespace", "dave", []string{"create", "rolebinding", "mine", "-n", "default", "--clusterrole=cluster-admin", "--user=dave"},
+			notHeld("rolebindings", "mine", "dave", everything...)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := es.kubectl(t, "", append([]string{"--token=" + c.user}, c.args...)...)
+			if res.ExitCode == 0 || !strings.Contains(res.Stderr, "(Forbidden)") && !strings.Contains(res.Stderr, "is forbidden") || !strings.Contains(res.Stderr, c.want) {
+				t.Errorf("kubectl %v as %s: exit %d\nstderr: %s\nwant kube's 403:\n%s", c.args, c.user, res.ExitCode, res.Stderr, c.want)
+			}
+		})
+	}
+	if res := es.kubectl(t, "", "get", "clusterrolebinding", "mine"); res.ExitCode == 0 {
+		t.Errorf("the refused binding was stored: %s", res.Stdout)
+	}
+
+	// The bind verb on cluster-admin lets carol bind it; escalate lets her write any role.
+	es.mustKubectl(t, "create", "clusterrole", "admin-binder", "--verb=bind", "--resource=clusterroles.rbac.authorization.k8s.io", "--resource-name=cluster-admin")
+	es.mustKubectl(t, "create", "clusterrole", "escalator", "--verb=escalate", "--resource=clusterroles.rbac.authorization.k8s.io")
+	es.mustKubectl(t, "create", "clusterrolebinding", "carol-binds", "--clusterrole=admin-binder", "--user=carol")
+	es.mustKubectl(t, "create", "clusterrolebinding", "carol-escalates", "--clusterrole=escalator", "--user=carol")
+	waitCanI(t, es, "carol", "yes", "bind", "clusterroles/cluster-admin")
+	waitCanI(t, es, "carol", "yes", "escalate", "clusterroles")
+	es.mustKubectl(t, "--token=carol", "create", "clusterrolebinding", "mine", "--clusterrole=cluster-admin", "--user=carol")
+	es.mustKubectl(t, "--token=carol", "create", "clusterrole", "star", "--verb=*", "--resource=*.*")
 }

@@ -52,6 +52,10 @@ func (rq *request) admissionAttributes(op Operation, name string, old scheme.Obj
 	return AdmissionAttributes{Attributes: a, Kind: rq.gvk, Operation: op, OldObject: old, DryRun: dryRun}
 }
 
+// admissionError is the answer to a write an admission plugin or a strategy's
+// AuthorizeCreate or AuthorizeUpdate refused: its Status as it is, else kube's 403
+// Forbidden of the object with the error's text (as kube-apiserver's RBAC storage
+// answers an escalation).
 func (rq *request) admissionError(err error, name string) error {
 	var st *scheme.Status
 	if errors.As(err, &st) {

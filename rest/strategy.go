@@ -37,6 +37,16 @@ import (
 //     ([CreateWarner], [UpdateWarner]): messages returned as Warning headers.
 //   - RespondToCreate(ctx context.Context, user *User, obj scheme.Object) (scheme.Object, error)
 //     ([CreateResponder]): the resource is create-only and answered without storage.
+//   - AuthorizeCreate(ctx context.Context, obj scheme.Object) error and
+//     AuthorizeUpdate(ctx context.Context, obj, old scheme.Object) error
+//     ([CreateAuthorizer], [UpdateAuthorizer]): whether the requesting user may write
+//     this object, beyond the verb the Handler's Authorizer allowed (kube's RBAC
+//     escalation checks). They run after mutating admission and before validation, as
+//     kube-apiserver runs its RBAC storage's checks, on every create and update,
+//     including patch, server-side apply and dry runs. An error that is a
+//     *scheme.Status is the answer as it is; any other is 403 Forbidden naming the
+//     object, its text the reason. The hooks find the user with [UserFrom], ask the
+//     Handler's Authorizer with [Authorize] and read stored objects with [Get] and [List].
 //
 // Whether a PUT may create a missing object is scheme.Resource.AllowCreateOnUpdate.
 type Strategy interface{}
@@ -57,6 +67,8 @@ type StrategyFor[T scheme.Object] struct {
 	ValidateUpdate   func(ctx context.Context, obj, old T) validation.ErrorList
 	WarningsOnCreate func(ctx context.Context, obj T) []string
 	WarningsOnUpdate func(ctx context.Context, obj, old T) []string
+	AuthorizeCreate  func(ctx context.Context, obj T) error
+	AuthorizeUpdate  func(ctx context.Context, obj, old T) error
 }
 
 // typedStrategy is what every StrategyFor is, whatever its T.
@@ -91,6 +103,12 @@ func (s StrategyFor[T]) hooks() strategyHooks {
 	if f := s.WarningsOnUpdate; f != nil {
 		h.warningsOnUpdate = func(ctx context.Context, obj, old scheme.Object) []string { return f(ctx, obj.(T), old.(T)) }
 	}
+	if f := s.AuthorizeCreate; f != nil {
+		h.authorizeCreate = func(ctx context.Context, obj scheme.Object) error { return f(ctx, obj.(T)) }
+	}
+	if f := s.AuthorizeUpdate; f != nil {
+		h.authorizeUpdate = func(ctx context.Context, obj, old scheme.Object) error { return f(ctx, obj.(T), old.(T)) }
+	}
 	return h
 }
 
@@ -103,6 +121,8 @@ type strategyHooks struct {
 	validateUpdate   func(ctx context.Context, obj, old scheme.Object) validation.ErrorList
 	warningsOnCreate func(ctx context.Context, obj scheme.Object) []string
 	warningsOnUpdate func(ctx context.Context, obj, old scheme.Object) []string
+	authorizeCreate  func(ctx context.Context, obj scheme.Object) error
+	authorizeUpdate  func(ctx context.Context, obj, old scheme.Object) error
 	// respondToCreate makes the resource create-only and storage-free (virtual.go).
 	respondToCreate func(ctx context.Context, user *User, obj scheme.Object) (scheme.Object, error)
 }
@@ -131,6 +151,8 @@ var hookMethods = []struct {
 	{"WarningsOnCreate", reflect.TypeFor[CreateWarner]()},
 	{"WarningsOnUpdate", reflect.TypeFor[UpdateWarner]()},
 	{"RespondToCreate", reflect.TypeFor[CreateResponder]()},
+	{"AuthorizeCreate", reflect.TypeFor[CreateAuthorizer]()},
+	{"AuthorizeUpdate", reflect.TypeFor[UpdateAuthorizer]()},
 }
 
 // resolveStrategy returns the hooks of the strategy of resource res, refusing the
@@ -172,7 +194,7 @@ func resolveStrategy(s *scheme.Scheme, res *scheme.Resource, st Strategy) (strat
 				break
 			}
 		}
-		return strategyHooks{}, fmt.Errorf("rest: the strategy of %s (%s) has none of the hook methods PrepareForCreate, PrepareForUpdate, Validate, ValidateUpdate, WarningsOnCreate, WarningsOnUpdate, RespondToCreate%s", gr, t, why)
+		return strategyHooks{}, fmt.Errorf("rest: the strategy of %s (%s) has none of the hook methods PrepareForCreate, PrepareForUpdate, Validate, ValidateUpdate, WarningsOnCreate, WarningsOnUpdate, RespondToCreate, AuthorizeCreate, AuthorizeUpdate%s", gr, t, why)
 	}
 	var h strategyHooks
 	if p, ok := st.(CreatePreparer); ok {
@@ -195,6 +217,12 @@ func resolveStrategy(s *scheme.Scheme, res *scheme.Resource, st Strategy) (strat
 	}
 	if c, ok := st.(CreateResponder); ok {
 		h.respondToCreate = c.RespondToCreate
+	}
+	if a, ok := st.(CreateAuthorizer); ok {
+		h.authorizeCreate = a.AuthorizeCreate
+	}
+	if a, ok := st.(UpdateAuthorizer); ok {
+		h.authorizeUpdate = a.AuthorizeUpdate
 	}
 	return h, nil
 }
@@ -276,4 +304,16 @@ type CreateWarner interface {
 // UpdateWarner is the optional Strategy method that returns warnings for an update.
 type UpdateWarner interface {
 	WarningsOnUpdate(ctx context.Context, obj, old scheme.Object) []string
+}
+
+// CreateAuthorizer is the optional Strategy method that decides whether the requesting
+// user may create an object (see [Strategy]).
+type CreateAuthorizer interface {
+	AuthorizeCreate(ctx context.Context, obj scheme.Object) error
+}
+
+// UpdateAuthorizer is the optional Strategy method that decides whether the requesting
+// user may make an update (see [Strategy]).
+type UpdateAuthorizer interface {
+	AuthorizeUpdate(ctx context.Context, obj, old scheme.Object) error
 }

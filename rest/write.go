@@ -94,6 +94,11 @@ func (rq *request) prepareCreate(in scheme.Object, dryRun bool) error {
 	if err := rq.mutate(a, in); err != nil {
 		return err
 	}
+	if f := rq.hooks.authorizeCreate; f != nil {
+		if err := f(rq.ctx, in); err != nil {
+			return rq.admissionError(err, in.GetName())
+		}
+	}
 	if err := rq.validateCreate(in); err != nil {
 		return err
 	}
@@ -295,6 +300,11 @@ func (rq *request) prepareUpdate(in, old scheme.Object, dryRun bool) (scheme.Obj
 	a := rq.admissionAttributes(OperationUpdate, name, old, dryRun)
 	if err := rq.mutate(a, in); err != nil {
 		return nil, err
+	}
+	if f := rq.hooks.authorizeUpdate; f != nil {
+		if err := f(rq.ctx, in, old); err != nil {
+			return nil, rq.admissionError(err, name)
+		}
 	}
 	if err := rq.validateUpdate(in, old); err != nil {
 		return nil, err

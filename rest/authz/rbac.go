@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -117,91 +116,12 @@ func newPolicy(objs []scheme.Object) (*policy, error) {
 }
 
 // aggregate gives every ClusterRole with an aggregationRule the rules of the
-// ClusterRoles its selectors match, as kube's clusterrole-aggregation controller keeps
-// them: matching roles in name order, each rule once, the role itself skipped. An
-// aggregated role that matches another aggregated role gets that one's aggregated
-// rules, as the controller converges to; cycles end where they close.
+// ClusterRoles its selectors match (builtin.AggregateClusterRoles, which the escalation
+// check of builtin.RBACStrategies resolves with too).
 func (p *policy) aggregate() {
-	names := slices.Sorted(maps.Keys(p.clusterRoles))
-	resolved := map[string][]builtin.PolicyRule{}
-	var resolve func(name string, visiting map[string]bool) []builtin.PolicyRule
-	resolve = func(name string, visiting map[string]bool) []builtin.PolicyRule {
-		role := p.clusterRoles[name]
-		if role.AggregationRule == nil {
-			return role.Rules
-		}
-		if rules, ok := resolved[name]; ok {
-			return rules
-		}
-		if visiting[name] {
-			return role.Rules
-		}
-		visiting[name] = true
-		defer delete(visiting, name)
-		var rules []builtin.PolicyRule
-		for _, sel := range role.AggregationRule.ClusterRoleSelectors {
-			for _, other := range names {
-				if other == name || !selects(sel, p.clusterRoles[other].Labels) {
-					continue
-				}
-				for _, rule := range resolve(other, visiting) {
-					if !slices.ContainsFunc(rules, func(r builtin.PolicyRule) bool { return equalRules(r, rule) }) {
-						rules = append(rules, rule)
-					}
-				}
-			}
-		}
-		resolved[name] = rules
-		return rules
-	}
-	for _, name := range names {
-		if p.clusterRoles[name].AggregationRule != nil {
-			resolve(name, map[string]bool{})
-		}
-	}
-	for name, rules := range resolved {
+	for name, rules := range builtin.AggregateClusterRoles(p.clusterRoles) {
 		p.clusterRoles[name].Rules = rules
 	}
-}
-
-func equalRules(a, b builtin.PolicyRule) bool {
-	return slices.Equal(a.Verbs, b.Verbs) && slices.Equal(a.APIGroups, b.APIGroups) && slices.Equal(a.Resources, b.Resources) &&
-		slices.Equal(a.ResourceNames, b.ResourceNames) && slices.Equal(a.NonResourceURLs, b.NonResourceURLs)
-}
-
-// selects is meta/v1 LabelSelectorAsSelector(sel).Matches(labels): every matchLabels
-// pair and every expression holds; an unknown operator matches nothing, as kube's
-// controller skips a selector it cannot convert.
-func selects(sel builtin.LabelSelector, labels map[string]string) bool {
-	for k, v := range sel.MatchLabels {
-		if got, ok := labels[k]; !ok || got != v {
-			return false
-		}
-	}
-	for _, e := range sel.MatchExpressions {
-		v, ok := labels[e.Key]
-		switch e.Operator {
-		case "In":
-			if !ok || !slices.Contains(e.Values, v) {
-				return false
-			}
-		case "NotIn":
-			if ok && slices.Contains(e.Values, v) {
-				return false
-			}
-		case "Exists":
-			if !ok {
-				return false
-			}
-		case "DoesNotExist":
-			if ok {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // Authorize implements rest.Authorizer with kube's RBAC authorizer's decision and

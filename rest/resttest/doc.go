@@ -21,7 +21,10 @@
 //	defer srv.Close()
 //
 // Options add strategies, authentication, authorization, admission, another storage or
-// TLS. kubectl and client-go's clientcmd send a kubeconfig's credentials only to https
+// TLS. A scheme that serves the RBAC kinds (builtin.AddRBACToScheme) has
+// builtin.RBACStrategies for those the test gives no strategy of its own: kube's
+// validation of them and its escalation checks (a user grants only what the
+// Authorizer allows the user). kubectl and client-go's clientcmd send a kubeconfig's credentials only to https
 // servers, so a test that drives them with WithToken also needs WithTLS.
 //
 // WithCRDs serves CustomResourceDefinitions (package rest/crds): the CRDs given are

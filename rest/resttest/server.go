@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/apiextensions"
+	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/controllers"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/crds"
@@ -283,6 +284,16 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 	c.restOpts.Clock = srv.clock.Now
 	for _, f := range c.tweaks {
 		f(&c.restOpts)
+	}
+	// A scheme serving the RBAC kinds gets kube's rules on writing them (validation and
+	// the escalation checks) unless the test gave its own: a server where a user may
+	// grant what the user does not hold would test what no cluster does.
+	for gr, st := range builtin.RBACStrategies() {
+		if _, served := s.Resource(gr); served {
+			if _, set := c.restOpts.Strategies[gr]; !set {
+				WithStrategy(gr, st)(&c)
+			}
+		}
 	}
 	if c.controllers {
 		c.restOpts.GarbageCollection = true

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/apikit-dev/apikit/apiextensions"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -43,14 +44,17 @@ func (n *node) has(finalizer string) bool { return slices.Contains(n.finalizers,
 // graph is the in-memory ownership graph: every object by uid, and the dependents of
 // each owner uid.
 type graph struct {
-	scheme     *scheme.Scheme
+	scheme *scheme.Scheme
+	// crds are the resources of the established CRDs, by the kind they accepted, and
+	// crdKinds that kind by CRD name, so that an event of a CRD forgets only its own.
 	crds       map[scheme.GroupKind]resource
+	crdKinds   map[string]scheme.GroupKind
 	nodes      map[scheme.UID]*node
 	dependents map[scheme.UID]map[scheme.UID]struct{}
 }
 
 func newGraph(s *scheme.Scheme) *graph {
-	return &graph{scheme: s, crds: map[scheme.GroupKind]resource{}, nodes: map[scheme.UID]*node{}, dependents: map[scheme.UID]map[scheme.UID]struct{}{}}
+	return &graph{scheme: s, crds: map[scheme.GroupKind]resource{}, crdKinds: map[string]scheme.GroupKind{}, nodes: map[scheme.UID]*node{}, dependents: map[scheme.UID]map[scheme.UID]struct{}{}}
 }
 
 // resourceOf finds the resource of a kind: the scheme's, else a stored CRD's.
@@ -100,6 +104,7 @@ func (g *graph) resources() []resource {
 // Replace does: nodes not listed are gone (deleted meanwhile), CRDs too.
 func (g *graph) replace(objs []scheme.Object) {
 	clear(g.crds)
+	clear(g.crdKinds)
 	clear(g.nodes)
 	clear(g.dependents)
 	for _, obj := range objs {
@@ -107,14 +112,29 @@ func (g *graph) replace(objs []scheme.Object) {
 	}
 }
 
+// applyCRD follows the resource a CRD serves. Only an established CRD serves one, by
+// the names it was granted (status.acceptedNames): a CRD refused for a name another
+// holds, or never established, maps no kind, so that it cannot point the collector at
+// another resource than the owner's (whose dependents would then look dangling), as
+// kube's collector maps kinds through discovery, which lists only served resources.
+func (g *graph) applyCRD(typ watch.EventType, crd *apiextensions.CustomResourceDefinition) {
+	if gk, ok := g.crdKinds[crd.Name]; ok {
+		delete(g.crdKinds, crd.Name)
+		delete(g.crds, gk)
+	}
+	if typ == watch.Deleted {
+		return
+	}
+	if gk, r, ok := crdResource(crd); ok {
+		g.crds[gk] = r
+		g.crdKinds[crd.Name] = gk
+	}
+}
+
 // apply records one watch event.
 func (g *graph) apply(typ watch.EventType, obj scheme.Object) {
-	if gk, r, ok := crdResource(obj); ok {
-		if typ == watch.Deleted {
-			delete(g.crds, gk)
-		} else {
-			g.crds[gk] = r
-		}
+	if crd, ok := obj.(*apiextensions.CustomResourceDefinition); ok {
+		g.applyCRD(typ, crd)
 	}
 	uid := obj.GetUID()
 	if old, ok := g.nodes[uid]; ok {

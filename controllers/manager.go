@@ -375,14 +375,18 @@ func (m *Manager) pass(ctx context.Context) (bool, error) {
 	return w.wrote, errors.Join(errs...)
 }
 
-// crdResource is the resource a stored CustomResourceDefinition serves.
-func crdResource(obj scheme.Object) (scheme.GroupKind, resource, bool) {
-	crd, ok := obj.(*apiextensions.CustomResourceDefinition)
-	if !ok {
-		return scheme.GroupKind{}, resource{}, false
+// crdResource is the resource an established CustomResourceDefinition serves, by its
+// accepted names; ok is false for a CRD that serves none.
+func crdResource(crd *apiextensions.CustomResourceDefinition) (gk scheme.GroupKind, r resource, ok bool) {
+	if c := crd.Condition(apiextensions.Established); c == nil || c.Status != apiextensions.ConditionTrue {
+		return gk, r, false
 	}
-	gk := scheme.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
-	gr := scheme.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}
+	names := crd.Status.AcceptedNames
+	if names.Kind == "" || names.Plural == "" {
+		return gk, r, false
+	}
+	gk = scheme.GroupKind{Group: crd.Spec.Group, Kind: names.Kind}
+	gr := scheme.GroupResource{Group: crd.Spec.Group, Resource: names.Plural}
 	var served []string
 	for _, v := range crd.Spec.Versions {
 		if v.Served {

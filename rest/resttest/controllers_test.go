@@ -255,3 +255,80 @@ func TestWithControllers_ACustomResourceOwnerIsResolvedThroughItsCRD(t *testing.
 		t.Errorf("the dependent of a deleted custom resource = %d, want 404", code)
 	}
 }
+
+// A CRD refused for a kind another CRD of its group holds (KindConflict, or
+// ListKindConflict for the list kind that comes with it) serves nothing, so the
+// collector must not map that kind to it: mapped to the refused CRD, which serves
+// another version, a Gizmo's dependents could not be resolved and would outlive it.
+func TestWithControllers_ACRDRefusedForAKindInUseDoesNotChangeHowTheCollectorMapsIt(t *testing.T) {
+	s := scheme.New()
+	if err := builtin.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithControllers(), resttest.WithCRDs(gizmoCRD(t, "")))
+	do := func(method, path, body string) (int, map[string]any) {
+		t.Helper()
+		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	code, g := do("POST", gizmosPath, gizmoJSON)
+	if code != http.StatusCreated {
+		t.Fatalf("create gizmo = %d %v", code, g)
+	}
+	uid := g["metadata"].(map[string]any)["uid"].(string)
+	if code, m := do("POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"dep","ownerReferences":[{"apiVersion":"tools.example.com/v1","kind":"Gizmo","name":"g","uid":"`+uid+`"}]}}`); code != http.StatusCreated {
+		t.Fatalf("create dependent = %d %v", code, m)
+	}
+	impostor := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgetz.tools.example.com"},
+	  "spec":{"group":"tools.example.com","scope":"Namespaced","names":{"plural":"widgetz","kind":"Gizmo"},
+	  "versions":[{"name":"v2","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}`
+	if code, m := do("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", impostor); code != http.StatusCreated {
+		t.Fatalf("create the CRD claiming Gizmo = %d %v", code, m)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, crd := do("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgetz.tools.example.com", "")
+		if r := reasonOf(crd, "NamesAccepted"); r == "KindConflict" || r == "ListKindConflict" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the CRD claiming Gizmo never got NamesAccepted KindConflict or ListKindConflict: %v", crd["status"])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if code, m := do("DELETE", gizmosPath+"/g", ""); code != http.StatusOK {
+		t.Fatalf("delete gizmo = %d %v", code, m)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Controllers.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := do("GET", "/api/v1/namespaces/default/configmaps/dep", ""); code != http.StatusNotFound {
+		t.Errorf("the dependent of a deleted Gizmo = %d after another CRD was refused the kind Gizmo, want 404", code)
+	}
+}
+
+// reasonOf is the reason of a CRD's condition of type typ, as decoded JSON.
+func reasonOf(crd map[string]any, typ string) string {
+	status, _ := crd["status"].(map[string]any)
+	conds, _ := status["conditions"].([]any)
+	for _, c := range conds {
+		if m, _ := c.(map[string]any); m["type"] == typ {
+			r, _ := m["reason"].(string)
+			return r
+		}
+	}
+	return ""
+}

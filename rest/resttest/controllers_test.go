@@ -153,22 +153,7 @@ func TestWithControllers_ANamespaceOwnedByAConfigMapStaysWithAWarning(t *testing
 		t.Fatal(err)
 	}
 	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithControllers())
-	do := func(method, path, body string) (int, map[string]any) {
-		t.Helper()
-		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var m map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&m)
-		return resp.StatusCode, m
-	}
+	do := jsonRequests(t, srv)
 	code, cm := do("POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"owner"}}`)
 	if code != http.StatusCreated {
 		t.Fatalf("create configmap = %d %v", code, cm)
@@ -219,22 +204,7 @@ func TestWithControllers_ACustomResourceOwnerIsResolvedThroughItsCRD(t *testing.
 		t.Fatal(err)
 	}
 	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithControllers(), resttest.WithCRDs(gizmoCRD(t, "")))
-	do := func(method, path, body string) (int, map[string]any) {
-		t.Helper()
-		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var m map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&m)
-		return resp.StatusCode, m
-	}
+	do := jsonRequests(t, srv)
 	code, g := do("POST", gizmosPath, gizmoJSON)
 	if code != http.StatusCreated {
 		t.Fatalf("create gizmo = %d %v", code, g)
@@ -266,22 +236,7 @@ func TestWithControllers_ACRDRefusedForAKindInUseDoesNotChangeHowTheCollectorMap
 		t.Fatal(err)
 	}
 	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithControllers(), resttest.WithCRDs(gizmoCRD(t, "")))
-	do := func(method, path, body string) (int, map[string]any) {
-		t.Helper()
-		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var m map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&m)
-		return resp.StatusCode, m
-	}
+	do := jsonRequests(t, srv)
 	code, g := do("POST", gizmosPath, gizmoJSON)
 	if code != http.StatusCreated {
 		t.Fatalf("create gizmo = %d %v", code, g)
@@ -331,4 +286,25 @@ func reasonOf(crd map[string]any, typ string) string {
 		}
 	}
 	return ""
+}
+
+// jsonRequests returns a function that sends a JSON body (or none) to srv as its admin
+// and returns the answer's code and decoded body.
+func jsonRequests(t *testing.T, srv *resttest.Server) func(method, path, body string) (int, map[string]any) {
+	return func(method, path, body string) (int, map[string]any) {
+		t.Helper()
+		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/apikit-dev/apikit/codec"
 )
 
 // The messages kube-apiserver's merge patch (gopkg.in/evanphx/json-patch.v4) fails with.
@@ -140,7 +142,7 @@ func (w *mergeWriter) mergeObject(doc []byte, i int, p map[string]any) int {
 			w.out = append(w.out, ',')
 		}
 		first = false
-		w.out = appendQuoted(w.out, k)
+		w.out = codec.AppendString(w.out, k)
 		w.out = append(w.out, ':')
 		w.value(p[k], true)
 	}
@@ -187,7 +189,7 @@ func (w *mergeWriter) value(v any, prune bool) {
 	case json.Number:
 		w.out = append(w.out, x...)
 	case string:
-		w.out = appendQuoted(w.out, x)
+		w.out = codec.AppendString(w.out, x)
 	case []any:
 		w.out = append(w.out, '[')
 		for n, e := range x {
@@ -210,7 +212,7 @@ func (w *mergeWriter) value(v any, prune bool) {
 			if n > 0 {
 				w.out = append(w.out, ',')
 			}
-			w.out = appendQuoted(w.out, k)
+			w.out = codec.AppendString(w.out, k)
 			w.out = append(w.out, ':')
 			w.value(x[k], prune)
 		}
@@ -218,35 +220,6 @@ func (w *mergeWriter) value(v any, prune bool) {
 	}
 }
 
-// appendQuoted appends s (valid UTF-8, as the decoder makes every string) as a JSON
-// string.
-func appendQuoted(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		start = i + 1
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
 
 // skipSpace returns the index of the first byte at or after i that is not JSON
 // whitespace.

@@ -220,7 +220,6 @@ func (w *mergeWriter) value(v any, prune bool) {
 	}
 }
 
-
 // skipSpace returns the index of the first byte at or after i that is not JSON
 // whitespace.
 func skipSpace(doc []byte, i int) int {

@@ -184,7 +184,8 @@ func (rq *request) decodeExternal(ser codec.Serializer, data []byte, fieldValida
 			return nil, errObjectTooLarge()
 		}
 	}
-	if err := rq.checkDecodedSize(data, added, obj, true); err != nil {
+	_, isYAML := ser.(codec.LimitedDecoder)
+	if err := rq.checkDecodedSize(data, added, isYAML && mayAlias(data), obj, true); err != nil {
 		return nil, err
 	}
 	rq.auditRequestObject(obj)

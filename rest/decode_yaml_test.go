@@ -107,3 +107,36 @@ func TestGet_YAMLOfADeepObjectStaysWithinAMultipleOfItsJSON(t *testing.T) {
 		t.Errorf("the YAML reads back as %.100s..., want %.100s...", back, want)
 	}
 }
+
+// TestWrite_AliasedYAMLOverTheObjectLimitIsRefusedBeforeAnyWork: a YAML body far under
+// a quarter of the object limit, whose aliases make it stand for an object over the
+// limit, is measured like a large body and refused (kube's 500 for an object etcd
+// refuses) before admission and managedFields tracking, which cost seconds for an object
+// of many entries; the same object sent without aliases is refused there too.
+func TestWrite_AliasedYAMLOverTheObjectLimitIsRefusedBeforeAnyWork(t *testing.T) {
+	const objectLimit = 64 << 10
+	admitted := &admissionCounter{}
+	s := newServer(t, func(o *rest.Options) {
+		o.MaxObjectBytes = objectLimit
+		o.MutatingAdmission = append(o.MutatingAdmission, admitted)
+	})
+	s.create("taken", "blue")
+	for _, tt := range []struct{ name, method, path, ctype, object string }{
+		{"create", "POST", widgetsPath, "application/yaml", "big"},
+		{"update", "PUT", widgetsPath + "/taken", "application/yaml", "taken"},
+		{"apply", "PATCH", widgetsPath + "/big?fieldManager=m", "application/apply-patch+yaml", "big"},
+	} {
+		aliased := aliasedWidgetYAML(tt.object, 4<<10, 32) // about 130 KB of JSON
+		if len(aliased) > objectLimit/4 {
+			t.Fatalf("the body is %d bytes: the test is of what it stands for", len(aliased))
+		}
+		before := admitted.count()
+		res := s.do(tt.method, tt.path, tt.ctype, aliased)
+		if m := res.json(t); res.code != http.StatusInternalServerError || m["message"] != "etcdserver: request is too large" {
+			t.Errorf("%s: %d %.300s, want kube's 500 for an object etcd refuses", tt.name, res.code, res.body)
+		}
+		if n := admitted.count() - before; n != 0 {
+			t.Errorf("%s: the aliased body reached admission %d times, want it refused before any work", tt.name, n)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -273,12 +274,12 @@ func (h *Handler) jsonSize(obj scheme.Object, withoutManaged bool) (int64, error
 // and defaulted object whose JSON would be over Options.MaxObjectBytes (without the
 // managedFields the body carries, if withoutManaged: the server replaces them).
 // Only objects whose body plus the bytes the defaults added (added) is over a quarter
-// of the limit are measured: no smaller body, JSON, YAML, CBOR or protobuf, decodes to
-// anything near it, and the exact check on what is stored (checkStored) catches
-// the rest.
-func (rq *request) checkDecodedSize(body []byte, added int64, obj scheme.Object, withoutManaged bool) error {
+// of the limit are measured, and those of a YAML body that may alias (aliased): no
+// other smaller body, JSON, YAML, CBOR or protobuf, decodes to anything near it, and
+// the exact check on what is stored (checkStored) catches the rest.
+func (rq *request) checkDecodedSize(body []byte, added int64, aliased bool, obj scheme.Object, withoutManaged bool) error {
 	limit := rq.h.limits.maxObjectBytes
-	if limit == 0 || int64(len(body))+added <= limit/4 {
+	if limit == 0 || int64(len(body))+added <= limit/4 && !aliased {
 		return nil
 	}
 	n, err := rq.h.jsonSize(obj, withoutManaged)
@@ -287,6 +288,10 @@ func (rq *request) checkDecodedSize(body []byte, added int64, obj scheme.Object,
 	}
 	return errObjectTooLarge()
 }
+
+// mayAlias tells whether a YAML body may use aliases, which make a small body stand
+// for a large object (every alias starts with "*"; a merge key takes one too).
+func mayAlias(yamlBody []byte) bool { return bytes.IndexByte(yamlBody, '*') >= 0 }
 
 // maxStoredDepth is how deep a stored object may nest: what the decoders read
 // (codec.MaxDepth, the limit of encoding/json and so of client-go and kubectl too) less

@@ -148,7 +148,7 @@ func (rq *request) decodePatch(data []byte) (*patchRequest, error) {
 		if err != nil {
 			return nil, patchStatus(err)
 		}
-		if err := rq.checkDecodedSize(data, 0, &scheme.Unstructured{Object: cfg}, false); err != nil {
+		if err := rq.checkDecodedSize(data, 0, mayAlias(data), &scheme.Unstructured{Object: cfg}, false); err != nil {
 			return nil, err
 		}
 		p.apply, p.config, p.duplicates = true, cfg, duplicates
@@ -166,7 +166,7 @@ func (rq *request) decodePatch(data []byte) (*patchRequest, error) {
 			}
 			return nil, NewBadRequest("error decoding CBOR: " + msg)
 		}
-		if err := rq.checkDecodedSize(data, 0, &scheme.Unstructured{Object: cfg}, false); err != nil {
+		if err := rq.checkDecodedSize(data, 0, false, &scheme.Unstructured{Object: cfg}, false); err != nil {
 			return nil, err
 		}
 		p.apply, p.config = true, cfg

@@ -160,20 +160,6 @@ func (m *Manager) run(ctx context.Context, rv string) {
 		}
 		m.finishPass(seen, busy || err != nil)
 	}
-	// sleep waits d, or reports that ctx ended.
-	sleep := func(d time.Duration) bool {
-		if d <= 0 {
-			return ctx.Err() == nil
-		}
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
 	var back backoff
 	relist := false
 	for ctx.Err() == nil {
@@ -184,7 +170,7 @@ func (m *Manager) run(ctx context.Context, rv string) {
 					return
 				}
 				m.failed("list", err)
-				if !sleep(back.next()) {
+				if !sleep(ctx, back.next()) {
 					return
 				}
 				continue
@@ -204,14 +190,13 @@ func (m *Manager) run(ctx context.Context, rv string) {
 				// At once the first time; a new list that is already too old to
 				// watch from backs off.
 				m.expired(seen, err)
-				if !sleep(back.again()) {
+				if !sleep(ctx, back.again()) {
 					return
 				}
 				continue
 			}
 			m.failed("watch", err)
-			m.metrics.relists.With("error").Inc()
-			if !sleep(back.next()) {
+			if !sleep(ctx, back.next()) {
 				return
 			}
 			continue
@@ -239,8 +224,7 @@ func (m *Manager) run(ctx context.Context, rv string) {
 		default:
 			relist = true
 			m.failed("watch", end)
-			m.metrics.relists.With("error").Inc()
-			if !sleep(back.next()) {
+			if !sleep(ctx, back.next()) {
 				return
 			}
 		}
@@ -312,12 +296,31 @@ func (m *Manager) expired(seen uint64, err error) {
 	m.metrics.relists.With("expired").Inc()
 }
 
-// failed records a list or watch that failed for another reason: logged, counted, and
-// reported by the health checks until a list or watch succeeds.
+// failed records a list or watch that failed for another reason: logged, counted (a
+// failed watch as a relist too), and reported by the health checks until a list or
+// watch succeeds.
 func (m *Manager) failed(operation string, err error) {
 	m.log.Error("controllers: following the store", "operation", operation, "err", err)
 	m.metrics.errors.With(operation).Inc()
+	if operation == "watch" {
+		m.metrics.relists.With("error").Inc() // a failed watch is followed by a new list
+	}
 	m.health.notFollowing(fmt.Errorf("%s: %w", operation, err))
+}
+
+// sleep waits d, or reports that ctx ended.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // backoff is the wait before retrying after consecutive failures: doubling from
@@ -378,7 +381,7 @@ func (m *Manager) pass(ctx context.Context) (bool, error) {
 // crdResource is the resource an established CustomResourceDefinition serves, by its
 // accepted names; ok is false for a CRD that serves none.
 func crdResource(crd *apiextensions.CustomResourceDefinition) (gk scheme.GroupKind, r resource, ok bool) {
-	if c := crd.Condition(apiextensions.Established); c == nil || c.Status != apiextensions.ConditionTrue {
+	if !crd.IsConditionTrue(apiextensions.Established) {
 		return gk, r, false
 	}
 	names := crd.Status.AcceptedNames

@@ -109,7 +109,9 @@ func handlerFor(ctx context.Context, gr scheme.GroupResource) (*Handler, *scheme
 // it shares storage with another) and converted to the internal version when there is
 // one.
 func (h *Handler) forHooks(obj scheme.Object, res *scheme.Resource) (scheme.Object, error) {
-	h.coerce(obj)
+	if err := h.coerce(obj); err != nil {
+		return nil, h.defaultsTooLargeOnRead(obj)
+	}
 	version := h.scheme.StorageVersion(res)
 	if served := h.scheme.ServedVersions(res); len(served) > 0 && h.scheme.StorageResource(res) != res {
 		version = served[0]

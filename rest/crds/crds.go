@@ -445,7 +445,7 @@ func (h *Handler) reconcile(ctx context.Context) (string, bool, error) {
 		n := names[crd.Name]
 		// As kube, a CRD is served once its names are accepted, and an established one
 		// goes on being served by the names it holds when a change asks for names in use.
-		if !n.complete() || (!n.accepted() && !isEstablished(crd)) {
+		if !n.complete() || (!n.accepted() && !crd.IsConditionTrue(apiextensions.Established)) {
 			continue
 		}
 		if h.isBuiltIn(scheme.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}) {
@@ -673,7 +673,7 @@ func (h *Handler) writeStatus(ctx context.Context, crd *apiextensions.CustomReso
 			n := st.naming
 			setCondition(next, now, apiextensions.NamesAccepted, n.status, n.reason, n.message)
 			switch {
-			case st.served && isEstablished(next):
+			case st.served && next.IsConditionTrue(apiextensions.Established):
 				// Established stays as it was, as kube's controllers leave it.
 				if c := next.Condition(apiextensions.Established); c != nil {
 					c.ObservedGeneration = next.Generation
@@ -724,7 +724,7 @@ func (h *Handler) cleanUp(ctx context.Context, crd *apiextensions.CustomResource
 	switch {
 	case h.isBuiltIn(gr):
 		reason, message = "OverlappingBuiltInResource", "instances overlap with built-in resources in storage"
-	case !isEstablished(crd):
+	case !crd.IsConditionTrue(apiextensions.Established):
 		reason, message = "NeverEstablished", "resource was never established"
 	default:
 		done, err := h.deleteObjects(ctx, crd, gr)
@@ -765,12 +765,6 @@ func (h *Handler) isBuiltIn(gr scheme.GroupResource) bool {
 	}
 	_, ok := h.opts.Scheme.Resource(gr)
 	return ok
-}
-
-// isEstablished reports whether a CRD's Established condition is True.
-func isEstablished(crd *apiextensions.CustomResourceDefinition) bool {
-	c := crd.Condition(apiextensions.Established)
-	return c != nil && c.Status == apiextensions.ConditionTrue
 }
 
 // deleteObjects deletes the objects of an established CRD's resource gr: those without

@@ -104,24 +104,27 @@ func (rq *request) validateListOptions() *scheme.Status {
 // fraction, exponent or space). A value that does not parse is kube's 400 with the
 // parser's message. timeoutSeconds is nil when absent.
 func (rq *request) listOptionInts() (timeoutSeconds *int64, limit int64, err error) {
-	for _, p := range []struct {
-		name string
-		set  func(int64)
-	}{
-		{"timeoutSeconds", func(n int64) { timeoutSeconds = &n }},
-		{"limit", func(n int64) { limit = n }},
-	} {
-		vs := rq.query[p.name]
-		if len(vs) == 0 {
-			continue
-		}
-		n, perr := strconv.ParseInt(vs[0], 10, 64)
-		if perr != nil {
-			return nil, 0, NewBadRequest(perr.Error())
-		}
-		p.set(n)
+	t, set, err := rq.queryInt("timeoutSeconds")
+	if err != nil {
+		return nil, 0, err
 	}
-	return timeoutSeconds, limit, nil
+	if set {
+		timeoutSeconds = &t
+	}
+	limit, _, err = rq.queryInt("limit")
+	return timeoutSeconds, limit, err
+}
+
+// queryInt parses the first value of the query parameter name, if any.
+func (rq *request) queryInt(name string) (n int64, set bool, err error) {
+	vs := rq.query[name]
+	if len(vs) == 0 {
+		return 0, false, nil
+	}
+	if n, err = strconv.ParseInt(vs[0], 10, 64); err != nil {
+		return 0, false, NewBadRequest(err.Error())
+	}
+	return n, true, nil
 }
 
 func (rq *request) list() {

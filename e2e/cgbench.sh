@@ -11,11 +11,15 @@
 # (the testing package runs it with b.N = 1 first). Setup that grows with b.N (objects
 # made for a delete to remove) is counted, on both sides of a comparison. GOGC defaults to off (no garbage-collector work counted); anchor
 # every element of the pattern (^...$), since "parts=20" also matches "parts=200".
+#
+# PKG names another package directory to build instead (PKG=../rest for the handler's
+# in-process BenchmarkWritePath); BIN runs an already built test binary, so that two
+# commits can be counted side by side.
 set -euo pipefail
 pattern=$1 n=${2:-5000}
 bin=$(mktemp -d)/e2e.test
 trap 'rm -rf "$(dirname "$bin")"' EXIT
-go test -c -o "$bin" .
+if [ -n "${BIN:-}" ]; then cp "$BIN" "$bin"; else go test -c -o "$bin" "${PKG:-.}"; fi
 count() {
 	GOGC=${GOGC:-off} GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind \
 		--callgrind-out-file=/dev/null "$bin" -test.run '^$' -test.bench "$pattern" \

@@ -42,7 +42,7 @@ func loadWidget(i int, rv string, replicas int) string {
 	return b.String()
 }
 
-// BenchmarkWritePath serves httpload's create and update (a PUT with the
+// BenchmarkWritePath serves httpload's create, get and update (a PUT with the
 // resourceVersion of the last answer and a new spec.replicas, so never a no-op)
 // in-process, without the network, so that instruction counts (e2e/cgbench.sh's
 // method) show the handler's own cost of a write: decode, managedFields, conversion,
@@ -62,6 +62,14 @@ func BenchmarkWritePath(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
 			serveLoad(b, h, "POST", widgetsPath, loadWidget(i, "", 1), http.StatusCreated)
+		}
+	})
+	b.Run("op=get", func(b *testing.B) {
+		h := newHandler(b)
+		serveLoad(b, h, "POST", widgetsPath, loadWidget(0, "", 1), http.StatusCreated)
+		b.ReportAllocs()
+		for b.Loop() {
+			serveLoad(b, h, "GET", widgetsPath+"/w-0", "", http.StatusOK)
 		}
 	})
 	b.Run("op=update", func(b *testing.B) {

@@ -27,8 +27,8 @@ import (
 
 	"github.com/apikit-dev/apikit/examples/widgets/api"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/audit"
-	"github.com/apikit-dev/apikit/rest/metrics"
+	"github.com/apikit-dev/apikit/audit"
+	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/rest/resttest"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/audit"
+	"github.com/apikit-dev/apikit/audit"
 	"sigs.k8s.io/yaml"
 )
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/codec/standard"
-	"github.com/apikit-dev/apikit/rest/audit"
-	"github.com/apikit-dev/apikit/rest/metrics"
+	"github.com/apikit-dev/apikit/audit"
+	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/validation/structural"
@@ -140,7 +140,7 @@ type Options struct {
 	// contentType, audit-ID, srcIP, user, resp.
 	AccessLog *slog.Logger
 	// Audit, when set with a Policy and a Sink, records audit.k8s.io/v1 events of the
-	// requests the policy selects (package rest/audit). With Audit or AccessLog set,
+	// requests the policy selects (package audit). With Audit or AccessLog set,
 	// every response carries an Audit-Id header: the client's Audit-ID, or a new one.
 	Audit *audit.Config
 	// ReadyChecks are the checks of /readyz, after kube's "ping": a load balancer sends

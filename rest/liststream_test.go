@@ -15,7 +15,7 @@ import (
 
 	"github.com/apikit-dev/apikit/internal/testapi/toys"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/audit"
+	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 )

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/codec"
-	"github.com/apikit-dev/apikit/rest/audit"
+	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/scheme"
 )
 

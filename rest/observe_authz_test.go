@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/audit"
+	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/scheme"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/authn"
 	"github.com/apikit-dev/apikit/rest/authz"
-	"github.com/apikit-dev/apikit/rest/kubeconfig"
+	"github.com/apikit-dev/apikit/kubeconfig"
 )
 
 // Host is what the host program adds to the chains Build assembles.

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/kubeconfig"
+	"github.com/apikit-dev/apikit/kubeconfig"
 )
 
 // reviews makes the fake kube-apiserver answer TokenReviews (tokens maps a token to its

@@ -19,7 +19,7 @@
 // load keeps the previous one), and with -authentication-kubeconfig the client and
 // front-proxy CAs and header names of the kube-system/extension-apiserver-authentication
 // ConfigMap are read at Build and refreshed every ConfigMapRefresh until Build's context
-// ends. The kubeconfigs are read with rest/kubeconfig.Load.
+// ends. The kubeconfigs are read with kubeconfig.Load.
 //
 // The handshake requests client certificates without verifying them, so that a client
 // without one still reaches token authentication and so that the x509 and front-proxy

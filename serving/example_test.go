@@ -15,7 +15,7 @@ import (
 
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/discovery"
-	"github.com/apikit-dev/apikit/rest/kubeconfig"
+	"github.com/apikit-dev/apikit/kubeconfig"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/serving"
 	"github.com/apikit-dev/apikit/storage/memory"

@@ -24,7 +24,7 @@ import (
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/crds"
 	"github.com/apikit-dev/apikit/rest/discovery"
-	"github.com/apikit-dev/apikit/rest/kubeconfig"
+	"github.com/apikit-dev/apikit/kubeconfig"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/storage/memory"

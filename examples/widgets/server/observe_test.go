@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/examples/widgets/server"
-	"github.com/apikit-dev/apikit/rest/audit"
+	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/serving"
 )
 

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -66,7 +68,7 @@ var errAggregationRule = errors.New("must have cluster-admin privileges to use t
 // authorizeRoleWrite is the check of a Role (namespace set) or ClusterRole write with
 // rules; aggregated is whether the new or old ClusterRole has an aggregationRule.
 func authorizeRoleWrite(ctx context.Context, namespace string, rules []PolicyRule, aggregated bool) error {
-	user, _ := rest.UserFrom(ctx)
+	user, _ := authn.UserFrom(ctx)
 	if escalationAllowed(user) || roleEscalationAuthorized(ctx, user) {
 		return nil
 	}
@@ -88,7 +90,7 @@ func authorizeRoleWrite(ctx context.Context, namespace string, rules []PolicyRul
 // authorizeBindingWrite is the check of a RoleBinding (namespace set) or
 // ClusterRoleBinding write referring to ref.
 func authorizeBindingWrite(ctx context.Context, namespace string, ref RoleRef) error {
-	user, _ := rest.UserFrom(ctx)
+	user, _ := authn.UserFrom(ctx)
 	if escalationAllowed(user) || bindingAuthorized(ctx, user, ref, namespace) {
 		return nil
 	}
@@ -100,14 +102,14 @@ func authorizeBindingWrite(ctx context.Context, namespace string, ref RoleRef) e
 }
 
 // escalationAllowed is kube's EscalationAllowed: a member of system:masters.
-func escalationAllowed(user *rest.User) bool {
+func escalationAllowed(user *authn.User) bool {
 	return user != nil && slices.Contains(user.Groups, systemMasters)
 }
 
 // roleEscalationAuthorized is kube's RoleEscalationAuthorized: the Authorizer allows
 // the verb escalate on the role the request writes (named by the request's URL, so
 // none on a create by POST).
-func roleEscalationAuthorized(ctx context.Context, user *rest.User) bool {
+func roleEscalationAuthorized(ctx context.Context, user *authn.User) bool {
 	info, ok := rest.RequestInfoFrom(ctx)
 	if user == nil || !ok || !info.IsResourceRequest || info.APIGroup != RBACV1.Group ||
 		info.Resource != Roles.Resource && info.Resource != ClusterRoles.Resource {
@@ -121,7 +123,7 @@ func roleEscalationAuthorized(ctx context.Context, user *rest.User) bool {
 
 // bindingAuthorized is kube's BindingAuthorized: the Authorizer allows the verb bind on
 // the role ref names, in the binding's namespace ("" for a ClusterRoleBinding).
-func bindingAuthorized(ctx context.Context, user *rest.User, ref RoleRef, namespace string) bool {
+func bindingAuthorized(ctx context.Context, user *authn.User, ref RoleRef, namespace string) bool {
 	a := rest.Attributes{User: user, Verb: "bind", Namespace: namespace, APIGroup: ref.APIGroup, APIVersion: "*", Name: ref.Name, ResourceRequest: true}
 	switch ref.Kind {
 	case ClusterRoleKind:
@@ -209,7 +211,7 @@ type permission struct {
 }
 
 // attributes is the question that asks whether user holds p in namespace.
-func (p permission) attributes(user *rest.User, namespace string) rest.Attributes {
+func (p permission) attributes(user *authn.User, namespace string) rest.Attributes {
 	if p.nonResource {
 		// The namespace too, as kube's rule resolver counts a RoleBinding's rules for
 		// any piece of a write in its namespace; kube's RBAC authorizer reads them so.
@@ -224,7 +226,7 @@ func (p permission) attributes(user *rest.User, namespace string) rest.Attribute
 // nil when user holds every permission of rules in namespace, else kube's error listing
 // those it does not hold; override is the verb that would have allowed the write.
 // Failures to decide are Statuses (500).
-func confirmNoEscalation(ctx context.Context, user *rest.User, namespace string, rules []PolicyRule, override string) error {
+func confirmNoEscalation(ctx context.Context, user *authn.User, namespace string, rules []PolicyRule, override string) error {
 	if user == nil {
 		return errors.New("no user on context")
 	}

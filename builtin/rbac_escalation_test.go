@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/authz"
@@ -21,12 +23,12 @@ import (
 // "admin" is in system:masters too.
 type bearerIsName struct{}
 
-func (bearerIsName) Authenticate(r *http.Request) (*rest.User, bool, error) {
+func (bearerIsName) Authenticate(r *http.Request) (*authn.User, bool, error) {
 	name, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok || name == "" {
 		return nil, false, nil
 	}
-	u := &rest.User{Name: name, Groups: []string{"system:authenticated"}}
+	u := &authn.User{Name: name, Groups: []string{"system:authenticated"}}
 	if name == "admin" {
 		u.Groups = append(u.Groups, "system:masters")
 	}
@@ -406,8 +408,8 @@ func TestRBACEscalation_KubesCasesThroughADelegatedSubjectAccessReview(t *testin
 // anyone authenticates every request as the delegating server.
 type anyone struct{}
 
-func (anyone) Authenticate(*http.Request) (*rest.User, bool, error) {
-	return &rest.User{Name: "system:apiserver", Groups: []string{"system:authenticated"}}, true, nil
+func (anyone) Authenticate(*http.Request) (*authn.User, bool, error) {
+	return &authn.User{Name: "system:apiserver", Groups: []string{"system:authenticated"}}, true, nil
 }
 
 // TestRBACEscalation_HeldAcrossAUnion splits carol's permissions between two

@@ -4,9 +4,10 @@ import (
 	"context"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/conversion"
-	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/google/go-cmp/cmp"
 )
@@ -93,7 +94,7 @@ func TestValidateRBAC_AsKubeWordsIt(t *testing.T) {
 
 func TestAccessReview_OutsideARequestFailsClosed(t *testing.T) {
 	review := &SelfSubjectAccessReview{Spec: SelfSubjectAccessReviewSpec{NonResourceAttributes: &NonResourceAttributes{Path: "/", Verb: "get"}}}
-	got, err := accessReviewStrategy{}.RespondToCreate(context.Background(), &rest.User{Name: "bob"}, review)
+	got, err := accessReviewStrategy{}.RespondToCreate(context.Background(), &authn.User{Name: "bob"}, review)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apikit-dev/apikit/authn"
+
+	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/codec/standard"
-	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -35,7 +37,7 @@ type Options struct {
 	Strategies map[scheme.GroupResource]Strategy
 	// Authenticator tells who sent a request. It is required unless AllowAnonymous is
 	// set: New refuses a Handler that could tell no one apart.
-	Authenticator Authenticator
+	Authenticator authn.Authenticator
 	// AllowAnonymous, like kube-apiserver's --anonymous-auth, makes a request that
 	// carries no credentials the Authenticator accepts the user "system:anonymous"
 	// (group "system:unauthenticated") instead of 401 Unauthorized. Credentials the
@@ -317,7 +319,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	user, st := h.authenticate(r, public)
 	obs.authenticated(info, user)
 	if st == nil {
-		var as *User
+		var as *authn.User
 		if as, st = h.impersonate(ctx, r, user); as != user && st == nil { // impersonate.go
 			obs.impersonated(as)
 		}
@@ -327,7 +329,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeStatus(rw, r, st)
 		return
 	}
-	ctx = WithUser(ctx, user)
+	ctx = authn.WithUser(ctx, user)
 	r = r.WithContext(ctx)
 
 	if limit := h.limits.inFlightFor(info); limit != nil && !longRunning {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
@@ -208,7 +210,7 @@ func (p *policy) roleRefRules(ref builtin.RoleRef, namespace string) ([]builtin.
 // appliesTo returns the first subject that is user. A ServiceAccount subject without a
 // namespace is in the binding's namespace (none for a ClusterRoleBinding: it then
 // matches nobody).
-func appliesTo(user *rest.User, subjects []builtin.Subject, namespace string) (*builtin.Subject, bool) {
+func appliesTo(user *authn.User, subjects []builtin.Subject, namespace string) (*builtin.Subject, bool) {
 	for i := range subjects {
 		s := &subjects[i]
 		switch s.Kind {

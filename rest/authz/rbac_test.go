@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/authz"
@@ -47,20 +49,20 @@ func binding(namespace, name, kind, roleName string, subjects ...builtin.Subject
 }
 
 // res is a resource request of u.
-func res(u *rest.User, verb, group, resource, namespace, name string) rest.Attributes {
+func res(u *authn.User, verb, group, resource, namespace, name string) rest.Attributes {
 	resource, sub, _ := strings.Cut(resource, "/")
 	return rest.Attributes{User: u, Verb: verb, APIGroup: group, Resource: resource, Subresource: sub,
 		Namespace: namespace, Name: name, ResourceRequest: true}
 }
 
-func path(u *rest.User, verb, p string) rest.Attributes {
+func path(u *authn.User, verb, p string) rest.Attributes {
 	return rest.Attributes{User: u, Verb: verb, Path: p}
 }
 
 func TestRBAC_KubeSemanticsOfEveryRuleFeature(t *testing.T) {
-	bob := &rest.User{Name: "bob", Groups: []string{"system:authenticated"}}
-	dev := &rest.User{Name: "dana", Groups: []string{"developers", "system:authenticated"}}
-	robot := &rest.User{Name: "system:serviceaccount:ci:robot", Groups: []string{"system:serviceaccounts", "system:serviceaccounts:ci", "system:authenticated"}}
+	bob := &authn.User{Name: "bob", Groups: []string{"system:authenticated"}}
+	dev := &authn.User{Name: "dana", Groups: []string{"developers", "system:authenticated"}}
+	robot := &authn.User{Name: "system:serviceaccount:ci:robot", Groups: []string{"system:serviceaccounts", "system:serviceaccounts:ci", "system:authenticated"}}
 	tests := []struct {
 		name    string
 		objs    []scheme.Object
@@ -257,7 +259,7 @@ func TestNewRBAC_RefusesWhatIsNotRBAC(t *testing.T) {
 }
 
 func TestRBAC_SetReplacesTheRulesAndKeepsThemOnError(t *testing.T) {
-	bob := &rest.User{Name: "bob"}
+	bob := &authn.User{Name: "bob"}
 	get := res(bob, "get", "", "pods", "x", "p")
 	r, err := authz.NewRBAC()
 	if err != nil {
@@ -305,7 +307,7 @@ items:
 	if err != nil {
 		t.Fatal(err)
 	}
-	ops := &rest.User{Name: "o", Groups: []string{"ops"}}
+	ops := &authn.User{Name: "o", Groups: []string{"ops"}}
 	if allowed, reason, _ := r.Authorize(context.Background(), res(ops, "get", "", "pods", "x", "p")); !allowed {
 		t.Errorf("the loaded rules refuse ops: %q", reason)
 	}

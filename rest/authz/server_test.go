@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/internal/testapi"
-	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/authz"
 	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
@@ -20,12 +21,12 @@ import (
 // bearerNames authenticates "Bearer NAME" as NAME; "admin" is in system:masters.
 type bearerNames struct{}
 
-func (bearerNames) Authenticate(r *http.Request) (*rest.User, bool, error) {
+func (bearerNames) Authenticate(r *http.Request) (*authn.User, bool, error) {
 	name, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {
 		return nil, false, nil
 	}
-	u := &rest.User{Name: name, Groups: []string{"system:authenticated"}}
+	u := &authn.User{Name: name, Groups: []string{"system:authenticated"}}
 	if name == "admin" {
 		u.Groups = append(u.Groups, "system:masters")
 	}

@@ -34,7 +34,7 @@ import (
 //     (the garbage collector's fields) is not checked.
 //
 // kube compares the rules with those its RBAC rule resolver finds for the user. apikit's
-// server may have another Authorizer (a SubjectAccessReview to a kube-apiserver, a
+// server may have another Authorizer (a authorizationv1.SubjectAccessReview to a kube-apiserver, a
 // union), whose rules cannot be listed, so a user holds a permission here when the
 // Handler's Authorizer allows it: each rule is broken down as kube's BreakdownRule does
 // (verb x apiGroup x resource x resourceName, verb x nonResourceURL) and each distinct
@@ -46,11 +46,11 @@ import (
 // into more than maxEscalationChecks pieces is refused without asking.
 
 // maxEscalationChecks bounds the pieces one write's rules may break down into when they
-// are checked one by one: each is an Authorizer question, a SubjectAccessReview round
+// are checked one by one: each is an Authorizer question, a authorizationv1.SubjectAccessReview round
 // trip when delegated. The aggregated admin rbacv1.ClusterRole of kube's bootstrap policy
 // (v1.37) breaks down into 426 pieces, edit into 409, view into 180; a write of 1,024
 // pieces none of which is held costs 4-8 ms through the RBAC authorizer and 190-260 ms
-// through an uncached SubjectAccessReview on a loopback (BenchmarkRBACEscalation).
+// through an uncached authorizationv1.SubjectAccessReview on a loopback (BenchmarkRBACEscalation).
 const maxEscalationChecks = 1024
 
 // systemMasters is the group whose members write RBAC objects unchecked, as kube's

@@ -11,7 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apikit-dev/apikit/builtin"
+	authorizationv1 "github.com/apikit-dev/apikit/builtin/authorization/v1"
+
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -65,8 +66,8 @@ type sarAnswer struct {
 
 // Authorize implements rest.Authorizer.
 func (s *SubjectAccessReview) Authorize(ctx context.Context, a rest.Attributes) (bool, string, error) {
-	review := builtin.SubjectAccessReview{
-		TypeMeta: scheme.TypeMeta{APIVersion: builtin.AuthorizationV1.String(), Kind: "SubjectAccessReview"},
+	review := authorizationv1.SubjectAccessReview{
+		TypeMeta: scheme.TypeMeta{APIVersion: authorizationv1.SchemeGroupVersion.String(), Kind: "SubjectAccessReview"},
 		Spec:     reviewSpec(a),
 	}
 	body, err := json.Marshal(review)
@@ -134,7 +135,7 @@ func (s *SubjectAccessReview) store(key string, ans sarAnswer) {
 }
 
 // ask POSTs a review and returns the server's status.
-func (s *SubjectAccessReview) ask(ctx context.Context, body []byte) (*builtin.SubjectAccessReviewStatus, error) {
+func (s *SubjectAccessReview) ask(ctx context.Context, body []byte) (*authorizationv1.SubjectAccessReviewStatus, error) {
 	url := strings.TrimSuffix(s.Server, "/") + "/apis/authorization.k8s.io/v1/subjectaccessreviews"
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
@@ -161,7 +162,7 @@ func (s *SubjectAccessReview) ask(ctx context.Context, body []byte) (*builtin.Su
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, fmt.Errorf("authz: SubjectAccessReview: the server answered %s", resp.Status)
 	}
-	var answer builtin.SubjectAccessReview
+	var answer authorizationv1.SubjectAccessReview
 	if err := json.Unmarshal(data, &answer); err != nil {
 		return nil, fmt.Errorf("authz: SubjectAccessReview: decoding the answer: %w", err)
 	}
@@ -169,22 +170,22 @@ func (s *SubjectAccessReview) ask(ctx context.Context, body []byte) (*builtin.Su
 }
 
 // reviewSpec is the spec of the review of a, as kube's webhook authorizer writes it.
-func reviewSpec(a rest.Attributes) builtin.SubjectAccessReviewSpec {
-	var spec builtin.SubjectAccessReviewSpec
+func reviewSpec(a rest.Attributes) authorizationv1.SubjectAccessReviewSpec {
+	var spec authorizationv1.SubjectAccessReviewSpec
 	if u := a.User; u != nil {
 		spec.User, spec.UID, spec.Groups = u.Name, u.UID, u.Groups
 		if len(u.Extra) > 0 {
-			spec.Extra = make(map[string]builtin.ExtraValue, len(u.Extra))
+			spec.Extra = make(map[string]authorizationv1.ExtraValue, len(u.Extra))
 			for k, v := range u.Extra {
 				spec.Extra[k] = v
 			}
 		}
 	}
 	if a.ResourceRequest {
-		spec.ResourceAttributes = &builtin.ResourceAttributes{Namespace: a.Namespace, Verb: a.Verb, Group: a.APIGroup,
+		spec.ResourceAttributes = &authorizationv1.ResourceAttributes{Namespace: a.Namespace, Verb: a.Verb, Group: a.APIGroup,
 			Version: a.APIVersion, Resource: a.Resource, Subresource: a.Subresource, Name: a.Name}
 	} else {
-		spec.NonResourceAttributes = &builtin.NonResourceAttributes{Path: a.Path, Verb: a.Verb}
+		spec.NonResourceAttributes = &authorizationv1.NonResourceAttributes{Path: a.Path, Verb: a.Verb}
 	}
 	return spec
 }

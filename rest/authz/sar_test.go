@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
+	authorizationv1 "github.com/apikit-dev/apikit/builtin/authorization/v1"
+
 	"github.com/apikit-dev/apikit/authn"
 
-	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/authz"
 	"github.com/google/go-cmp/cmp"
@@ -26,7 +27,7 @@ import (
 type fakeReviewer struct {
 	calls atomic.Int32
 	mu    sync.Mutex
-	last  builtin.SubjectAccessReview
+	last  authorizationv1.SubjectAccessReview
 	fail  atomic.Bool
 }
 
@@ -40,7 +41,7 @@ func (f *fakeReviewer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "etcd is down", http.StatusInternalServerError)
 		return
 	}
-	var review builtin.SubjectAccessReview
+	var review authorizationv1.SubjectAccessReview
 	if err := json.NewDecoder(r.Body).Decode(&review); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
@@ -50,11 +51,11 @@ func (f *fakeReviewer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 	switch review.Spec.User {
 	case "bob":
-		review.Status = builtin.SubjectAccessReviewStatus{Allowed: true, Reason: "bob may"}
+		review.Status = authorizationv1.SubjectAccessReviewStatus{Allowed: true, Reason: "bob may"}
 	case "mallory":
-		review.Status = builtin.SubjectAccessReviewStatus{Denied: true, Reason: "mallory may not"}
+		review.Status = authorizationv1.SubjectAccessReviewStatus{Denied: true, Reason: "mallory may not"}
 	default:
-		review.Status = builtin.SubjectAccessReviewStatus{Reason: "no opinion"}
+		review.Status = authorizationv1.SubjectAccessReviewStatus{Reason: "no opinion"}
 	}
 	_ = json.NewEncoder(w).Encode(review)
 }
@@ -82,8 +83,8 @@ func TestSubjectAccessReview_AsksTheServerAndCachesAnswersForTheirTTL(t *testing
 	if allowed, reason := ask(list); !allowed || reason != "bob may" {
 		t.Fatalf("bob: %v %q, want allowed", allowed, reason)
 	}
-	want := builtin.SubjectAccessReviewSpec{User: "bob", UID: "1", Groups: []string{"dev"}, Extra: map[string]builtin.ExtraValue{"scopes": {"a"}},
-		ResourceAttributes: &builtin.ResourceAttributes{Namespace: "default", Verb: "list", Group: "toys.example.com", Version: "v1", Resource: "widgets", Subresource: "status"}}
+	want := authorizationv1.SubjectAccessReviewSpec{User: "bob", UID: "1", Groups: []string{"dev"}, Extra: map[string]authorizationv1.ExtraValue{"scopes": {"a"}},
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: "default", Verb: "list", Group: "toys.example.com", Version: "v1", Resource: "widgets", Subresource: "status"}}
 	fake.mu.Lock()
 	if d := cmp.Diff(want, fake.last.Spec); d != "" || fake.last.APIVersion != "authorization.k8s.io/v1" || fake.last.Kind != "SubjectAccessReview" {
 		t.Errorf("the review sent (-want +got):\n%s\n%s %s", d, fake.last.APIVersion, fake.last.Kind)

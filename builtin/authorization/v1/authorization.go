@@ -1,12 +1,19 @@
-package builtin
+package v1
 
 import (
 	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
-// AuthorizationV1 is the group of the access reviews.
-var AuthorizationV1 = scheme.GroupVersion{Group: "authorization.k8s.io", Version: "v1"}
+// SchemeGroupVersion is the group of the access reviews.
+var SchemeGroupVersion = scheme.GroupVersion{Group: "authorization.k8s.io", Version: "v1"}
+
+// Resource names of the access reviews.
+var (
+	SubjectAccessReviews      = scheme.GroupResource{Group: SchemeGroupVersion.Group, Resource: "subjectaccessreviews"}
+	SelfSubjectAccessReviews  = scheme.GroupResource{Group: SchemeGroupVersion.Group, Resource: "selfsubjectaccessreviews"}
+	LocalSubjectAccessReviews = scheme.GroupResource{Group: SchemeGroupVersion.Group, Resource: "localsubjectaccessreviews"}
+)
 
 // SubjectAccessReview asks whether a user may do something: created, answered with
 // status, never stored. A kube-apiserver answers them for webhook-delegating servers.
@@ -123,3 +130,6 @@ type SubjectAccessReviewStatus struct {
 	Reason          string `json:"reason,omitempty"`
 	EvaluationError string `json:"evaluationError,omitempty"`
 }
+
+// ExtraValue is the values of one extra key of a user's information.
+type ExtraValue []string

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	authorizationv1 "github.com/apikit-dev/apikit/builtin/authorization/v1"
 
 	"github.com/apikit-dev/apikit/authn"
@@ -19,7 +21,7 @@ import (
 // AddAuthorizationToScheme registers authorization.k8s.io/v1 authorizationv1.SubjectAccessReview,
 // authorizationv1.SelfSubjectAccessReview and authorizationv1.LocalSubjectAccessReview with their protobuf field
 // numbers. Served with AuthorizationStrategies, they are answered by the Handler's own
-// Authorizer (rest.Authorize) and never stored, so kubectl auth can-i works.
+// Authorizer (authz.Authorize) and never stored, so kubectl auth can-i works.
 // AddToScheme calls it.
 func AddAuthorizationToScheme(s *scheme.Scheme) error {
 	s.AddKnownTypes(authorizationv1.SchemeGroupVersion, &authorizationv1.SubjectAccessReview{}, &authorizationv1.SubjectAccessReviewList{},
@@ -41,7 +43,7 @@ func AddAuthorizationToScheme(s *scheme.Scheme) error {
 }
 
 // AuthorizationStrategies answers the access reviews as kube-apiserver does: validated
-// (422 as kube words it), then decided by rest.Authorize for the requester
+// (422 as kube words it), then decided by authz.Authorize for the requester
 // (authorizationv1.SelfSubjectAccessReview) or for spec's user (authorizationv1.SubjectAccessReview,
 // authorizationv1.LocalSubjectAccessReview, the latter only about its own namespace). Strategies
 // includes them.
@@ -88,7 +90,7 @@ func (accessReviewStrategy) RespondToCreate(ctx context.Context, user *authn.Use
 	if len(errs) > 0 {
 		return nil, errs.ToStatus(scheme.GroupKind{Group: authorizationv1.SchemeGroupVersion.Group, Kind: kind}, "")
 	}
-	allowed, reason, err := rest.Authorize(ctx, reviewAttributes(spec))
+	allowed, reason, err := authz.Authorize(ctx, reviewAttributes(spec))
 	*status = authorizationv1.SubjectAccessReviewStatus{Allowed: allowed, Reason: reason}
 	if err != nil {
 		status.EvaluationError = err.Error()
@@ -98,7 +100,7 @@ func (accessReviewStrategy) RespondToCreate(ctx context.Context, user *authn.Use
 
 // reviewAttributes returns the request a authorizationv1.SubjectAccessReview's spec asks about, as kube's
 // AuthorizationAttributesFrom does: an empty version is "*".
-func reviewAttributes(spec authorizationv1.SubjectAccessReviewSpec) rest.Attributes {
+func reviewAttributes(spec authorizationv1.SubjectAccessReviewSpec) authz.Attributes {
 	user := &authn.User{Name: spec.User, UID: spec.UID, Groups: spec.Groups}
 	if spec.Extra != nil {
 		user.Extra = make(map[string][]string, len(spec.Extra))
@@ -111,10 +113,10 @@ func reviewAttributes(spec authorizationv1.SubjectAccessReviewSpec) rest.Attribu
 		if version == "" {
 			version = "*"
 		}
-		return rest.Attributes{User: user, Verb: r.Verb, Namespace: r.Namespace, APIGroup: r.Group, APIVersion: version,
+		return authz.Attributes{User: user, Verb: r.Verb, Namespace: r.Namespace, APIGroup: r.Group, APIVersion: version,
 			Resource: r.Resource, Subresource: r.Subresource, Name: r.Name, ResourceRequest: true}
 	}
-	var a rest.Attributes
+	var a authz.Attributes
 	if n := spec.NonResourceAttributes; n != nil {
 		a.Path, a.Verb = n.Path, n.Verb
 	}

@@ -12,7 +12,7 @@
 // rest.Options.Strategies for kube's rules on writes (a Secret's stringData merged into
 // data, immutable ConfigMaps and Secrets, data key validation) and for
 // SelfSubjectReview, which answers with the requesting user and stores nothing. The
-// access reviews are answered by the Handler's own Authorizer (rest.Authorize), so
+// access reviews are answered by the Handler's own Authorizer (authz.Authorize), so
 // kubectl auth can-i works; the RBAC objects are validated as kube validates them and
 // checked for privilege escalation as kube checks them (a user grants only permissions
 // the Handler's Authorizer allows the user, unless allowed the verb escalate or bind),

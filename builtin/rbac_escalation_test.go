@@ -16,9 +16,8 @@ import (
 
 	"github.com/apikit-dev/apikit/authn"
 
+	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/builtin"
-	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/authz"
 	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -41,11 +40,11 @@ func (bearerIsName) Authenticate(r *http.Request) (*authn.User, bool, error) {
 
 // countingAuthorizer counts the questions asked of an Authorizer.
 type countingAuthorizer struct {
-	rest.Authorizer
+	authz.Authorizer
 	n atomic.Int64
 }
 
-func (c *countingAuthorizer) Authorize(ctx context.Context, a rest.Attributes) (bool, string, error) {
+func (c *countingAuthorizer) Authorize(ctx context.Context, a authz.Attributes) (bool, string, error) {
 	c.n.Add(1)
 	return c.Authorizer.Authorize(ctx, a)
 }
@@ -113,7 +112,7 @@ func escalationFixture() []scheme.Object {
 // escalationServer serves the built-in kinds with builtin.Strategies, the fixture
 // stored, authorized by az (system:masters and the fixture's rules, however asked),
 // counted.
-func escalationServer(t testing.TB, az rest.Authorizer) (*resttest.Server, *countingAuthorizer) {
+func escalationServer(t testing.TB, az authz.Authorizer) (*resttest.Server, *countingAuthorizer) {
 	t.Helper()
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
@@ -133,7 +132,7 @@ func escalationServer(t testing.TB, az rest.Authorizer) (*resttest.Server, *coun
 }
 
 // fixtureRBAC is the fixture's rules and system:masters' as an Authorizer.
-func fixtureRBAC(t testing.TB) rest.Authorizer {
+func fixtureRBAC(t testing.TB) authz.Authorizer {
 	t.Helper()
 	rbac, err := authz.NewRBAC(escalationFixture()...)
 	if err != nil {
@@ -387,9 +386,9 @@ func TestRBACEscalation_KubesCasesThroughTheRBACAuthorizer(t *testing.T) {
 
 // sarCreators lets anyone create a SubjectAccessReview, the delegating server's own
 // credentials being none here, and asks rbac about the rest.
-type sarCreators struct{ rbac rest.Authorizer }
+type sarCreators struct{ rbac authz.Authorizer }
 
-func (s sarCreators) Authorize(ctx context.Context, a rest.Attributes) (bool, string, error) {
+func (s sarCreators) Authorize(ctx context.Context, a authz.Attributes) (bool, string, error) {
 	if a.ResourceRequest && a.Verb == "create" && a.APIGroup == "authorization.k8s.io" && a.Resource == "subjectaccessreviews" {
 		return true, "", nil
 	}
@@ -421,7 +420,7 @@ func (anyone) Authenticate(*http.Request) (*authn.User, bool, error) {
 // are held.
 func TestRBACEscalation_HeldAcrossAUnion(t *testing.T) {
 	l := func(s ...string) []string { return s }
-	half := func(verb string) rest.Authorizer {
+	half := func(verb string) authz.Authorizer {
 		rbac, err := authz.NewRBAC(
 			&rbacv1.ClusterRole{ObjectMeta: scheme.ObjectMeta{Name: verb}, Rules: []rbacv1.PolicyRule{{Verbs: l(verb), APIGroups: l(""), Resources: l("configmaps")}}},
 			&rbacv1.ClusterRoleBinding{ObjectMeta: scheme.ObjectMeta{Name: verb}, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.SchemeGroupVersion.Group, Kind: rbacv1.ClusterRoleKind, Name: verb},
@@ -492,7 +491,7 @@ func BenchmarkRBACEscalation(b *testing.B) {
 	cluster := resttest.NewServer(b, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithAuthenticator(anyone{}), resttest.WithAuthorizer(sarCreators{fixtureRBAC(b)}))
 	for _, mode := range []struct {
 		name string
-		az   rest.Authorizer
+		az   authz.Authorizer
 	}{
 		{"rbac", fixtureRBAC(b)},
 		{"sar", &authz.SubjectAccessReview{Server: cluster.URL, Client: cluster.Client(), AllowTTL: -1, DenyTTL: -1}},
@@ -515,7 +514,7 @@ func BenchmarkRBACEscalation(b *testing.B) {
 // failing is an Authorizer that cannot decide, as a SubjectAccessReview whose server is down.
 type failing struct{}
 
-func (failing) Authorize(context.Context, rest.Attributes) (bool, string, error) {
+func (failing) Authorize(context.Context, authz.Attributes) (bool, string, error) {
 	return false, "", fmt.Errorf("post https://10.0.0.1:6443/apis/authorization.k8s.io/v1/subjectaccessreviews: connection refused")
 }
 

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	kubecel "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 
@@ -69,7 +71,7 @@ func BenchmarkCRDStartup(b *testing.B) {
 					b.Fatal(err)
 				}
 				store := memory.New(memory.Options{})
-				if _, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Scheme: s, Storage: store, Rules: cel.New()}); err != nil {
+				if _, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Scheme: s, Storage: store, Rules: cel.New()}); err != nil {
 					b.Fatal(err)
 				}
 				store.Close()
@@ -79,7 +81,7 @@ func BenchmarkCRDStartup(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				store := memory.New(memory.Options{})
-				h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Rules: cel.New()}})
+				h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Rules: cel.New()}})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -101,7 +103,7 @@ func TestCRDStartup_APIPathServesEveryCRD(t *testing.T) {
 	defs := benchCRDs(t, 3)
 	store := memory.New(memory.Options{})
 	defer store.Close()
-	h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Rules: cel.New()}})
+	h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Rules: cel.New()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/apikit-dev/apikit/rest/authz"
+	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/rest/resttest"
 )
 

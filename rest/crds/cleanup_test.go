@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/crds"
@@ -22,7 +24,7 @@ func newBuiltinServer(t *testing.T, store storage.Interface) *server {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	h, err := crds.New(crds.Options{Scheme: s, Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Strategies: builtin.Strategies()}})
+	h, err := crds.New(crds.Options{Scheme: s, Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Strategies: builtin.Strategies()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/apiextensions"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/discovery"
@@ -129,7 +131,7 @@ func New(opts Options) (*Handler, error) {
 	}
 	internal := opts.REST
 	// Apply's own requests, which never leave the process, are trusted.
-	internal.Authenticator, internal.AllowAnonymous, internal.Authorizer = nil, true, rest.AlwaysAllow{}
+	internal.Authenticator, internal.AllowAnonymous, internal.Authorizer = nil, true, authz.AlwaysAllow{}
 	internal.MutatingAdmission, internal.ValidatingAdmission, internal.Strategies = nil, nil, nil
 	// Nor are they a client's: the audit and access logs would name system:anonymous.
 	internal.Audit, internal.AccessLog = nil, nil

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/apiextensions"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/crds"
@@ -56,7 +58,7 @@ func newServer(t *testing.T) *server {
 	t.Helper()
 	store := memory.New(memory.Options{})
 	t.Cleanup(store.Close)
-	h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}}})
+	h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +298,7 @@ func (noRules) Validate(context.Context, map[string]any, map[string]any) validat
 func TestCRD_AStoredCRDWhoseRulesDoNotCompileLeavesTheOthersServed(t *testing.T) {
 	store := memory.New(memory.Options{})
 	t.Cleanup(store.Close)
-	h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Rules: fakeRules{}}})
+	h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Rules: fakeRules{}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/internal/testapi"
@@ -24,7 +26,7 @@ func (rejectAll) Validate(context.Context, scheme.Object) validation.ErrorList {
 
 type denyAll struct{}
 
-func (denyAll) Authorize(context.Context, rest.Attributes) (bool, string, error) {
+func (denyAll) Authorize(context.Context, authz.Attributes) (bool, string, error) {
 	return false, "denied by the test authorizer", nil
 }
 

@@ -8,10 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/builtin"
-	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -35,7 +36,7 @@ func (nameIsToken) Authenticate(r *http.Request) (*authn.User, bool, error) {
 // ClusterRoleBindings.
 type mastersAndCRBCreators struct{}
 
-func (mastersAndCRBCreators) Authorize(_ context.Context, a rest.Attributes) (bool, string, error) {
+func (mastersAndCRBCreators) Authorize(_ context.Context, a authz.Attributes) (bool, string, error) {
 	return slices.Contains(a.User.Groups, "system:masters") || a.Verb == "create" && a.Resource == "clusterrolebindings", "", nil
 }
 

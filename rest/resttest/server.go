@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/apiextensions"
@@ -132,8 +134,8 @@ func WithAuthenticator(a authn.Authenticator) Option {
 }
 
 // WithAuthorizer sets the authorizer; without one every request is allowed
-// (rest.AlwaysAllow).
-func WithAuthorizer(a rest.Authorizer) Option {
+// (authz.AlwaysAllow).
+func WithAuthorizer(a authz.Authorizer) Option {
 	return func(c *config) { c.restOpts.Authorizer = a }
 }
 
@@ -280,7 +282,7 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 	// A test server on loopback: open unless the test configures otherwise.
 	c.restOpts.AllowAnonymous = c.restOpts.Authenticator == nil
 	if c.restOpts.Authorizer == nil {
-		c.restOpts.Authorizer = rest.AlwaysAllow{}
+		c.restOpts.Authorizer = authz.AlwaysAllow{}
 	}
 	c.restOpts.AllowBearerTokensOverHTTP = !c.tls
 	c.restOpts.Clock = srv.clock.Now

@@ -5,16 +5,17 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/apikit-dev/apikit/authn"
+	"github.com/apikit-dev/apikit/authz/rbacfile"
 
-	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/authz"
+	"github.com/apikit-dev/apikit/authz"
+
+	"github.com/apikit-dev/apikit/authn"
 )
 
 // A server whose administrators are in system:masters, whose /metrics is open to every
 // authenticated client, and whose other users get what an RBAC manifest grants them.
 func Example() {
-	rbac, err := authz.LoadRBAC(strings.NewReader(`
+	rbac, err := rbacfile.Load(strings.NewReader(`
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata:
@@ -43,7 +44,7 @@ roleRef:
 	authorizer := authz.Union(authz.PrivilegedGroups("system:masters"), authz.AlwaysAllowPaths("/metrics"), rbac)
 
 	bob := &authn.User{Name: "bob", Groups: []string{"system:authenticated"}}
-	for _, a := range []rest.Attributes{
+	for _, a := range []authz.Attributes{
 		{User: bob, Verb: "list", APIGroup: "toys.example.com", Resource: "widgets", Namespace: "default", ResourceRequest: true},
 		{User: bob, Verb: "delete", APIGroup: "toys.example.com", Resource: "widgets", Namespace: "default", Name: "w", ResourceRequest: true},
 		{User: bob, Verb: "list", APIGroup: "toys.example.com", Resource: "widgets", Namespace: "kube-system", ResourceRequest: true},

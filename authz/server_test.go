@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/internal/testapi"
-	"github.com/apikit-dev/apikit/rest/authz"
 	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )

@@ -1,4 +1,4 @@
-package builtin
+package authz
 
 import (
 	"maps"
@@ -9,15 +9,15 @@ import (
 	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 )
 
-// AggregateClusterRoles returns the rules of every rbacv1.ClusterRole of roles (by name) that
+// AggregateClusterRoles returns the rules of every ClusterRole of roles (by name) that
 // has an aggregationRule, by name, as kube's clusterrole-aggregation controller keeps
-// them: the rules of the rbacv1.ClusterRoles its selectors match, matching roles in name
+// them: the rules of the ClusterRoles its selectors match, matching roles in name
 // order, each rule once, the role itself skipped and its own rules replaced. An
 // aggregated role that matches another aggregated role gets that one's aggregated
 // rules, as the controller converges to; cycles end where they close.
 //
-// Stored aggregated rbacv1.ClusterRoles do not carry the aggregated rules: the RBAC authorizer
-// (package rest/authz) and the escalation check of RBACStrategies both resolve them
+// Stored aggregated ClusterRoles do not carry the aggregated rules: the RBAC authorizer
+// (package authz) and the escalation check of RBACStrategies both resolve them
 // here, from the same objects, so that both see the same rules. roles is only read.
 func AggregateClusterRoles(roles map[string]*rbacv1.ClusterRole) map[string][]rbacv1.PolicyRule {
 	a := newAggregation(roles)
@@ -30,7 +30,7 @@ func AggregateClusterRoles(roles map[string]*rbacv1.ClusterRole) map[string][]rb
 	return out
 }
 
-// AggregatedRules returns the rules rbacv1.ClusterRole name of roles has (see
+// AggregatedRules returns the rules ClusterRole name of roles has (see
 // AggregateClusterRoles): its own rules when it has no aggregationRule, nil when roles
 // has no such role.
 func AggregatedRules(roles map[string]*rbacv1.ClusterRole, name string) []rbacv1.PolicyRule {
@@ -40,7 +40,7 @@ func AggregatedRules(roles map[string]*rbacv1.ClusterRole, name string) []rbacv1
 	return newAggregation(roles).resolve(name, map[string]bool{})
 }
 
-// aggregation resolves aggregationRules over one set of rbacv1.ClusterRoles, remembering each
+// aggregation resolves aggregationRules over one set of ClusterRoles, remembering each
 // aggregated role's rules once resolved.
 type aggregation struct {
 	roles    map[string]*rbacv1.ClusterRole

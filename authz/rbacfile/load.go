@@ -1,4 +1,7 @@
-package authz
+// Package rbacfile reads RBAC policy manifests (YAML or JSON, as kubectl writes them)
+// into an authz.RBAC. It is apart from package authz so that authz, a leaf every server
+// imports, needs no YAML or JSON codec.
+package rbacfile
 
 import (
 	"bytes"
@@ -8,28 +11,30 @@ import (
 	"io"
 	"strings"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
-// LoadRBAC returns an RBAC authorizer with the rules of a manifest: multi-document YAML
+// Load returns an RBAC authorizer with the rules of a manifest: multi-document YAML
 // (or JSON) of rbac.authorization.k8s.io/v1 Roles, ClusterRoles, RoleBindings and
 // ClusterRoleBindings, their list kinds, or a v1 List of those kinds (what kubectl get
 // -o yaml writes). Empty documents are skipped. Any other kind, and unknown or repeated
 // fields, are errors naming the document (counted from 1): a misspelt resourceNames
 // must not silently widen a rule.
-func LoadRBAC(r io.Reader) (*RBAC, error) {
+func Load(r io.Reader) (*authz.RBAC, error) {
 	docs := codec.NewYAMLReader(r)
 	var objs []scheme.Object
 	for n := 1; ; n++ {
 		doc, err := docs.Next()
 		if errors.Is(err, io.EOF) {
-			return NewRBAC(objs...)
+			return authz.NewRBAC(objs...)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("authz: reading RBAC objects: %w", err)
+			return nil, fmt.Errorf("rbacfile: reading RBAC objects: %w", err)
 		}
 		j, issues, err := codec.YAMLToJSON(doc)
 		if err == nil {
@@ -39,12 +44,12 @@ func LoadRBAC(r io.Reader) (*RBAC, error) {
 			objs, err = appendRBACObjects(objs, j, "")
 		}
 		if err != nil {
-			return nil, fmt.Errorf("authz: RBAC document %d: %w", n, err)
+			return nil, fmt.Errorf("rbacfile: RBAC document %d: %w", n, err)
 		}
 	}
 }
 
-// rbacKinds are the kinds LoadRBAC reads, with a new value of each; the list kinds
+// rbacKinds are the kinds Load reads, with a new value of each; the list kinds
 // hold their items in the same way as a v1 List.
 var rbacKinds = map[string]func() scheme.Object{
 	"Role":               func() scheme.Object { return &rbacv1.Role{} },

@@ -5,22 +5,20 @@ import (
 	"errors"
 	"slices"
 	"strings"
-
-	"github.com/apikit-dev/apikit/rest"
 )
 
 // Union asks each in order; the first that allows wins; when none allows, the
 // reasons are joined with ", " (kube's union authorizer wording) and errors joined.
 // An authorizer's error does not stop the others from being asked, as in kube, so a
 // failing webhook behind an allowing RBAC costs nothing.
-func Union(as ...rest.Authorizer) rest.Authorizer {
+func Union(as ...Authorizer) Authorizer {
 	return union(slices.Clone(as))
 }
 
-type union []rest.Authorizer
+type union []Authorizer
 
-// Authorize implements rest.Authorizer.
-func (u union) Authorize(ctx context.Context, a rest.Attributes) (bool, string, error) {
+// Authorize implements Authorizer.
+func (u union) Authorize(ctx context.Context, a Attributes) (bool, string, error) {
 	var (
 		reasons []string
 		errs    []error
@@ -45,7 +43,7 @@ func (u union) Authorize(ctx context.Context, a rest.Attributes) (bool, string, 
 // compares paths without their leading "/", so "/" allows only the root. A "*" anywhere
 // but at the end, which kube refuses, is an ordinary character here and matches
 // nothing a client would send. Resource requests are never allowed by it.
-func AlwaysAllowPaths(paths ...string) rest.Authorizer {
+func AlwaysAllowPaths(paths ...string) Authorizer {
 	p := pathAllower{exact: map[string]bool{}}
 	for _, path := range paths {
 		path = strings.TrimPrefix(path, "/")
@@ -63,8 +61,8 @@ type pathAllower struct {
 	prefixes []string
 }
 
-// Authorize implements rest.Authorizer.
-func (p pathAllower) Authorize(_ context.Context, a rest.Attributes) (bool, string, error) {
+// Authorize implements Authorizer.
+func (p pathAllower) Authorize(_ context.Context, a Attributes) (bool, string, error) {
 	if a.ResourceRequest {
 		return false, "", nil
 	}
@@ -82,14 +80,14 @@ func (p pathAllower) Authorize(_ context.Context, a rest.Attributes) (bool, stri
 
 // PrivilegedGroups allows every request of a member of one of groups (kube's
 // system:masters authorizer).
-func PrivilegedGroups(groups ...string) rest.Authorizer {
+func PrivilegedGroups(groups ...string) Authorizer {
 	return privilegedGroups(slices.Clone(groups))
 }
 
 type privilegedGroups []string
 
-// Authorize implements rest.Authorizer.
-func (g privilegedGroups) Authorize(_ context.Context, a rest.Attributes) (bool, string, error) {
+// Authorize implements Authorizer.
+func (g privilegedGroups) Authorize(_ context.Context, a Attributes) (bool, string, error) {
 	if a.User == nil {
 		return false, "", nil
 	}

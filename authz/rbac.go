@@ -13,8 +13,6 @@ import (
 
 	"github.com/apikit-dev/apikit/authn"
 
-	"github.com/apikit-dev/apikit/builtin"
-	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -123,15 +121,15 @@ func newPolicy(objs []scheme.Object) (*policy, error) {
 // ClusterRoles its selectors match (builtin.AggregateClusterRoles, which the escalation
 // check of builtin.RBACStrategies resolves with too).
 func (p *policy) aggregate() {
-	for name, rules := range builtin.AggregateClusterRoles(p.clusterRoles) {
+	for name, rules := range AggregateClusterRoles(p.clusterRoles) {
 		p.clusterRoles[name].Rules = rules
 	}
 }
 
-// Authorize implements rest.Authorizer with kube's RBAC authorizer's decision and
+// Authorize implements Authorizer with kube's RBAC authorizer's decision and
 // reasons: ClusterRoleBindings first, then the RoleBindings of the request's namespace
 // (a RoleBinding to a ClusterRole grants its rules in that namespace only).
-func (r *RBAC) Authorize(_ context.Context, a rest.Attributes) (bool, string, error) {
+func (r *RBAC) Authorize(_ context.Context, a Attributes) (bool, string, error) {
 	p := r.policy.Load()
 	if p == nil || a.User == nil {
 		return false, "", nil
@@ -243,7 +241,7 @@ func describeSubject(s *rbacv1.Subject, bindingNamespace string) string {
 	return fmt.Sprintf("%s %q", s.Kind, s.Name)
 }
 
-func rulesAllow(a rest.Attributes, rules []rbacv1.PolicyRule) bool {
+func rulesAllow(a Attributes, rules []rbacv1.PolicyRule) bool {
 	for i := range rules {
 		if ruleAllows(a, &rules[i]) {
 			return true
@@ -253,7 +251,7 @@ func rulesAllow(a rest.Attributes, rules []rbacv1.PolicyRule) bool {
 }
 
 // ruleAllows is kube's RuleAllows.
-func ruleAllows(a rest.Attributes, rule *rbacv1.PolicyRule) bool {
+func ruleAllows(a Attributes, rule *rbacv1.PolicyRule) bool {
 	if !matchesOrStar(rule.Verbs, a.Verb) {
 		return false
 	}

@@ -1,4 +1,4 @@
-// Package authz holds the authorizers of an apikit server, each a rest.Authorizer for
+// Package authz holds the authorizers of an apikit server, each a Authorizer for
 // rest.Options.Authorizer, with the semantics of kube-apiserver's:
 //
 //   - [RBAC]: Roles, ClusterRoles, RoleBindings and ClusterRoleBindings (the types of

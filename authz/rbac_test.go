@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
 
 	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
@@ -12,8 +14,6 @@ import (
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/builtin"
-	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/authz"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -53,14 +53,14 @@ func binding(namespace, name, kind, roleName string, subjects ...rbacv1.Subject)
 }
 
 // res is a resource request of u.
-func res(u *authn.User, verb, group, resource, namespace, name string) rest.Attributes {
+func res(u *authn.User, verb, group, resource, namespace, name string) authz.Attributes {
 	resource, sub, _ := strings.Cut(resource, "/")
-	return rest.Attributes{User: u, Verb: verb, APIGroup: group, Resource: resource, Subresource: sub,
+	return authz.Attributes{User: u, Verb: verb, APIGroup: group, Resource: resource, Subresource: sub,
 		Namespace: namespace, Name: name, ResourceRequest: true}
 }
 
-func path(u *authn.User, verb, p string) rest.Attributes {
-	return rest.Attributes{User: u, Verb: verb, Path: p}
+func path(u *authn.User, verb, p string) authz.Attributes {
+	return authz.Attributes{User: u, Verb: verb, Path: p}
 }
 
 func TestRBAC_KubeSemanticsOfEveryRuleFeature(t *testing.T) {
@@ -70,7 +70,7 @@ func TestRBAC_KubeSemanticsOfEveryRuleFeature(t *testing.T) {
 	tests := []struct {
 		name    string
 		objs    []scheme.Object
-		attrs   rest.Attributes
+		attrs   authz.Attributes
 		allowed bool
 		reason  string
 	}{
@@ -284,49 +284,5 @@ func TestRBAC_SetReplacesTheRulesAndKeepsThemOnError(t *testing.T) {
 	}
 	if allowed, _, _ := r.Authorize(context.Background(), get); !allowed {
 		t.Error("a failed Set changed the rules")
-	}
-}
-
-func TestLoadRBAC_ReadsDocumentsAndListsAndRefusesTypos(t *testing.T) {
-	manifest := `
-# the roles
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleList
-items:
-- metadata: {name: pod-reader}
-  rules:
-  - {apiGroups: [""], resources: [pods], verbs: [get]}
----
----
-apiVersion: v1
-kind: List
-items:
-- apiVersion: rbac.authorization.k8s.io/v1
-  kind: ClusterRoleBinding
-  metadata: {name: ops}
-  subjects: [{kind: Group, name: ops, apiGroup: rbac.authorization.k8s.io}]
-  roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: pod-reader}
-`
-	r, err := authz.LoadRBAC(strings.NewReader(manifest))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops := &authn.User{Name: "o", Groups: []string{"ops"}}
-	if allowed, reason, _ := r.Authorize(context.Background(), res(ops, "get", "", "pods", "x", "p")); !allowed {
-		t.Errorf("the loaded rules refuse ops: %q", reason)
-	}
-	for _, tt := range []struct{ name, doc, want string }{
-		{"a misspelt field", "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: x}\nrules:\n- {resourceName: [a], verbs: [get]}\n",
-			`RBAC document 1: ClusterRole "x": strict decoding error: unknown field "rules[0].resourceName"`},
-		{"another kind", "apiVersion: v1\nkind: ConfigMap\n", `RBAC document 1: v1 "ConfigMap" is not an rbac.authorization.k8s.io/v1`},
-		{"another version", "---\napiVersion: rbac.authorization.k8s.io/v1beta1\nkind: Role\n", `RBAC document 1: rbac.authorization.k8s.io/v1beta1 "Role" is not`},
-		{"an item of a v1 List", "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Secret}\n", `RBAC document 1: items[0]: v1 "Secret" is not`},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := authz.LoadRBAC(strings.NewReader(tt.doc))
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("LoadRBAC = %v, want an error with %q", err, tt.want)
-			}
-		})
 	}
 }

@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	authorizationv1 "github.com/apikit-dev/apikit/builtin/authorization/v1"
 
 	"github.com/apikit-dev/apikit/authn"
 
-	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/authz"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -69,7 +69,7 @@ func TestSubjectAccessReview_AsksTheServerAndCachesAnswersForTheirTTL(t *testing
 	sar := &authz.SubjectAccessReview{Server: srv.URL + "/", Client: srv.Client(), DenyTTL: 5 * time.Second,
 		Clock: func() time.Time { clock.Lock(); defer clock.Unlock(); return now }}
 	advance := func(d time.Duration) { clock.Lock(); now = now.Add(d); clock.Unlock() }
-	ask := func(a rest.Attributes) (bool, string) {
+	ask := func(a authz.Attributes) (bool, string) {
 		t.Helper()
 		allowed, reason, err := sar.Authorize(context.Background(), a)
 		if err != nil {
@@ -139,27 +139,27 @@ type zeros struct{}
 func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 
 func TestUnion_FirstAllowWinsElseReasonsAndErrorsJoin(t *testing.T) {
-	no := func(reason string, err error) rest.Authorizer {
-		return authorizerFunc(func(context.Context, rest.Attributes) (bool, string, error) { return false, reason, err })
+	no := func(reason string, err error) authz.Authorizer {
+		return authorizerFunc(func(context.Context, authz.Attributes) (bool, string, error) { return false, reason, err })
 	}
-	yes := authorizerFunc(func(context.Context, rest.Attributes) (bool, string, error) { return true, "yes", nil })
+	yes := authorizerFunc(func(context.Context, authz.Attributes) (bool, string, error) { return true, "yes", nil })
 	boom, bang := errors.New("boom"), errors.New("bang")
-	allowed, reason, err := authz.Union(no("a", boom), no("", nil), yes, no("never asked", bang)).Authorize(context.Background(), rest.Attributes{})
+	allowed, reason, err := authz.Union(no("a", boom), no("", nil), yes, no("never asked", bang)).Authorize(context.Background(), authz.Attributes{})
 	if !allowed || reason != "yes" || err != nil {
 		t.Errorf("an allowing member: %v %q %v", allowed, reason, err)
 	}
-	allowed, reason, err = authz.Union(no("a", boom), no("", nil), no("b", bang)).Authorize(context.Background(), rest.Attributes{})
+	allowed, reason, err = authz.Union(no("a", boom), no("", nil), no("b", bang)).Authorize(context.Background(), authz.Attributes{})
 	if allowed || reason != "a, b" || !errors.Is(err, boom) || !errors.Is(err, bang) {
 		t.Errorf("no allowing member: %v %q %v, want false \"a, b\" boom+bang", allowed, reason, err)
 	}
-	if allowed, reason, err := authz.Union().Authorize(context.Background(), rest.Attributes{}); allowed || reason != "" || err != nil {
+	if allowed, reason, err := authz.Union().Authorize(context.Background(), authz.Attributes{}); allowed || reason != "" || err != nil {
 		t.Errorf("an empty union: %v %q %v", allowed, reason, err)
 	}
 }
 
-type authorizerFunc func(context.Context, rest.Attributes) (bool, string, error)
+type authorizerFunc func(context.Context, authz.Attributes) (bool, string, error)
 
-func (f authorizerFunc) Authorize(ctx context.Context, a rest.Attributes) (bool, string, error) {
+func (f authorizerFunc) Authorize(ctx context.Context, a authz.Attributes) (bool, string, error) {
 	return f(ctx, a)
 }
 
@@ -170,8 +170,8 @@ func TestAlwaysAllowPathsAndPrivilegedGroups(t *testing.T) {
 	bob := &authn.User{Name: "bob", Groups: []string{"system:authenticated"}}
 	for _, tt := range []struct {
 		name    string
-		az      rest.Authorizer
-		attrs   rest.Attributes
+		az      authz.Authorizer
+		attrs   authz.Attributes
 		allowed bool
 	}{
 		{"an exact path", paths, path(bob, "get", "/healthz"), true},
@@ -181,10 +181,10 @@ func TestAlwaysAllowPathsAndPrivilegedGroups(t *testing.T) {
 		{"the prefix without its slash", paths, path(bob, "get", "/metrics"), false},
 		{"the root", paths, path(bob, "get", "/"), true},
 		{"a star inside is a character", paths, path(bob, "get", "/axb"), false},
-		{"never a resource", paths, rest.Attributes{User: bob, Verb: "get", Path: "/healthz", ResourceRequest: true}, false},
+		{"never a resource", paths, authz.Attributes{User: bob, Verb: "get", Path: "/healthz", ResourceRequest: true}, false},
 		{"a member of the group", masters, res(admin, "delete", "", "secrets", "x", "s"), true},
 		{"someone else", masters, res(bob, "get", "", "secrets", "x", "s"), false},
-		{"no user", masters, rest.Attributes{Verb: "get", Path: "/"}, false},
+		{"no user", masters, authz.Attributes{Verb: "get", Path: "/"}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if allowed, _, err := tt.az.Authorize(context.Background(), tt.attrs); allowed != tt.allowed || err != nil {

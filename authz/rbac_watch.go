@@ -3,7 +3,6 @@ package authz
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -12,7 +11,6 @@ import (
 
 	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 
-	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/watch"
@@ -217,9 +215,8 @@ func rbacObject(res int, obj scheme.Object) (scheme.Object, error) {
 	}
 	data, err := json.Marshal(obj)
 	if err == nil {
-		var issues codec.FieldIssues
-		issues, err = codec.Unmarshal(data, want)
-		err = errors.Join(err, issues.Err())
+		// The object was validated when it was stored: plain JSON decoding suffices.
+		err = json.Unmarshal(data, want)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("authz: reading %s %q: %w", rbacResources[res].gr, obj.GetName(), err)

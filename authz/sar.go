@@ -13,7 +13,6 @@ import (
 
 	authorizationv1 "github.com/apikit-dev/apikit/builtin/authorization/v1"
 
-	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -64,8 +63,8 @@ type sarAnswer struct {
 	expires time.Time
 }
 
-// Authorize implements rest.Authorizer.
-func (s *SubjectAccessReview) Authorize(ctx context.Context, a rest.Attributes) (bool, string, error) {
+// Authorize implements Authorizer.
+func (s *SubjectAccessReview) Authorize(ctx context.Context, a Attributes) (bool, string, error) {
 	review := authorizationv1.SubjectAccessReview{
 		TypeMeta: scheme.TypeMeta{APIVersion: authorizationv1.SchemeGroupVersion.String(), Kind: "SubjectAccessReview"},
 		Spec:     reviewSpec(a),
@@ -170,7 +169,7 @@ func (s *SubjectAccessReview) ask(ctx context.Context, body []byte) (*authorizat
 }
 
 // reviewSpec is the spec of the review of a, as kube's webhook authorizer writes it.
-func reviewSpec(a rest.Attributes) authorizationv1.SubjectAccessReviewSpec {
+func reviewSpec(a Attributes) authorizationv1.SubjectAccessReviewSpec {
 	var spec authorizationv1.SubjectAccessReviewSpec
 	if u := a.User; u != nil {
 		spec.User, spec.UID, spec.Groups = u.Name, u.UID, u.Groups

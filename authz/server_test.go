@@ -15,9 +15,9 @@ import (
 
 	"github.com/apikit-dev/apikit/authn"
 
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/internal/testapi"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -38,7 +38,7 @@ func (bearerNames) Authenticate(r *http.Request) (*authn.User, bool, error) {
 
 // newRBACServer serves toys.example.com and the built-in kinds (RBAC included) to
 // users named by their bearer token, authorized by kube's default policy and rbac.
-func newRBACServer(t *testing.T, rbac *authz.RBAC) (*resttest.Server, *scheme.Scheme) {
+func newRBACServer(t *testing.T, rbac *authz.RBAC) (*apitest.Server, *scheme.Scheme) {
 	t.Helper()
 	s := testapi.NewScheme()
 	if err := builtin.AddToScheme(s); err != nil {
@@ -48,8 +48,8 @@ func newRBACServer(t *testing.T, rbac *authz.RBAC) (*resttest.Server, *scheme.Sc
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithAuthenticator(bearerNames{}),
-		resttest.WithAuthorizer(authz.Union(defaults, rbac)))
+	srv := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithAuthenticator(bearerNames{}),
+		apitest.WithAuthorizer(authz.Union(defaults, rbac)))
 	if code, body := call(t, srv, "admin", "POST", "/api/v1/namespaces", `{"metadata":{"name":"default"}}`); code != http.StatusCreated {
 		t.Fatalf("create namespace default: %d %v", code, body)
 	}
@@ -57,7 +57,7 @@ func newRBACServer(t *testing.T, rbac *authz.RBAC) (*resttest.Server, *scheme.Sc
 }
 
 // call sends a request as user and returns the status code and the decoded JSON body.
-func call(t *testing.T, srv *resttest.Server, user, method, path, body string) (int, map[string]any) {
+func call(t *testing.T, srv *apitest.Server, user, method, path, body string) (int, map[string]any) {
 	t.Helper()
 	req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
 	if err != nil {

@@ -16,9 +16,9 @@ import (
 
 	"github.com/apikit-dev/apikit/authn"
 
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/builtin"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -112,14 +112,14 @@ func escalationFixture() []scheme.Object {
 // escalationServer serves the built-in kinds with builtin.Strategies, the fixture
 // stored, authorized by az (system:masters and the fixture's rules, however asked),
 // counted.
-func escalationServer(t testing.TB, az authz.Authorizer) (*resttest.Server, *countingAuthorizer) {
+func escalationServer(t testing.TB, az authz.Authorizer) (*apitest.Server, *countingAuthorizer) {
 	t.Helper()
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
 	counter := &countingAuthorizer{Authorizer: az}
-	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithAuthenticator(bearerIsName{}), resttest.WithAuthorizer(counter))
+	srv := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithAuthenticator(bearerIsName{}), apitest.WithAuthorizer(counter))
 	send(t, srv, "admin", "POST", "/api/v1/namespaces", "", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"default"}}`, http.StatusCreated)
 	for _, obj := range escalationFixture() {
 		body, err := json.Marshal(obj)
@@ -152,7 +152,7 @@ func collectionPath(obj scheme.Object) string {
 
 // send makes a request as user and returns the decoded answer, failing unless its
 // status is want (any when want is 0).
-func send(t testing.TB, srv *resttest.Server, user, method, path, contentType, body string, want int) (int, map[string]any) {
+func send(t testing.TB, srv *apitest.Server, user, method, path, contentType, body string, want int) (int, map[string]any) {
 	t.Helper()
 	req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
 	if err != nil {
@@ -351,7 +351,7 @@ func escalationCases() []escalationCase {
 }
 
 // runEscalationCases runs the cases in order against srv, whose Authorizer counter counts.
-func runEscalationCases(t *testing.T, srv *resttest.Server, counter *countingAuthorizer) {
+func runEscalationCases(t *testing.T, srv *apitest.Server, counter *countingAuthorizer) {
 	for _, c := range escalationCases() {
 		t.Run(c.name, func(t *testing.T) {
 			before := counter.n.Load()
@@ -401,8 +401,8 @@ func TestRBACEscalation_KubesCasesThroughADelegatedSubjectAccessReview(t *testin
 		t.Fatal(err)
 	}
 	// The cluster that decides: the fixture's rules behind its SubjectAccessReviews.
-	cluster := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithAuthenticator(anyone{}),
-		resttest.WithAuthorizer(sarCreators{fixtureRBAC(t)}))
+	cluster := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithAuthenticator(anyone{}),
+		apitest.WithAuthorizer(sarCreators{fixtureRBAC(t)}))
 	sar := &authz.SubjectAccessReview{Server: cluster.URL, Client: cluster.Client(), AllowTTL: -1, DenyTTL: -1}
 	srv, counter := escalationServer(t, sar)
 	runEscalationCases(t, srv, counter)
@@ -488,7 +488,7 @@ func BenchmarkRBACEscalation(b *testing.B) {
 	if err := builtin.AddToScheme(s); err != nil {
 		b.Fatal(err)
 	}
-	cluster := resttest.NewServer(b, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithAuthenticator(anyone{}), resttest.WithAuthorizer(sarCreators{fixtureRBAC(b)}))
+	cluster := apitest.NewServer(b, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithAuthenticator(anyone{}), apitest.WithAuthorizer(sarCreators{fixtureRBAC(b)}))
 	for _, mode := range []struct {
 		name string
 		az   authz.Authorizer

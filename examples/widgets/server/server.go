@@ -19,6 +19,7 @@ import (
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/apiextensions"
+	crdserver "github.com/apikit-dev/apikit/apiextensions/server"
 	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/builtin"
@@ -26,7 +27,6 @@ import (
 	"github.com/apikit-dev/apikit/kubeconfig"
 	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/crds"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/serving"
 	"github.com/apikit-dev/apikit/storage"
@@ -143,7 +143,7 @@ type Server struct {
 	readyChecks []rest.HealthCheck
 	liveChecks  []rest.HealthCheck
 	handler     http.Handler
-	crds        *crds.Handler
+	crds        *crdserver.Handler
 	ln          net.Listener
 	// rawListener is ln before TLS sniffing, closed by New when it fails.
 	rawListener net.Listener
@@ -258,7 +258,7 @@ func New(cfg Config) (_ *Server, err error) {
 	}
 	strategies := Strategies()
 	maps.Copy(strategies, builtin.RBACStrategies())
-	h, err := crds.New(crds.Options{
+	h, err := crdserver.New(crdserver.Options{
 		Scheme:  sch,
 		Storage: s.store,
 		REST: sec.ApplyTo(rest.Options{

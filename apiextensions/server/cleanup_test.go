@@ -1,4 +1,4 @@
-package crds_test
+package server_test
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 
 	"github.com/apikit-dev/apikit/authz"
 
+	crdserver "github.com/apikit-dev/apikit/apiextensions/server"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/crds"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/storage/memory"
@@ -24,7 +24,7 @@ func newBuiltinServer(t *testing.T, store storage.Interface) *server {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	h, err := crds.New(crds.Options{Scheme: s, Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Strategies: builtin.Strategies()}})
+	h, err := crdserver.New(crdserver.Options{Scheme: s, Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Strategies: builtin.Strategies()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,11 @@
-// Package resttest starts complete apikit servers in-process for tests, like
+// Package apitest starts complete apikit servers in-process for tests, like
 // net/http/httptest does for handlers.
 //
 // NewServer serves a scheme's resources (package rest with package rest/discovery) over a
 // fresh storage/memory store on a loopback port, writes a kubeconfig that kubectl and
 // client-go accept, and stops everything when the test ends:
 //
-//	srv := resttest.NewServer(t, api.NewScheme())
+//	srv := apitest.NewServer(t, api.NewScheme())
 //	cmd := exec.Command("kubectl", "--kubeconfig", srv.KubeconfigPath, "get", "widgets")
 //
 // client-go takes the kubeconfig as a *rest.Config with one line:
@@ -16,7 +16,7 @@
 // a test (a standalone server, TestMain, Ginkgo's BeforeSuite) calls Start and closes
 // the server itself:
 //
-//	srv, err := resttest.Start(api.NewScheme())
+//	srv, err := apitest.Start(api.NewScheme())
 //	...
 //	defer srv.Close()
 //
@@ -33,6 +33,6 @@
 // CRD machinery.
 //
 //	crds, _ := apiextensions.Load("config/crd/bases")
-//	srv := resttest.NewServer(t, scheme.New(), resttest.WithCRDs(crds...),
-//		resttest.WithRESTOptions(func(o *rest.Options) { o.Rules = cel.New() })) // for CEL rules
-package resttest
+//	srv := apitest.NewServer(t, scheme.New(), apitest.WithCRDs(crds...),
+//		apitest.WithRESTOptions(func(o *rest.Options) { o.Rules = cel.New() })) // for CEL rules
+package apitest

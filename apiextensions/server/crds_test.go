@@ -1,4 +1,4 @@
-package crds_test
+package server_test
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 	"github.com/apikit-dev/apikit/authz"
 
 	"github.com/apikit-dev/apikit/apiextensions"
+	crdserver "github.com/apikit-dev/apikit/apiextensions/server"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/crds"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage/memory"
 	"github.com/apikit-dev/apikit/validation"
@@ -51,14 +51,14 @@ const gizmoCRD = `{
 type server struct {
 	t   *testing.T
 	url string
-	h   *crds.Handler
+	h   *crdserver.Handler
 }
 
 func newServer(t *testing.T) *server {
 	t.Helper()
 	store := memory.New(memory.Options{})
 	t.Cleanup(store.Close)
-	h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}}})
+	h, err := crdserver.New(crdserver.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestCRD_CreatedThroughTheAPIIsEstablishedServedAndDeletedWithItsObjects(t *
 		t.Fatalf("POST CRD = %d %v", code, crd)
 	}
 	meta := crd["metadata"].(map[string]any)
-	if fin, _ := meta["finalizers"].([]any); len(fin) != 1 || fin[0] != crds.CleanupFinalizer {
+	if fin, _ := meta["finalizers"].([]any); len(fin) != 1 || fin[0] != crdserver.CleanupFinalizer {
 		t.Errorf("finalizers = %v, want the cleanup finalizer", meta["finalizers"])
 	}
 	s.eventually("Established", func() bool {
@@ -298,7 +298,7 @@ func (noRules) Validate(context.Context, map[string]any, map[string]any) validat
 func TestCRD_AStoredCRDWhoseRulesDoNotCompileLeavesTheOthersServed(t *testing.T) {
 	store := memory.New(memory.Options{})
 	t.Cleanup(store.Close)
-	h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Rules: fakeRules{}}})
+	h, err := crdserver.New(crdserver.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Rules: fakeRules{}}})
 	if err != nil {
 		t.Fatal(err)
 	}

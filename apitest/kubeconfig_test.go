@@ -1,4 +1,4 @@
-package resttest_test
+package apitest_test
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
-	"github.com/apikit-dev/apikit/rest/resttest"
+	"github.com/apikit-dev/apikit/apitest"
 )
 
 // kubeconfigFile is the part of client-go's clientcmd/api/v1.Config the tests check.
@@ -86,7 +86,7 @@ func TestKubeconfig_CurrentContextResolvesToServerAndToken(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := summarize(t, resttest.Kubeconfig(tt.url, tt.token, []byte(tt.ca)))
+			got := summarize(t, apitest.Kubeconfig(tt.url, tt.token, []byte(tt.ca)))
 			want := summary{APIVersion: "v1", Kind: "Config", Server: tt.url, Token: tt.token, CA: tt.ca, Namespace: "default", Resolved: true}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("kubeconfig (-want +got):\n%s", diff)

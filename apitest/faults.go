@@ -1,4 +1,4 @@
-package resttest
+package apitest
 
 import (
 	"context"
@@ -124,7 +124,7 @@ func (f *Faults) FailNext(n int, m Match, st *scheme.Status) {
 		st.Status = scheme.StatusFailure
 	}
 	if st.Message == "" {
-		st.Message = fmt.Sprintf("resttest: injected failure (%d %s)", st.Code, st.Reason)
+		st.Message = fmt.Sprintf("apitest: injected failure (%d %s)", st.Code, st.Reason)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -190,24 +190,24 @@ var expiryMarker = storage.Key(scheme.GroupResource{Group: "resttest.apikit.dev"
 func (f *Faults) ExpireResourceVersions(ctx context.Context) error {
 	c, ok := f.store.(storage.Compactor)
 	if !ok {
-		return fmt.Errorf("resttest: expiring resourceVersions: storage %T does not implement storage.Compactor", f.store)
+		return fmt.Errorf("apitest: expiring resourceVersions: storage %T does not implement storage.Compactor", f.store)
 	}
 	marker := &scheme.Unstructured{Object: map[string]any{}}
 	marker.SetAPIVersion("resttest.apikit.dev/v1")
 	marker.SetKind("ResourceVersionExpiry")
 	marker.SetName("marker")
 	if _, err := f.store.Create(ctx, expiryMarker, marker); err != nil {
-		return fmt.Errorf("resttest: expiring resourceVersions: %w", err)
+		return fmt.Errorf("apitest: expiring resourceVersions: %w", err)
 	}
 	if _, err := f.store.Delete(ctx, expiryMarker, storage.DeleteOptions{}); err != nil {
-		return fmt.Errorf("resttest: expiring resourceVersions: %w", err)
+		return fmt.Errorf("apitest: expiring resourceVersions: %w", err)
 	}
 	rv, err := currentResourceVersion(ctx, f.store)
 	if err != nil {
-		return fmt.Errorf("resttest: expiring resourceVersions: %w", err)
+		return fmt.Errorf("apitest: expiring resourceVersions: %w", err)
 	}
 	if err := c.Compact(ctx, rv); err != nil {
-		return fmt.Errorf("resttest: expiring resourceVersions: %w", err)
+		return fmt.Errorf("apitest: expiring resourceVersions: %w", err)
 	}
 	return nil
 }

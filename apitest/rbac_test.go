@@ -1,4 +1,4 @@
-package resttest_test
+package apitest_test
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 
 	"github.com/apikit-dev/apikit/authn"
 
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -45,7 +45,7 @@ func TestNewServer_ServesTheRBACKindsWithKubesEscalationChecksByDefault(t *testi
 	if err := builtin.AddRBACToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := resttest.NewServer(t, s, resttest.WithAuthenticator(nameIsToken{}), resttest.WithAuthorizer(mastersAndCRBCreators{}))
+	srv := apitest.NewServer(t, s, apitest.WithAuthenticator(nameIsToken{}), apitest.WithAuthorizer(mastersAndCRBCreators{}))
 	post := func(user, path, body string) (int, string) {
 		t.Helper()
 		req, err := http.NewRequest("POST", srv.URL+"/apis/rbac.authorization.k8s.io/v1/"+path, strings.NewReader(body))

@@ -1,12 +1,12 @@
-package resttest_test
+package apitest_test
 
 import (
 	"io"
 	"net/http"
 	"testing"
 
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/internal/testapi"
-	"github.com/apikit-dev/apikit/rest/resttest"
 )
 
 // BenchmarkNewServer measures a server's life in a test: start and the first request
@@ -14,7 +14,7 @@ import (
 // full-life case, the stop as well.
 func BenchmarkNewServer(b *testing.B) {
 	s := testapi.NewScheme()
-	firstRequest := func(b *testing.B, srv *resttest.Server) {
+	firstRequest := func(b *testing.B, srv *apitest.Server) {
 		resp, err := srv.Client().Get(srv.URL + "/healthz")
 		if err != nil {
 			b.Fatal(err)
@@ -28,17 +28,17 @@ func BenchmarkNewServer(b *testing.B) {
 	cases := []struct {
 		name      string
 		timeClose bool
-		opts      []resttest.Option
+		opts      []apitest.Option
 	}{
 		{name: "StartAndFirstRequest"},
 		{name: "StartFirstRequestAndStop", timeClose: true},
-		{name: "TLSStartFirstRequestAndStop", timeClose: true, opts: []resttest.Option{resttest.WithTLS()}},
+		{name: "TLSStartFirstRequestAndStop", timeClose: true, opts: []apitest.Option{apitest.WithTLS()}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				srv := resttest.NewServer(b, s, c.opts...)
+				srv := apitest.NewServer(b, s, c.opts...)
 				firstRequest(b, srv)
 				if !c.timeClose {
 					b.StopTimer()

@@ -1,4 +1,4 @@
-package crds
+package server
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package crds_test
+package server_test
 
 import (
 	"context"

@@ -15,7 +15,7 @@
 // established and shadowed by it. Deleting an established CRD deletes its objects first
 // (the customresourcecleanup finalizer), honouring their own finalizers; a CRD never
 // established, or named after a built-in resource, owns none.
-package crds
+package server
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package resttest_test
+package apitest_test
 
 import (
 	"context"
@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/controllers"
 	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -23,7 +23,7 @@ func TestWithControllers_CollectsDependentsAndRunsNamespaces(t *testing.T) {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithControllers())
+	srv := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithControllers())
 	do := func(method, path, body string) (int, string) {
 		t.Helper()
 		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
@@ -70,7 +70,7 @@ func TestClock_ReachesTheCRDConditionsAndTheDefaultNamespaces(t *testing.T) {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithControllers(), resttest.WithCRDs())
+	srv := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithControllers(), apitest.WithCRDs())
 	frozen := time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC)
 	srv.Clock().Set(frozen)
 	crd := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"gizmos.tools.example.com"},
@@ -115,7 +115,7 @@ func TestWithControllers_ServesTheControllersHealthChecksAndMetrics(t *testing.T
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := resttest.NewServer(t, s, resttest.WithControllers(), resttest.WithRESTOptions(func(o *rest.Options) { o.Metrics = metrics.NewRegistry() }))
+	srv := apitest.NewServer(t, s, apitest.WithControllers(), apitest.WithRESTOptions(func(o *rest.Options) { o.Metrics = metrics.NewRegistry() }))
 	get := func(path string) (int, string) {
 		t.Helper()
 		resp, err := srv.Client().Get(srv.URL + path)
@@ -152,7 +152,7 @@ func TestWithControllers_ANamespaceOwnedByAConfigMapStaysWithAWarning(t *testing
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithControllers())
+	srv := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithControllers())
 	do := jsonRequests(t, srv)
 	code, cm := do("POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"owner"}}`)
 	if code != http.StatusCreated {
@@ -203,7 +203,7 @@ func TestWithControllers_ACustomResourceOwnerIsResolvedThroughItsCRD(t *testing.
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithControllers(), resttest.WithCRDs(gizmoCRD(t, "")))
+	srv := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithControllers(), apitest.WithCRDs(gizmoCRD(t, "")))
 	do := jsonRequests(t, srv)
 	code, g := do("POST", gizmosPath, gizmoJSON)
 	if code != http.StatusCreated {
@@ -235,7 +235,7 @@ func TestWithControllers_ACRDRefusedForAKindInUseDoesNotChangeHowTheCollectorMap
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithControllers(), resttest.WithCRDs(gizmoCRD(t, "")))
+	srv := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithControllers(), apitest.WithCRDs(gizmoCRD(t, "")))
 	do := jsonRequests(t, srv)
 	code, g := do("POST", gizmosPath, gizmoJSON)
 	if code != http.StatusCreated {
@@ -290,7 +290,7 @@ func reasonOf(crd map[string]any, typ string) string {
 
 // jsonRequests returns a function that sends a JSON body (or none) to srv as its admin
 // and returns the answer's code and decoded body.
-func jsonRequests(t *testing.T, srv *resttest.Server) func(method, path, body string) (int, map[string]any) {
+func jsonRequests(t *testing.T, srv *apitest.Server) func(method, path, body string) (int, map[string]any) {
 	return func(method, path, body string) (int, map[string]any) {
 		t.Helper()
 		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))

@@ -1,4 +1,4 @@
-package resttest_test
+package apitest_test
 
 import (
 	"fmt"
@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/apikit-dev/apikit/apiextensions"
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/internal/testapi"
-	"github.com/apikit-dev/apikit/rest/resttest"
 )
 
 const (
@@ -49,22 +49,22 @@ const gizmoJSON = `{"apiVersion":"tools.example.com/v1","kind":"Gizmo","metadata
 func TestWithCRDs_ServesTheCRDsFromTheFirstRequest(t *testing.T) {
 	tests := []struct {
 		name         string
-		opts         []resttest.Option
+		opts         []apitest.Option
 		method, path string
 		body         string
 		want         int
 		wantBody     string
 	}{
-		{name: "a CRD of WithCRDs is established", opts: []resttest.Option{resttest.WithCRDs(gizmoCRD(t, ""))}, method: "GET", path: crdsPath + "/gizmos.tools.example.com", want: http.StatusOK, wantBody: `"type":"Established","status":"True"`},
-		{name: "its resource is served with the schema's defaults", opts: []resttest.Option{resttest.WithCRDs(gizmoCRD(t, ""))}, method: "POST", path: gizmosPath, body: gizmoJSON, want: http.StatusCreated, wantBody: `"size":"small"`},
-		{name: "the scheme's kinds are served beside it", opts: []resttest.Option{resttest.WithCRDs(gizmoCRD(t, ""))}, method: "POST", path: widgetsPath, body: widgetJSON("w"), want: http.StatusCreated},
-		{name: "WithCRDs without CRDs serves the CRD API", opts: []resttest.Option{resttest.WithCRDs()}, method: "GET", path: crdsPath, want: http.StatusOK, wantBody: `"kind":"CustomResourceDefinitionList"`},
+		{name: "a CRD of WithCRDs is established", opts: []apitest.Option{apitest.WithCRDs(gizmoCRD(t, ""))}, method: "GET", path: crdsPath + "/gizmos.tools.example.com", want: http.StatusOK, wantBody: `"type":"Established","status":"True"`},
+		{name: "its resource is served with the schema's defaults", opts: []apitest.Option{apitest.WithCRDs(gizmoCRD(t, ""))}, method: "POST", path: gizmosPath, body: gizmoJSON, want: http.StatusCreated, wantBody: `"size":"small"`},
+		{name: "the scheme's kinds are served beside it", opts: []apitest.Option{apitest.WithCRDs(gizmoCRD(t, ""))}, method: "POST", path: widgetsPath, body: widgetJSON("w"), want: http.StatusCreated},
+		{name: "WithCRDs without CRDs serves the CRD API", opts: []apitest.Option{apitest.WithCRDs()}, method: "GET", path: crdsPath, want: http.StatusOK, wantBody: `"kind":"CustomResourceDefinitionList"`},
 		{name: "without WithCRDs there is no CRD API", method: "GET", path: crdsPath, want: http.StatusNotFound},
-		{name: "WithToken guards the CRD API too", opts: []resttest.Option{resttest.WithCRDs(), resttest.WithToken("t")}, method: "GET", path: crdsPath, want: http.StatusUnauthorized},
+		{name: "WithToken guards the CRD API too", opts: []apitest.Option{apitest.WithCRDs(), apitest.WithToken("t")}, method: "GET", path: crdsPath, want: http.StatusUnauthorized},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := resttest.NewServer(t, testapi.NewScheme(), tt.opts...)
+			srv := apitest.NewServer(t, testapi.NewScheme(), tt.opts...)
 			code, body := do(t, http.DefaultClient, tt.method, srv.URL+tt.path, tt.body, nil)
 			if code != tt.want || !strings.Contains(string(body), tt.wantBody) {
 				t.Errorf("%s %s = %d %s, want %d with %s", tt.method, tt.path, code, body, tt.want, tt.wantBody)
@@ -92,7 +92,7 @@ func TestWithCRDs_ACRDThatCannotBeServedFailsNewServer(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		resttest.NewServer(tb, testapi.NewScheme(), resttest.WithCRDs(gizmoCRD(t, "self.size != 'large'")))
+		apitest.NewServer(tb, testapi.NewScheme(), apitest.WithCRDs(gizmoCRD(t, "self.size != 'large'")))
 	}()
 	<-done
 	if !strings.Contains(tb.msg, "gizmos.tools.example.com") || !strings.Contains(tb.msg, "rule") {

@@ -1,4 +1,4 @@
-package resttest
+package apitest
 
 import "github.com/apikit-dev/apikit/kubeconfig"
 

@@ -1,4 +1,4 @@
-package resttest_test
+package apitest_test
 
 import (
 	"bytes"
@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/internal/testapi/toys"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/storage/memory"
@@ -76,7 +76,7 @@ func TestNewServer_ServesUntilCleanupThenLeavesNothingRunning(t *testing.T) {
 	baseline := runtime.NumGoroutine()
 	var url string
 	t.Run("server", func(t *testing.T) {
-		srv := resttest.NewServer(t, testapi.NewScheme())
+		srv := apitest.NewServer(t, testapi.NewScheme())
 		url = srv.URL
 		if !strings.HasPrefix(srv.URL, "http://127.0.0.1:") {
 			t.Errorf("URL = %q, want http://127.0.0.1:PORT", srv.URL)
@@ -115,12 +115,12 @@ func TestNewServer_ServesUntilCleanupThenLeavesNothingRunning(t *testing.T) {
 	}
 }
 
-// Every testing.TB is a resttest.TB (Ginkgo's GinkgoT() is checked in the envtest module).
-var _ resttest.TB = testing.TB(nil)
+// Every testing.TB is a apitest.TB (Ginkgo's GinkgoT() is checked in the envtest module).
+var _ apitest.TB = testing.TB(nil)
 
 func TestStart_ServesUntilCloseThenRemovesItsDirectoryAndLeavesNothingRunning(t *testing.T) {
 	baseline := runtime.NumGoroutine()
-	srv, err := resttest.Start(testapi.NewScheme(), resttest.WithTLS(), resttest.WithToken("s3cret"))
+	srv, err := apitest.Start(testapi.NewScheme(), apitest.WithTLS(), apitest.WithToken("s3cret"))
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -141,7 +141,7 @@ func TestStart_ServesUntilCloseThenRemovesItsDirectoryAndLeavesNothingRunning(t 
 }
 
 func TestNewServer_StoresWhatClientsCreate(t *testing.T) {
-	srv := resttest.NewServer(t, testapi.NewScheme())
+	srv := apitest.NewServer(t, testapi.NewScheme())
 	code, body := do(t, srv.Client(), "POST", srv.URL+widgetsPath, widgetJSON("w1"), nil)
 	if code != http.StatusCreated {
 		t.Fatalf("POST widget = %d %s, want 201", code, body)
@@ -164,7 +164,7 @@ func TestNewServer_StoresWhatClientsCreate(t *testing.T) {
 }
 
 func TestWithToken_RequestsWithoutTheTokenAreUnauthorized(t *testing.T) {
-	srv := resttest.NewServer(t, testapi.NewScheme(), resttest.WithToken("s3cret"))
+	srv := apitest.NewServer(t, testapi.NewScheme(), apitest.WithToken("s3cret"))
 	plain := &http.Client{}
 	t.Cleanup(plain.CloseIdleConnections)
 	tests := []struct {
@@ -198,7 +198,7 @@ func TestWithToken_RequestsWithoutTheTokenAreUnauthorized(t *testing.T) {
 func TestWithStorage_ServesFromItAndLeavesItOpen(t *testing.T) {
 	st := memory.New(memory.Options{})
 	t.Cleanup(st.Close)
-	srv := resttest.NewServer(t, testapi.NewScheme(), resttest.WithStorage(st))
+	srv := apitest.NewServer(t, testapi.NewScheme(), apitest.WithStorage(st))
 	if srv.Storage != storage.Interface(st) {
 		t.Fatalf("Storage = %T, want the store given", srv.Storage)
 	}
@@ -215,7 +215,7 @@ func TestWithStorage_ServesFromItAndLeavesItOpen(t *testing.T) {
 }
 
 func TestClose_SecondCallReturnsFirstResult(t *testing.T) {
-	srv := resttest.NewServer(t, testapi.NewScheme())
+	srv := apitest.NewServer(t, testapi.NewScheme())
 	first := srv.Close()
 	if first != nil {
 		t.Fatalf("first Close = %v, want nil", first)
@@ -241,14 +241,14 @@ func TestKubeconfig_KubectlUsesIt(t *testing.T) {
 	}
 	servers := []struct {
 		name string
-		opts []resttest.Option
+		opts []apitest.Option
 	}{
 		{name: "plain HTTP without authentication"},
-		{name: "TLS with a token", opts: []resttest.Option{resttest.WithTLS(), resttest.WithToken("kubectl-token")}},
+		{name: "TLS with a token", opts: []apitest.Option{apitest.WithTLS(), apitest.WithToken("kubectl-token")}},
 	}
 	for _, s := range servers {
 		t.Run(s.name, func(t *testing.T) {
-			srv := resttest.NewServer(t, testapi.NewScheme(), s.opts...)
+			srv := apitest.NewServer(t, testapi.NewScheme(), s.opts...)
 			tests := []struct {
 				name string
 				args []string
@@ -276,7 +276,7 @@ func TestKubeconfig_KubectlUsesIt(t *testing.T) {
 }
 
 func TestWithTLS_ServesHTTPSToClientsTrustingItsCertificate(t *testing.T) {
-	srv := resttest.NewServer(t, testapi.NewScheme(), resttest.WithTLS())
+	srv := apitest.NewServer(t, testapi.NewScheme(), apitest.WithTLS())
 	if !strings.HasPrefix(srv.URL, "https://127.0.0.1:") {
 		t.Errorf("URL = %q, want https://127.0.0.1:PORT", srv.URL)
 	}

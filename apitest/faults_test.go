@@ -1,4 +1,4 @@
-package resttest_test
+package apitest_test
 
 import (
 	"bufio"
@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/internal/testapi"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -21,26 +21,26 @@ var unavailable = &scheme.Status{Code: http.StatusServiceUnavailable, Reason: sc
 func TestFaults_FailNextAnswersTheMatchingRequestsWithTheStatus(t *testing.T) {
 	tests := []struct {
 		name  string
-		match resttest.Match
+		match apitest.Match
 		n     int
 		// requests are sent in order; want is each one's status code.
 		requests []string
 		want     []int
 	}{
-		{name: "the next n creates fail, then creates succeed", match: resttest.Match{Verb: "create", Resource: "widgets"}, n: 2,
+		{name: "the next n creates fail, then creates succeed", match: apitest.Match{Verb: "create", Resource: "widgets"}, n: 2,
 			requests: []string{"POST a", "POST b", "POST c"}, want: []int{503, 503, 201}},
-		{name: "requests that do not match are served and leave the failures", match: resttest.Match{Verb: "create", Resource: "widgets"}, n: 1,
+		{name: "requests that do not match are served and leave the failures", match: apitest.Match{Verb: "create", Resource: "widgets"}, n: 1,
 			requests: []string{"GET", "POST a", "POST b"}, want: []int{200, 503, 201}},
-		{name: "a name matches only that object", match: resttest.Match{Name: "b"}, n: 5,
+		{name: "a name matches only that object", match: apitest.Match{Name: "b"}, n: 5,
 			requests: []string{"POST a", "POST b", "GET a", "GET b"}, want: []int{201, 201, 200, 503}},
-		{name: "another namespace does not match", match: resttest.Match{Namespace: "other"}, n: 1,
+		{name: "another namespace does not match", match: apitest.Match{Namespace: "other"}, n: 1,
 			requests: []string{"POST a", "GET"}, want: []int{201, 200}},
 		{name: "the zero Match matches every request", n: 2,
 			requests: []string{"GET", "POST a", "POST b"}, want: []int{503, 503, 201}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := resttest.NewServer(t, testapi.NewScheme())
+			srv := apitest.NewServer(t, testapi.NewScheme())
 			srv.Faults().FailNext(tt.n, tt.match, unavailable)
 			for i, req := range tt.requests {
 				code, body := send(t, srv, req)
@@ -56,7 +56,7 @@ func TestFaults_FailNextAnswersTheMatchingRequestsWithTheStatus(t *testing.T) {
 }
 
 // send sends "POST NAME" (create widget NAME), "GET NAME" (get it) or "GET" (list).
-func send(t *testing.T, srv *resttest.Server, req string) (int, []byte) {
+func send(t *testing.T, srv *apitest.Server, req string) (int, []byte) {
 	t.Helper()
 	method, name, _ := strings.Cut(req, " ")
 	if method == "POST" {
@@ -69,9 +69,9 @@ func send(t *testing.T, srv *resttest.Server, req string) (int, []byte) {
 }
 
 func TestFaults_ResetRemovesPendingFailuresAndDelays(t *testing.T) {
-	srv := resttest.NewServer(t, testapi.NewScheme())
-	srv.Faults().FailNext(1, resttest.Match{}, unavailable)
-	srv.Faults().Delay(resttest.Match{}, time.Hour)
+	srv := apitest.NewServer(t, testapi.NewScheme())
+	srv.Faults().FailNext(1, apitest.Match{}, unavailable)
+	srv.Faults().Delay(apitest.Match{}, time.Hour)
 	srv.Faults().Reset()
 	if code, body := do(t, srv.Client(), "GET", srv.URL+widgetsPath, "", nil); code != http.StatusOK {
 		t.Errorf("GET after Reset = %d %s, want 200", code, body)
@@ -79,8 +79,8 @@ func TestFaults_ResetRemovesPendingFailuresAndDelays(t *testing.T) {
 }
 
 func TestFaults_DelayHoldsMatchingRequestsPastTheClientsDeadline(t *testing.T) {
-	srv := resttest.NewServer(t, testapi.NewScheme())
-	srv.Faults().Delay(resttest.Match{Verb: "list", Resource: "widgets"}, time.Hour)
+	srv := apitest.NewServer(t, testapi.NewScheme())
+	srv.Faults().Delay(apitest.Match{Verb: "list", Resource: "widgets"}, time.Hour)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
@@ -103,7 +103,7 @@ func TestFaults_DelayHoldsMatchingRequestsPastTheClientsDeadline(t *testing.T) {
 
 // openWatch starts a watch of the widgets from rv and returns its response once the
 // server serves it.
-func openWatch(t *testing.T, srv *resttest.Server, rv string) *http.Response {
+func openWatch(t *testing.T, srv *apitest.Server, rv string) *http.Response {
 	t.Helper()
 	resp, err := srv.Client().Get(srv.URL + widgetsPath + "?watch=true&resourceVersion=" + rv)
 	if err != nil {
@@ -114,7 +114,7 @@ func openWatch(t *testing.T, srv *resttest.Server, rv string) *http.Response {
 }
 
 func TestFaults_CloseWatchesEndsEveryOpenWatch(t *testing.T) {
-	srv := resttest.NewServer(t, testapi.NewScheme())
+	srv := apitest.NewServer(t, testapi.NewScheme())
 	rv := listRV(t, srv)
 	watches := []*http.Response{openWatch(t, srv, rv), openWatch(t, srv, rv)}
 	if n := srv.Faults().OpenWatches(); n != 2 {
@@ -137,7 +137,7 @@ func TestFaults_CloseWatchesEndsEveryOpenWatch(t *testing.T) {
 }
 
 // listRV lists the widgets and returns the list's resourceVersion.
-func listRV(t *testing.T, srv *resttest.Server) string {
+func listRV(t *testing.T, srv *apitest.Server) string {
 	t.Helper()
 	return listPage(t, srv, "").RV
 }
@@ -148,7 +148,7 @@ type page struct {
 }
 
 // listPage lists one widget from the continue token cont ("" for the first page).
-func listPage(t *testing.T, srv *resttest.Server, cont string) page {
+func listPage(t *testing.T, srv *apitest.Server, cont string) page {
 	t.Helper()
 	code, body := do(t, srv.Client(), "GET", srv.URL+widgetsPath+"?limit=1&continue="+cont, "", nil)
 	var l struct {
@@ -178,7 +178,7 @@ func firstEvent(t *testing.T, resp *http.Response) (string, int) {
 }
 
 func TestFaults_ExpireResourceVersionsMakesEarlierVersionsGone(t *testing.T) {
-	srv := resttest.NewServer(t, testapi.NewScheme())
+	srv := apitest.NewServer(t, testapi.NewScheme())
 	for _, name := range []string{"a", "b"} {
 		if code, body := do(t, srv.Client(), "POST", srv.URL+widgetsPath, widgetJSON(name), nil); code != http.StatusCreated {
 			t.Fatalf("create %s = %d %s", name, code, body)
@@ -209,7 +209,7 @@ func TestFaults_ExpireResourceVersionsMakesEarlierVersionsGone(t *testing.T) {
 }
 
 func TestClock_FrozenClockSetsTheServersTimestamps(t *testing.T) {
-	srv := resttest.NewServer(t, testapi.NewScheme())
+	srv := apitest.NewServer(t, testapi.NewScheme())
 	t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	srv.Clock().Set(t0.Add(999 * time.Millisecond))
 	created := create(t, srv, `{"apiVersion":"toys.example.com/v1","kind":"Widget","metadata":{"name":"a","finalizers":["example.com/hold"]},"spec":{"color":"red"}}`)
@@ -239,7 +239,7 @@ type widgetMeta struct {
 }
 
 // create creates a widget from body and returns its metadata.
-func create(t *testing.T, srv *resttest.Server, body string) widgetMeta {
+func create(t *testing.T, srv *apitest.Server, body string) widgetMeta {
 	t.Helper()
 	code, out := do(t, srv.Client(), "POST", srv.URL+widgetsPath, body, nil)
 	var w widgetMeta
@@ -253,29 +253,29 @@ func TestClock(t *testing.T) {
 	t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	tests := []struct {
 		name string
-		run  func(c *resttest.Clock) (got, want time.Time)
+		run  func(c *apitest.Clock) (got, want time.Time)
 	}{
-		{name: "Set freezes at the time given", run: func(c *resttest.Clock) (time.Time, time.Time) {
+		{name: "Set freezes at the time given", run: func(c *apitest.Clock) (time.Time, time.Time) {
 			c.Set(t0)
 			return c.Now(), t0
 		}},
-		{name: "Advance moves a frozen clock", run: func(c *resttest.Clock) (time.Time, time.Time) {
+		{name: "Advance moves a frozen clock", run: func(c *apitest.Clock) (time.Time, time.Time) {
 			c.Set(t0)
 			c.Advance(time.Minute)
 			return c.Advance(time.Second), t0.Add(time.Minute + time.Second)
 		}},
-		{name: "Freeze stops at a whole second and keeps it", run: func(c *resttest.Clock) (time.Time, time.Time) {
+		{name: "Freeze stops at a whole second and keeps it", run: func(c *apitest.Clock) (time.Time, time.Time) {
 			frozen := c.Freeze()
 			if frozen.Nanosecond() != 0 {
 				return frozen, frozen.Truncate(time.Second)
 			}
 			return c.Freeze(), frozen
 		}},
-		{name: "Advance freezes a running clock", run: func(c *resttest.Clock) (time.Time, time.Time) {
+		{name: "Advance freezes a running clock", run: func(c *apitest.Clock) (time.Time, time.Time) {
 			next := c.Advance(time.Hour)
 			return c.Now(), next
 		}},
-		{name: "Resume runs at real time again", run: func(c *resttest.Clock) (time.Time, time.Time) {
+		{name: "Resume runs at real time again", run: func(c *apitest.Clock) (time.Time, time.Time) {
 			c.Set(t0)
 			c.Resume()
 			if now := c.Now(); now.Year() < 2024 || now.Equal(t0) {
@@ -286,7 +286,7 @@ func TestClock(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got, want := tt.run(&resttest.Clock{}); !got.Equal(want) {
+			if got, want := tt.run(&apitest.Clock{}); !got.Equal(want) {
 				t.Errorf("got %v, want %v", got, want)
 			}
 		})

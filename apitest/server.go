@@ -1,4 +1,4 @@
-package resttest
+package apitest
 
 import (
 	"context"
@@ -23,11 +23,11 @@ import (
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/apiextensions"
+	crdserver "github.com/apikit-dev/apikit/apiextensions/server"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/controllers"
 	"github.com/apikit-dev/apikit/kubeconfig"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/crds"
 	"github.com/apikit-dev/apikit/rest/discovery"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -71,7 +71,7 @@ type Server struct {
 	// CRDs is, with WithCRDs, the handler serving the customresourcedefinitions resource
 	// and the resources of the stored CRDs (it is also Handler): CRDs.Apply installs more
 	// and waits until they are established. nil otherwise.
-	CRDs *crds.Handler
+	CRDs *crdserver.Handler
 	// Controllers are, with WithControllers, the namespace controller and the garbage
 	// collector running beside the server; Controllers.WaitIdle waits until they have
 	// nothing left to do.
@@ -230,11 +230,11 @@ func NewServer(t TB, s *scheme.Scheme, opts ...Option) *Server {
 	t.Helper()
 	srv, err := start(s, t.TempDir(), opts)
 	if err != nil {
-		t.Fatalf("resttest: %v", err)
+		t.Fatalf("apitest: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := srv.Close(); err != nil {
-			t.Errorf("resttest: %v", err)
+			t.Errorf("apitest: %v", err)
 		}
 	})
 	return srv
@@ -248,11 +248,11 @@ func NewServer(t TB, s *scheme.Scheme, opts ...Option) *Server {
 func Start(s *scheme.Scheme, opts ...Option) (*Server, error) {
 	dir, err := os.MkdirTemp("", "resttest")
 	if err != nil {
-		return nil, fmt.Errorf("resttest: making the kubeconfig directory: %w", err)
+		return nil, fmt.Errorf("apitest: making the kubeconfig directory: %w", err)
 	}
 	srv, err := start(s, dir, opts)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("resttest: %w", err), os.RemoveAll(dir))
+		return nil, errors.Join(fmt.Errorf("apitest: %w", err), os.RemoveAll(dir))
 	}
 	srv.ownDir = dir
 	return srv, nil
@@ -398,7 +398,7 @@ func newREST(s *scheme.Scheme, st storage.Interface, c *config) (http.Handler, e
 
 // startCRDs builds the handler of WithCRDs and applies its CRDs.
 func (s *Server) startCRDs(sch *scheme.Scheme, c *config) (http.Handler, error) {
-	h, err := crds.New(crds.Options{Scheme: sch, Storage: s.Storage, REST: c.restOpts, Discovery: c.discOpts, CRDs: c.crds})
+	h, err := crdserver.New(crdserver.Options{Scheme: sch, Storage: s.Storage, REST: c.restOpts, Discovery: c.discOpts, CRDs: c.crds})
 	if err != nil {
 		return nil, fmt.Errorf("building the CRD handler: %w", err)
 	}

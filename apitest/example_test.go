@@ -1,4 +1,4 @@
-package resttest_test
+package apitest_test
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/apikit-dev/apikit/rest/resttest"
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -15,7 +15,7 @@ import (
 // client-go test turns the server into a *rest.Config with one line, and kubectl takes
 // the kubeconfig file:
 //
-//	srv := resttest.NewServer(t, s)
+//	srv := apitest.NewServer(t, s)
 //	cfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig) // k8s.io/client-go/tools/clientcmd
 //	cmd := exec.Command("kubectl", "--kubeconfig", srv.KubeconfigPath, "get", "notes")
 //
@@ -33,7 +33,7 @@ func ExampleNewServer() {
 		log.Fatal(err)
 	}
 
-	srv := resttest.NewServer(t, s)
+	srv := apitest.NewServer(t, s)
 	notes := srv.URL + "/apis/notes.example.com/v1/namespaces/default/notes"
 	resp, err := srv.Client().Post(notes, "application/yaml", strings.NewReader(`
 apiVersion: notes.example.com/v1
@@ -68,7 +68,7 @@ text: milk, eggs
 
 // exampleT stands in for the *testing.T of a test, which an Example does not have: it
 // keeps the cleanups NewServer registers and runs them when the example ends, and
-// panics where a test would fail: it is a resttest.TB.
+// panics where a test would fail: it is a apitest.TB.
 type exampleT struct {
 	cleanups []func()
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/apikit-dev/apikit/authz"
+	"github.com/apikit-dev/apikit/registry"
 
 	"github.com/apikit-dev/apikit/authn"
 
@@ -32,11 +33,11 @@ func (denyAll) Authorize(context.Context, authz.Attributes) (bool, string, error
 
 type admissionFunc func() error
 
-func (f admissionFunc) Admit(context.Context, rest.AdmissionAttributes, scheme.Object) error {
+func (f admissionFunc) Admit(context.Context, registry.AdmissionAttributes, scheme.Object) error {
 	return f()
 }
 
-func (f admissionFunc) Validate(context.Context, rest.AdmissionAttributes, scheme.Object) error {
+func (f admissionFunc) Validate(context.Context, registry.AdmissionAttributes, scheme.Object) error {
 	return f()
 }
 
@@ -61,7 +62,7 @@ func TestOptions_ReachTheHandler(t *testing.T) {
 	}{
 		{name: "no options accept a valid widget", want: http.StatusCreated},
 		{name: "WithStrategy validates", opts: []apitest.Option{apitest.WithStrategy(widgets, rejectAll{})}, want: http.StatusUnprocessableEntity, wantBody: "rejected by the test strategy"},
-		{name: "WithStrategies validates", opts: []apitest.Option{apitest.WithStrategies(map[scheme.GroupResource]rest.Strategy{widgets: rejectAll{}})}, want: http.StatusUnprocessableEntity, wantBody: "rejected by the test strategy"},
+		{name: "WithStrategies validates", opts: []apitest.Option{apitest.WithStrategies(map[scheme.GroupResource]registry.Strategy{widgets: rejectAll{}})}, want: http.StatusUnprocessableEntity, wantBody: "rejected by the test strategy"},
 		{name: "WithAuthorizer denies", opts: []apitest.Option{apitest.WithAuthorizer(denyAll{})}, want: http.StatusForbidden, wantBody: "denied by the test authorizer"},
 		{name: "WithMutatingAdmission rejects", opts: []apitest.Option{apitest.WithMutatingAdmission(admissionFunc(func() error { return errors.New("mutating says no") }))}, want: http.StatusForbidden, wantBody: "mutating says no"},
 		{name: "WithValidatingAdmission rejects", opts: []apitest.Option{apitest.WithValidatingAdmission(admissionFunc(func() error { return errors.New("validating says no") }))}, want: http.StatusForbidden, wantBody: "validating says no"},

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/authz"
+	"github.com/apikit-dev/apikit/registry"
 
 	"github.com/apikit-dev/apikit/authn"
 
@@ -108,18 +109,18 @@ type config struct {
 	controllers bool
 }
 
-// WithStrategy sets the strategy of one resource (see rest.Strategy).
-func WithStrategy(gr scheme.GroupResource, s rest.Strategy) Option {
+// WithStrategy sets the strategy of one resource (see registry.Strategy).
+func WithStrategy(gr scheme.GroupResource, s registry.Strategy) Option {
 	return func(c *config) {
 		if c.restOpts.Strategies == nil {
-			c.restOpts.Strategies = map[scheme.GroupResource]rest.Strategy{}
+			c.restOpts.Strategies = map[scheme.GroupResource]registry.Strategy{}
 		}
 		c.restOpts.Strategies[gr] = s
 	}
 }
 
 // WithStrategies sets the strategies of several resources, adding to earlier ones.
-func WithStrategies(strategies map[scheme.GroupResource]rest.Strategy) Option {
+func WithStrategies(strategies map[scheme.GroupResource]registry.Strategy) Option {
 	return func(c *config) {
 		for gr, s := range strategies {
 			WithStrategy(gr, s)(c)
@@ -140,12 +141,12 @@ func WithAuthorizer(a authz.Authorizer) Option {
 }
 
 // WithMutatingAdmission appends mutating admission plugins.
-func WithMutatingAdmission(plugins ...rest.MutatingAdmission) Option {
+func WithMutatingAdmission(plugins ...registry.MutatingAdmission) Option {
 	return func(c *config) { c.restOpts.MutatingAdmission = append(c.restOpts.MutatingAdmission, plugins...) }
 }
 
 // WithValidatingAdmission appends validating admission plugins.
-func WithValidatingAdmission(plugins ...rest.ValidatingAdmission) Option {
+func WithValidatingAdmission(plugins ...registry.ValidatingAdmission) Option {
 	return func(c *config) { c.restOpts.ValidatingAdmission = append(c.restOpts.ValidatingAdmission, plugins...) }
 }
 

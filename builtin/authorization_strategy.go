@@ -6,14 +6,15 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/authz"
+	"github.com/apikit-dev/apikit/registry"
 
 	authorizationv1 "github.com/apikit-dev/apikit/builtin/authorization/v1"
 
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/codec/protobuf"
-	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
 )
@@ -47,8 +48,8 @@ func AddAuthorizationToScheme(s *scheme.Scheme) error {
 // (authorizationv1.SelfSubjectAccessReview) or for spec's user (authorizationv1.SubjectAccessReview,
 // authorizationv1.LocalSubjectAccessReview, the latter only about its own namespace). Strategies
 // includes them.
-func AuthorizationStrategies() map[scheme.GroupResource]rest.Strategy {
-	return map[scheme.GroupResource]rest.Strategy{
+func AuthorizationStrategies() map[scheme.GroupResource]registry.Strategy {
+	return map[scheme.GroupResource]registry.Strategy{
 		authorizationv1.SubjectAccessReviews:      accessReviewStrategy{},
 		authorizationv1.SelfSubjectAccessReviews:  accessReviewStrategy{},
 		authorizationv1.LocalSubjectAccessReviews: accessReviewStrategy{},
@@ -58,7 +59,7 @@ func AuthorizationStrategies() map[scheme.GroupResource]rest.Strategy {
 // accessReviewStrategy answers the three access review kinds.
 type accessReviewStrategy struct{}
 
-// RespondToCreate implements rest.CreateResponder.
+// RespondToCreate implements registry.CreateResponder.
 func (accessReviewStrategy) RespondToCreate(ctx context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error) {
 	var (
 		spec   authorizationv1.SubjectAccessReviewSpec
@@ -85,7 +86,7 @@ func (accessReviewStrategy) RespondToCreate(ctx context.Context, user *authn.Use
 			errs = append(errs, validation.Invalid(validation.NewPath("spec.nonResourceAttributes"), spec.NonResourceAttributes, "disallowed on this kind of request"))
 		}
 	default:
-		return nil, rest.NewBadRequest(fmt.Sprintf("not an access review: %T", obj))
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("not an access review: %T", obj))
 	}
 	if len(errs) > 0 {
 		return nil, errs.ToStatus(scheme.GroupKind{Group: authorizationv1.SchemeGroupVersion.Group, Kind: kind}, "")

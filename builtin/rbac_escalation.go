@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/authz"
 
 	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
@@ -155,7 +156,7 @@ func roleRefRules(ctx context.Context, ref rbacv1.RoleRef, namespace string) ([]
 		// kube's registry names the resource of the request in a NotFound, not the
 		// one it read: `clusterrolebindings.rbac.authorization.k8s.io "ROLE" not found`.
 		if info, ok := rest.RequestInfoFrom(ctx); ok {
-			return nil, rest.NewNotFound(scheme.GroupResource{Group: info.APIGroup, Resource: info.Resource}, ref.Name)
+			return nil, apierrors.NewNotFound(scheme.GroupResource{Group: info.APIGroup, Resource: info.Resource}, ref.Name)
 		}
 	}
 	return rules, err
@@ -173,7 +174,7 @@ func storedRoleRules(ctx context.Context, ref rbacv1.RoleRef, namespace string) 
 		}
 		role, ok := obj.(*rbacv1.Role)
 		if !ok {
-			return nil, rest.NewInternalError(fmt.Errorf("role %q is stored as a %T", ref.Name, obj))
+			return nil, apierrors.NewInternalError(fmt.Errorf("role %q is stored as a %T", ref.Name, obj))
 		}
 		return role.Rules, nil
 	case rbacv1.ClusterRoleKind:
@@ -183,7 +184,7 @@ func storedRoleRules(ctx context.Context, ref rbacv1.RoleRef, namespace string) 
 		}
 		role, ok := obj.(*rbacv1.ClusterRole)
 		if !ok {
-			return nil, rest.NewInternalError(fmt.Errorf("clusterrole %q is stored as a %T", ref.Name, obj))
+			return nil, apierrors.NewInternalError(fmt.Errorf("clusterrole %q is stored as a %T", ref.Name, obj))
 		}
 		if role.AggregationRule == nil {
 			return role.Rules, nil
@@ -241,7 +242,7 @@ func confirmNoEscalation(ctx context.Context, user *authn.User, namespace string
 	ask := func(p permission) (bool, error) {
 		allowed, _, err := authz.Authorize(ctx, p.attributes(user, namespace))
 		if !allowed && err != nil {
-			return false, rest.NewInternalError(errors.New("authorization failed"))
+			return false, apierrors.NewInternalError(errors.New("authorization failed"))
 		}
 		return allowed, nil
 	}

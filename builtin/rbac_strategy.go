@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
+	"github.com/apikit-dev/apikit/registry"
 
 	"github.com/apikit-dev/apikit/conversion"
-	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
 )
@@ -60,9 +60,9 @@ func AddRBACToScheme(s *scheme.Scheme) error {
 // permission. The refusals are kube's 403 Forbidden, word for word (`user "carol"
 // (groups=[...]) is attempting to grant RBAC permissions not currently held:` and the
 // rules missing). Strategies includes them.
-func RBACStrategies() map[scheme.GroupResource]rest.Strategy {
-	return map[scheme.GroupResource]rest.Strategy{
-		rbacv1.Roles: withoutGeneration(rest.StrategyFor[*rbacv1.Role]{
+func RBACStrategies() map[scheme.GroupResource]registry.Strategy {
+	return map[scheme.GroupResource]registry.Strategy{
+		rbacv1.Roles: withoutGeneration(registry.StrategyFor[*rbacv1.Role]{
 			Validate:       func(_ context.Context, r *rbacv1.Role) validation.ErrorList { return validateRules(r.Rules, true) },
 			ValidateUpdate: func(_ context.Context, r, _ *rbacv1.Role) validation.ErrorList { return validateRules(r.Rules, true) },
 			AuthorizeCreate: func(ctx context.Context, r *rbacv1.Role) error {
@@ -75,7 +75,7 @@ func RBACStrategies() map[scheme.GroupResource]rest.Strategy {
 				return authorizeRoleWrite(ctx, r.Namespace, r.Rules, false)
 			},
 		}),
-		rbacv1.ClusterRoles: withoutGeneration(rest.StrategyFor[*rbacv1.ClusterRole]{
+		rbacv1.ClusterRoles: withoutGeneration(registry.StrategyFor[*rbacv1.ClusterRole]{
 			Validate: func(_ context.Context, r *rbacv1.ClusterRole) validation.ErrorList {
 				return validateRules(r.Rules, false)
 			},
@@ -92,7 +92,7 @@ func RBACStrategies() map[scheme.GroupResource]rest.Strategy {
 				return authorizeRoleWrite(ctx, "", r.Rules, hasAggregationRule(r) || hasAggregationRule(old))
 			},
 		}),
-		rbacv1.RoleBindings: withoutGeneration(rest.StrategyFor[*rbacv1.RoleBinding]{
+		rbacv1.RoleBindings: withoutGeneration(registry.StrategyFor[*rbacv1.RoleBinding]{
 			Validate: func(_ context.Context, b *rbacv1.RoleBinding) validation.ErrorList {
 				return validateBinding(b.RoleRef, b.Subjects, true)
 			},
@@ -109,7 +109,7 @@ func RBACStrategies() map[scheme.GroupResource]rest.Strategy {
 				return authorizeBindingWrite(ctx, b.Namespace, b.RoleRef)
 			},
 		}),
-		rbacv1.ClusterRoleBindings: withoutGeneration(rest.StrategyFor[*rbacv1.ClusterRoleBinding]{
+		rbacv1.ClusterRoleBindings: withoutGeneration(registry.StrategyFor[*rbacv1.ClusterRoleBinding]{
 			Validate: func(_ context.Context, b *rbacv1.ClusterRoleBinding) validation.ErrorList {
 				return validateBinding(b.RoleRef, b.Subjects, false)
 			},

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/apikit-dev/apikit/authn"
+	"github.com/apikit-dev/apikit/registry"
 
-	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
 )
@@ -22,25 +22,25 @@ import (
 // SelfSubjectReview answered with the requesting user and never stored; no
 // metadata.generation on any of the stored kinds, as none of their strategies in kube
 // sets one; and RBACStrategies and AuthorizationStrategies.
-func Strategies() map[scheme.GroupResource]rest.Strategy {
-	m := map[scheme.GroupResource]rest.Strategy{
-		ConfigMaps: withoutGeneration(rest.StrategyFor[*ConfigMap]{
+func Strategies() map[scheme.GroupResource]registry.Strategy {
+	m := map[scheme.GroupResource]registry.Strategy{
+		ConfigMaps: withoutGeneration(registry.StrategyFor[*ConfigMap]{
 			Validate: func(_ context.Context, c *ConfigMap) validation.ErrorList { return validateConfigMap(c) },
 			ValidateUpdate: func(_ context.Context, c, old *ConfigMap) validation.ErrorList {
 				return validateConfigMapUpdate(c, old)
 			},
 		}),
-		Secrets: withoutGeneration(rest.StrategyFor[*Secret]{
+		Secrets: withoutGeneration(registry.StrategyFor[*Secret]{
 			PrepareForCreate: func(_ context.Context, s *Secret) { prepareSecret(s) },
 			PrepareForUpdate: func(_ context.Context, s, _ *Secret) { prepareSecret(s) },
 			Validate:         func(_ context.Context, s *Secret) validation.ErrorList { return validateSecret(s) },
 			ValidateUpdate:   func(_ context.Context, s, old *Secret) validation.ErrorList { return validateSecretUpdate(s, old) },
 		}),
-		Namespaces:         withoutGeneration(rest.StrategyFor[*Namespace]{}),
-		ServiceAccounts:    withoutGeneration(rest.StrategyFor[*ServiceAccount]{}),
-		Events:             withoutGeneration(rest.StrategyFor[*Event]{}),
-		EventsEvents:       withoutGeneration(rest.StrategyFor[*EventsEvent]{}),
-		Leases:             withoutGeneration(rest.StrategyFor[*Lease]{}),
+		Namespaces:         withoutGeneration(registry.StrategyFor[*Namespace]{}),
+		ServiceAccounts:    withoutGeneration(registry.StrategyFor[*ServiceAccount]{}),
+		Events:             withoutGeneration(registry.StrategyFor[*Event]{}),
+		EventsEvents:       withoutGeneration(registry.StrategyFor[*EventsEvent]{}),
+		Leases:             withoutGeneration(registry.StrategyFor[*Lease]{}),
 		SelfSubjectReviews: selfSubjectReviewStrategy{},
 	}
 	maps.Copy(m, RBACStrategies())
@@ -51,7 +51,7 @@ func Strategies() map[scheme.GroupResource]rest.Strategy {
 // withoutGeneration adds to s what kube-apiserver does with metadata.generation for a
 // kind whose strategy never sets it (every built-in kind of this package): a create
 // stores none and an update keeps the stored one, so that spec changes do not bump it.
-func withoutGeneration[T scheme.Object](s rest.StrategyFor[T]) rest.StrategyFor[T] {
+func withoutGeneration[T scheme.Object](s registry.StrategyFor[T]) registry.StrategyFor[T] {
 	create, update := s.PrepareForCreate, s.PrepareForUpdate
 	s.PrepareForCreate = func(ctx context.Context, obj T) {
 		obj.SetGeneration(0)
@@ -176,7 +176,7 @@ func validateSecretUpdate(s, old *Secret) validation.ErrorList {
 // selfSubjectReviewStrategy answers a SelfSubjectReview with the requesting user.
 type selfSubjectReviewStrategy struct{}
 
-// RespondToCreate implements rest.CreateResponder: kube-apiserver returns the request's
+// RespondToCreate implements registry.CreateResponder: kube-apiserver returns the request's
 // object with status.userInfo filled in, and stores nothing.
 func (selfSubjectReviewStrategy) RespondToCreate(_ context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error) {
 	review := obj.(*SelfSubjectReview)

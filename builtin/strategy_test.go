@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/apikit-dev/apikit/authn"
+	"github.com/apikit-dev/apikit/registry"
 
-	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/validation"
 	"github.com/google/go-cmp/cmp"
 )
@@ -23,7 +23,7 @@ func ptr[T any](v T) *T { return &v }
 
 func TestPrepareSecret_MergesStringDataIntoDataAndDefaultsType(t *testing.T) {
 	s := &Secret{Data: map[string][]byte{"a": []byte("old"), "b": []byte("keep")}, StringData: map[string]string{"a": "new", "c": "added"}}
-	Strategies()[Secrets].(rest.StrategyFor[*Secret]).PrepareForCreate(context.Background(), s)
+	Strategies()[Secrets].(registry.StrategyFor[*Secret]).PrepareForCreate(context.Background(), s)
 	want := &Secret{Data: map[string][]byte{"a": []byte("new"), "b": []byte("keep"), "c": []byte("added")}, Type: "Opaque"}
 	if d := cmp.Diff(want, s); d != "" {
 		t.Errorf("prepared secret (-want +got):\n%s", d)

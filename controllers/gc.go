@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -18,9 +18,9 @@ func (m *Manager) collect(w *writer, n *node) error {
 	m.reportInvalidNamespaceOwners(w.ctx, n)
 	var errs []error
 	switch {
-	case n.deleting && n.has(rest.FinalizerOrphanDependents):
+	case n.deleting && n.has(registry.FinalizerOrphanDependents):
 		errs = append(errs, m.orphanDependents(w, n))
-	case n.deleting && n.has(rest.FinalizerDeleteDependents):
+	case n.deleting && n.has(registry.FinalizerDeleteDependents):
 		errs = append(errs, m.finishForeground(w, n))
 	}
 	if len(n.owners) > 0 && !n.deleting {
@@ -40,7 +40,7 @@ func (m *Manager) orphanDependents(w *writer, n *node) error {
 			return err
 		}
 	}
-	return w.removeFinalizer(n, rest.FinalizerOrphanDependents)
+	return w.removeFinalizer(n, registry.FinalizerOrphanDependents)
 }
 
 // finishForeground removes the foregroundDeletion finalizer once no dependent with
@@ -53,7 +53,7 @@ func (m *Manager) finishForeground(w *writer, n *node) error {
 			return nil
 		}
 	}
-	return w.removeFinalizer(n, rest.FinalizerDeleteDependents)
+	return w.removeFinalizer(n, registry.FinalizerDeleteDependents)
 }
 
 // attemptToDelete decides the fate of a dependent from its owners: with a live owner
@@ -83,7 +83,7 @@ func (m *Manager) attemptToDelete(w *writer, n *node) error {
 		switch {
 		case o == nil:
 			gone = append(gone, ref.UID)
-		case o.deleting && o.has(rest.FinalizerDeleteDependents):
+		case o.deleting && o.has(registry.FinalizerDeleteDependents):
 			gone = append(gone, ref.UID)
 			waiting = true
 		default:
@@ -100,7 +100,7 @@ func (m *Manager) attemptToDelete(w *writer, n *node) error {
 			return slices.DeleteFunc(refs, func(r scheme.OwnerReference) bool { return slices.Contains(gone, r.UID) })
 		})
 	case waiting && len(deps) > 0:
-		if slices.ContainsFunc(deps, func(d *node) bool { return d.deleting && d.has(rest.FinalizerDeleteDependents) }) {
+		if slices.ContainsFunc(deps, func(d *node) bool { return d.deleting && d.has(registry.FinalizerDeleteDependents) }) {
 			err := w.editOwners(n, func(refs []scheme.OwnerReference) []scheme.OwnerReference {
 				for i := range refs {
 					if refs[i].BlockOwnerDeletion != nil && *refs[i].BlockOwnerDeletion {
@@ -114,15 +114,15 @@ func (m *Manager) attemptToDelete(w *writer, n *node) error {
 				return err
 			}
 		}
-		_, err := w.delete(n, rest.DeletePropagationForeground)
+		_, err := w.delete(n, registry.DeletePropagationForeground)
 		return err
 	}
-	policy := rest.DeletePropagationBackground
+	policy := registry.DeletePropagationBackground
 	switch {
-	case n.has(rest.FinalizerOrphanDependents):
-		policy = rest.DeletePropagationOrphan
-	case n.has(rest.FinalizerDeleteDependents):
-		policy = rest.DeletePropagationForeground
+	case n.has(registry.FinalizerOrphanDependents):
+		policy = registry.DeletePropagationOrphan
+	case n.has(registry.FinalizerDeleteDependents):
+		policy = registry.DeletePropagationForeground
 	}
 	_, err := w.delete(n, policy)
 	return err

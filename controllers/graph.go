@@ -5,13 +5,13 @@ import (
 	"strings"
 
 	"github.com/apikit-dev/apikit/apiextensions"
-	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/watch"
 )
 
-var namespacesGR = rest.NamespacesGroupResource()
+var namespacesGR = registry.NamespacesGroupResource()
 
 // resource is what the controllers need to know of a resource: its storage prefix and
 // scope, and for a stored CRD's resource its served versions.

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 )
@@ -53,8 +53,8 @@ func newNamespace(s *scheme.Scheme, gvk scheme.GroupVersionKind, name string, no
 		"apiVersion": gvk.GroupVersion().String(),
 		"kind":       gvk.Kind,
 		"metadata":   map[string]any{"name": name, "uid": string(scheme.NewUID()), "creationTimestamp": now.UTC().Format("2006-01-02T15:04:05Z")},
-		"spec":       map[string]any{"finalizers": []any{rest.FinalizerKubernetes}},
-		"status":     map[string]any{"phase": rest.NamespacePhaseActive},
+		"spec":       map[string]any{"finalizers": []any{registry.FinalizerKubernetes}},
+		"status":     map[string]any{"phase": registry.NamespacePhaseActive},
 	}
 	obj, err := newObject(s, gvk, m)
 	if err != nil {
@@ -68,11 +68,11 @@ func newNamespace(s *scheme.Scheme, gvk scheme.GroupVersionKind, name string, no
 // waited for), record kube's conditions, and once nothing remains remove the
 // "kubernetes" finalizer, which lets the namespace go.
 func (m *Manager) syncNamespace(w *writer, ns *node) error {
-	fields, err := rest.NamespaceFields(ns.obj)
+	fields, err := registry.NamespaceFields(ns.obj)
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(fields.Finalizers, rest.FinalizerKubernetes) {
+	if !slices.Contains(fields.Finalizers, registry.FinalizerKubernetes) {
 		return nil
 	}
 	remaining := map[string]int{}
@@ -82,7 +82,7 @@ func (m *Manager) syncNamespace(w *writer, ns *node) error {
 		if !n.namespaced || n.namespace != ns.name {
 			continue
 		}
-		left, err := w.delete(n, rest.DeletePropagationBackground)
+		left, err := w.delete(n, registry.DeletePropagationBackground)
 		if err != nil {
 			failures = append(failures, err.Error())
 			continue
@@ -97,8 +97,8 @@ func (m *Manager) syncNamespace(w *writer, ns *node) error {
 	}
 	conds := conditions(remaining, finalizers, failures)
 	err = w.update(ns, func(cur scheme.Object) error {
-		return rest.UpdateNamespace(cur, func(_, status map[string]any) {
-			status["phase"] = rest.NamespacePhaseTerminating
+		return registry.UpdateNamespace(cur, func(_, status map[string]any) {
+			status["phase"] = registry.NamespacePhaseTerminating
 			status["conditions"] = mergeConditions(status["conditions"], conds, scheme.NowFrom(w.clock))
 		})
 	})
@@ -106,9 +106,9 @@ func (m *Manager) syncNamespace(w *writer, ns *node) error {
 		return err
 	}
 	return w.update(ns, func(cur scheme.Object) error {
-		return rest.UpdateNamespace(cur, func(spec, _ map[string]any) {
+		return registry.UpdateNamespace(cur, func(spec, _ map[string]any) {
 			fins, _ := spec["finalizers"].([]any)
-			spec["finalizers"] = slices.DeleteFunc(slices.Clone(fins), func(f any) bool { return f == rest.FinalizerKubernetes })
+			spec["finalizers"] = slices.DeleteFunc(slices.Clone(fins), func(f any) bool { return f == registry.FinalizerKubernetes })
 		})
 	})
 }

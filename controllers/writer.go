@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 )
@@ -38,7 +38,7 @@ func pending(gr scheme.GroupResource, obj scheme.Object) bool {
 	if gr != namespacesGR {
 		return false
 	}
-	fields, err := rest.NamespaceFields(obj)
+	fields, err := registry.NamespaceFields(obj)
 	return err == nil && len(fields.Finalizers) > 0
 }
 
@@ -46,11 +46,11 @@ func pending(gr scheme.GroupResource, obj scheme.Object) bool {
 // without finalizers goes at once, one with finalizers gets a deletionTimestamp (a
 // Namespace also phase Terminating). It returns the finalizers the object still waits
 // for (nil once it is gone).
-func (w *writer) delete(n *node, policy rest.DeletionPropagation) ([]string, error) {
-	opts := &rest.DeleteOptions{PropagationPolicy: &policy}
+func (w *writer) delete(n *node, policy registry.DeletionPropagation) ([]string, error) {
+	opts := &registry.DeleteOptions{PropagationPolicy: &policy}
 	uid := n.uid
 	out, err := w.store.GuaranteedUpdate(w.ctx, n.key(), storage.UpdateOptions{Preconditions: &storage.Preconditions{UID: &uid}}, func(cur scheme.Object) (scheme.Object, error) {
-		cur.SetFinalizers(rest.GarbageCollectionFinalizers(cur.GetFinalizers(), opts))
+		cur.SetFinalizers(registry.GarbageCollectionFinalizers(cur.GetFinalizers(), opts))
 		if !pending(n.gr, cur) {
 			return nil, errDeleteNow
 		}
@@ -58,7 +58,7 @@ func (w *writer) delete(n *node, policy rest.DeletionPropagation) ([]string, err
 			now := scheme.NowFrom(w.clock)
 			cur.SetDeletionTimestamp(&now)
 			if n.gr == namespacesGR {
-				if err := rest.UpdateNamespace(cur, func(_, status map[string]any) { status["phase"] = rest.NamespacePhaseTerminating }); err != nil {
+				if err := registry.UpdateNamespace(cur, func(_, status map[string]any) { status["phase"] = registry.NamespacePhaseTerminating }); err != nil {
 					return nil, err
 				}
 			} else {

@@ -1,57 +1,19 @@
 package rest
 
 import (
-	"context"
 	"errors"
 
-	"github.com/apikit-dev/apikit/authz"
+	"github.com/apikit-dev/apikit/apierrors"
+	"github.com/apikit-dev/apikit/registry"
 
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
 )
 
-// Operation is what an admission plugin is asked about.
-type Operation string
-
-// The operations admission sees.
-const (
-	OperationCreate Operation = "CREATE"
-	OperationUpdate Operation = "UPDATE"
-	OperationDelete Operation = "DELETE"
-)
-
-// AdmissionAttributes describe one write to admission plugins.
-type AdmissionAttributes struct {
-	authz.Attributes
-	// Kind is the kind of the object at the request's version.
-	Kind scheme.GroupVersionKind
-	// Operation is CREATE, UPDATE (also for patch and subresource writes) or DELETE.
-	Operation Operation
-	// OldObject is the stored object (internal version) for UPDATE and DELETE, else nil.
-	OldObject scheme.Object
-	// DryRun is true when nothing will be stored (dryRun=All): plugins with side effects
-	// must not perform them.
-	DryRun bool
-}
-
-// MutatingAdmission may change an object before it is validated and stored. obj is the
-// internal version (nil for DELETE). A returned *scheme.Status is sent as is; any other
-// error becomes 403 Forbidden.
-type MutatingAdmission interface {
-	Admit(ctx context.Context, a AdmissionAttributes, obj scheme.Object) error
-}
-
-// ValidatingAdmission accepts or rejects a validated object before it is stored, without
-// changing it. obj is the internal version (for DELETE, the stored object). A returned
-// *scheme.Status is sent as is; any other error becomes 403 Forbidden.
-type ValidatingAdmission interface {
-	Validate(ctx context.Context, a AdmissionAttributes, obj scheme.Object) error
-}
-
-func (rq *request) admissionAttributes(op Operation, name string, old scheme.Object, dryRun bool) AdmissionAttributes {
+func (rq *request) admissionAttributes(op registry.Operation, name string, old scheme.Object, dryRun bool) registry.AdmissionAttributes {
 	a := attributesOf(rq.info, rq.user)
 	a.Name = name
-	return AdmissionAttributes{Attributes: a, Kind: rq.gvk, Operation: op, OldObject: old, DryRun: dryRun}
+	return registry.AdmissionAttributes{Attributes: a, Kind: rq.gvk, Operation: op, OldObject: old, DryRun: dryRun}
 }
 
 // admissionError is the answer to a write an admission plugin or a strategy's
@@ -63,10 +25,10 @@ func (rq *request) admissionError(err error, name string) error {
 	if errors.As(err, &st) {
 		return st
 	}
-	return NewForbidden(rq.gr, name, err)
+	return apierrors.NewForbidden(rq.gr, name, err)
 }
 
-func (rq *request) mutate(a AdmissionAttributes, obj scheme.Object) error {
+func (rq *request) mutate(a registry.AdmissionAttributes, obj scheme.Object) error {
 	for _, m := range rq.h.opts.MutatingAdmission {
 		if err := m.Admit(rq.ctx, a, obj); err != nil {
 			return rq.admissionError(err, a.Name)
@@ -75,7 +37,7 @@ func (rq *request) mutate(a AdmissionAttributes, obj scheme.Object) error {
 	return nil
 }
 
-func (rq *request) validateAdmission(a AdmissionAttributes, obj scheme.Object) error {
+func (rq *request) validateAdmission(a registry.AdmissionAttributes, obj scheme.Object) error {
 	for _, v := range rq.h.opts.ValidatingAdmission {
 		if err := v.Validate(rq.ctx, a, obj); err != nil {
 			return rq.admissionError(err, a.Name)
@@ -90,7 +52,7 @@ func (rq *request) validateAdmission(a AdmissionAttributes, obj scheme.Object) e
 // Validate, then metadata.
 func (rq *request) validateCreate(obj scheme.Object) error {
 	var hookErrs validation.ErrorList
-	if f := rq.hooks.validate; f != nil {
+	if f := rq.hooks.Validate; f != nil {
 		hookErrs = f(rq.ctx, obj)
 	}
 	meta := validation.ValidateObjectMeta(obj, rq.res.Namespaced, rq.res.NameValidation, validation.NewPath("metadata"))
@@ -115,7 +77,7 @@ func (rq *request) validateUpdate(obj, old scheme.Object) error {
 	if u, ks := rq.h.schemaFor(obj); ks != nil {
 		errs = rq.schemaErrors(errs, u, ks, old)
 	}
-	if f := rq.hooks.validateUpdate; f != nil {
+	if f := rq.hooks.ValidateUpdate; f != nil {
 		errs = appendUnique(errs, f(rq.ctx, obj, old))
 	}
 	if len(errs) > 0 {

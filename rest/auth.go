@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/authz"
 
 	"github.com/apikit-dev/apikit/authn"
@@ -36,13 +37,13 @@ func isPublicInfo(path string) bool {
 // refused unless AllowBearerTokensOverHTTP.
 func (h *Handler) authenticate(r *http.Request, public bool) (*authn.User, *scheme.Status) {
 	if r.TLS == nil && !h.opts.AllowBearerTokensOverHTTP && hasBearerToken(r) {
-		return nil, NewUnauthorized()
+		return nil, apierrors.NewUnauthorized()
 	}
 	if h.opts.Authenticator != nil {
 		user, ok, err := h.opts.Authenticator.Authenticate(r)
 		if err != nil {
 			h.log.Warn("rest: authentication failed", "path", r.URL.Path, "err", err)
-			return nil, NewUnauthorized()
+			return nil, apierrors.NewUnauthorized()
 		}
 		if ok && user != nil {
 			return user, nil
@@ -52,7 +53,7 @@ func (h *Handler) authenticate(r *http.Request, public bool) (*authn.User, *sche
 		u := authn.Anonymous
 		return &u, nil
 	}
-	return nil, NewUnauthorized()
+	return nil, apierrors.NewUnauthorized()
 }
 
 // hasBearerToken tells whether r carries a bearer token (case-insensitive scheme, as
@@ -114,7 +115,7 @@ func (h *Handler) decisionStatus(a authz.Attributes, allowed bool, reason string
 		// As kube-apiserver: an authorizer that could not decide is a 500, not a 403.
 		// Its error (which may name the delegate's URL) goes to the log only.
 		h.log.Warn("rest: authorization failed", "path", a.Path, "err", err)
-		return NewInternalError(errors.New("authorization failed"))
+		return apierrors.NewInternalError(errors.New("authorization failed"))
 	}
 	// kube-apiserver escapes the HTML-significant characters of the attributes (not of
 	// the authorizer's reason), so that a name cannot smuggle markup into a client's page.
@@ -126,7 +127,7 @@ func (h *Handler) decisionStatus(a authz.Attributes, allowed bool, reason string
 	if !a.ResourceRequest {
 		gr = scheme.GroupResource{}
 	}
-	return NewForbidden(gr, a.Name, errors.New(msg))
+	return apierrors.NewForbidden(gr, a.Name, errors.New(msg))
 }
 
 func attributesOf(info *RequestInfo, user *authn.User) authz.Attributes {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/apikit-dev/apikit/conversion"
+	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
@@ -53,7 +54,7 @@ type typedWidgetList struct {
 
 const typedPath = "/apis/typed.example.com/v1/namespaces/default/widgets"
 
-func addTypedWidgets(t testing.TB, s *scheme.Scheme) rest.Strategy {
+func addTypedWidgets(t testing.TB, s *scheme.Scheme) registry.Strategy {
 	gv := scheme.GroupVersion{Group: "typed.example.com", Version: "v1"}
 	s.AddKnownTypeWithName(gv.WithKind("Widget"), &typedWidget{})
 	s.AddKnownTypeWithName(gv.WithKind("WidgetList"), &typedWidgetList{})
@@ -81,7 +82,7 @@ func addTypedWidgets(t testing.TB, s *scheme.Scheme) rest.Strategy {
 	if err := s.AddResource(scheme.Resource{Group: gv.Group, Kind: "Widget", ListKind: "WidgetList", Plural: "widgets", Namespaced: true, StatusSubresource: true}); err != nil {
 		t.Fatal(err)
 	}
-	return rest.StrategyFor[*typedWidget]{Validate: func(_ context.Context, w *typedWidget) validation.ErrorList {
+	return registry.StrategyFor[*typedWidget]{Validate: func(_ context.Context, w *typedWidget) validation.ErrorList {
 		var errs validation.ErrorList
 		spec := validation.NewPath("spec")
 		if !slices.Contains([]string{"red", "green", "blue"}, w.Spec.Color) {

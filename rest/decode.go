@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/conversion"
 	"github.com/apikit-dev/apikit/scheme"
@@ -41,19 +42,19 @@ func (rq *request) writeOptions(kind string) (dryRun bool, fieldValidation strin
 func (rq *request) readBody() ([]byte, error) {
 	limit := rq.h.maxBody
 	if rq.r.ContentLength > limit {
-		return nil, NewRequestEntityTooLarge(limit)
+		return nil, apierrors.NewRequestEntityTooLarge(limit)
 	}
 	clearDeadline := rq.setReadDeadline()
 	data, err := io.ReadAll(http.MaxBytesReader(rq.w, rq.r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, NewRequestEntityTooLarge(limit)
+			return nil, apierrors.NewRequestEntityTooLarge(limit)
 		}
 		if timedOut(rq.ctx, err) {
-			return nil, NewTimeout()
+			return nil, apierrors.NewTimeout()
 		}
-		return nil, NewBadRequest(fmt.Sprintf("failed to read the request body: %v", err))
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("failed to read the request body: %v", err))
 	}
 	// Only once the body is all read: net/http reads what is left of a body before it
 	// answers, which the deadline still bounds.
@@ -86,7 +87,7 @@ func (rq *request) serializerFor(contentType string, kind ...scheme.GroupVersion
 		if errors.As(err, &ume) {
 			accepted = ume.Accepted
 		}
-		return nil, NewUnsupportedMediaType(contentType, accepted)
+		return nil, apierrors.NewUnsupportedMediaType(contentType, accepted)
 	}
 	return ser, nil
 }
@@ -98,7 +99,7 @@ func (rq *request) serializerFor(contentType string, kind ...scheme.GroupVersion
 // decodes a custom resource.
 func (rq *request) decodeInto(ser codec.Serializer, data []byte, into scheme.Kinded, def scheme.GroupVersionKind, fieldValidation string) (scheme.Kinded, scheme.GroupVersionKind, error) {
 	if ks, ok := ser.(codec.KindSupporter); ok && into != nil && !ks.Supports(def, into) {
-		return nil, def, NewUnsupportedMediaType(ser.MediaType(), rq.h.codecs.MediaTypesFor(def, into))
+		return nil, def, apierrors.NewUnsupportedMediaType(ser.MediaType(), rq.h.codecs.MediaTypesFor(def, into))
 	}
 	var res codec.Result
 	var err error
@@ -110,13 +111,13 @@ func (rq *request) decodeInto(ser codec.Serializer, data []byte, into scheme.Kin
 	}
 	var tooLarge *codec.TooLargeError
 	if errors.As(err, &tooLarge) {
-		return nil, res.GVK, NewRequestEntityTooLarge(rq.h.maxBody)
+		return nil, res.GVK, apierrors.NewRequestEntityTooLarge(rq.h.maxBody)
 	}
 	if errors.Is(err, codec.ErrUnsupportedMediaType) {
-		return nil, res.GVK, NewUnsupportedMediaType(ser.MediaType(), rq.h.codecs.MediaTypesFor(res.GVK, into))
+		return nil, res.GVK, apierrors.NewUnsupportedMediaType(ser.MediaType(), rq.h.codecs.MediaTypesFor(res.GVK, into))
 	}
 	if err != nil {
-		return nil, res.GVK, NewBadRequest(err.Error())
+		return nil, res.GVK, apierrors.NewBadRequest(err.Error())
 	}
 	if u, ks := rq.h.schemaFor(res.Object); ks != nil {
 		for _, p := range ks.schema.PruneDecoded(u.Object) {
@@ -124,13 +125,13 @@ func (rq *request) decodeInto(ser codec.Serializer, data []byte, into scheme.Kin
 		}
 		if err := ks.schema.MalformedEmbedded(u.Object); err != nil {
 			gvk := u.GroupVersionKind()
-			return nil, res.GVK, NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, gvk.Kind, err))
+			return nil, res.GVK, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, gvk.Kind, err))
 		}
 	}
 	if len(res.Issues) > 0 {
 		switch fieldValidation {
 		case "Strict":
-			return nil, res.GVK, NewBadRequest(res.Issues.Err().Error())
+			return nil, res.GVK, apierrors.NewBadRequest(res.Issues.Err().Error())
 		case "Ignore":
 		default:
 			rq.warnings = append(rq.warnings, res.Issues.Warnings()...)
@@ -152,7 +153,7 @@ func (rq *request) decodeObject(data []byte, fieldValidation string) (scheme.Obj
 
 func (rq *request) decodeExternal(ser codec.Serializer, data []byte, fieldValidation string) (scheme.Object, error) {
 	if len(strings.TrimSpace(string(data))) == 0 {
-		return nil, NewBadRequest("the request body is empty; an object of kind " + rq.gvk.Kind + " is expected")
+		return nil, apierrors.NewBadRequest("the request body is empty; an object of kind " + rq.gvk.Kind + " is expected")
 	}
 	k, gvk, err := rq.decodeInto(ser, data, nil, rq.gvk, fieldValidation)
 	if err != nil {
@@ -173,7 +174,7 @@ func (rq *request) decodeExternal(ser codec.Serializer, data []byte, fieldValida
 	}
 	obj, err := asObject(k)
 	if err != nil {
-		return nil, NewBadRequest(err.Error())
+		return nil, apierrors.NewBadRequest(err.Error())
 	}
 	conversion.Default(rq.h.scheme, obj)
 	var added int64
@@ -181,7 +182,7 @@ func (rq *request) decodeExternal(ser codec.Serializer, data []byte, fieldValida
 		// kube defaults on decode; the defaults stop at the size limit rather than
 		// build an object storage would refuse.
 		if added, err = ks.schema.DefaultWithin(u.Object, rq.h.defaultsBudget()); err != nil {
-			return nil, errObjectTooLarge()
+			return nil, apierrors.NewObjectTooLarge()
 		}
 	}
 	_, isYAML := ser.(codec.LimitedDecoder)
@@ -191,16 +192,16 @@ func (rq *request) decodeExternal(ser codec.Serializer, data []byte, fieldValida
 	rq.auditRequestObject(obj)
 	in, err := rq.h.toInternal(obj, rq.gvk)
 	if err != nil {
-		return nil, NewBadRequest(err.Error())
+		return nil, apierrors.NewBadRequest(err.Error())
 	}
 	return in, nil
 }
 
 func (rq *request) kindMismatch(gvk scheme.GroupVersionKind) error {
 	if gvk.GroupVersion() != rq.gv {
-		return NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), rq.gv.String()))
+		return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), rq.gv.String()))
 	}
-	return NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s)", gvk.Kind, rq.gvk.Kind))
+	return apierrors.NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s)", gvk.Kind, rq.gvk.Kind))
 }
 
 // unrecognized is kube's 400 for a body the decoder could not read a kind from (bad
@@ -211,7 +212,7 @@ func (rq *request) unrecognized(data []byte, err error) error {
 	if errors.As(err, &st) {
 		err = errors.New(st.Message)
 	}
-	return NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", rq.gvk.Kind, err, summarizeBody(data, 30)))
+	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", rq.gvk.Kind, err, summarizeBody(data, 30)))
 }
 
 // summarizeBody is the start of a body for an error message, as kube's summarizeData:

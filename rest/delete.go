@@ -8,55 +8,16 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/apikit-dev/apikit/apierrors"
+	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/validation"
 )
 
-// DeletionPropagation is the propagationPolicy of a delete.
-type DeletionPropagation string
-
-// The propagation policies. With Options.GarbageCollection (a garbage collector such as
-// package controllers' runs over the store) a delete sets the finalizers of the garbage
-// collector's protocol exactly as kube-apiserver does and leaves the rest to the
-// collector. Without it, Orphan is honoured by the server itself (it removes
-// ownerReferences to the deleted object from the objects of the same namespace, then
-// the object goes); Background and Foreground leave dependents alone, Foreground
-// behaving like Background.
-const (
-	DeletePropagationOrphan     DeletionPropagation = "Orphan"
-	DeletePropagationBackground DeletionPropagation = "Background"
-	DeletePropagationForeground DeletionPropagation = "Foreground"
-)
-
-// The finalizers of the garbage collector's protocol.
-const (
-	FinalizerOrphanDependents = "orphan"
-	FinalizerDeleteDependents = "foregroundDeletion"
-)
-
-// DeleteOptions is meta/v1 DeleteOptions, read from a delete's body or query.
-type DeleteOptions struct {
-	scheme.TypeMeta    `json:",inline"`
-	GracePeriodSeconds *int64               `json:"gracePeriodSeconds,omitempty"`
-	Preconditions      *DeletePreconditions `json:"preconditions,omitempty"`
-	OrphanDependents   *bool                `json:"orphanDependents,omitempty"`
-	PropagationPolicy  *DeletionPropagation `json:"propagationPolicy,omitempty"`
-	DryRun             []string             `json:"dryRun,omitempty"`
-	// IgnoreStoreReadErrorWithClusterBreakingPotential is accepted and has no effect:
-	// apikit's stores hold no object they cannot read.
-	IgnoreStoreReadErrorWithClusterBreakingPotential *bool `json:"ignoreStoreReadErrorWithClusterBreakingPotential,omitempty"`
-}
-
-// DeletePreconditions must hold on the stored object for a delete to proceed.
-type DeletePreconditions struct {
-	UID             *scheme.UID `json:"uid,omitempty"`
-	ResourceVersion *string     `json:"resourceVersion,omitempty"`
-}
-
-// deleteOptions reads DeleteOptions from the body (if any) and the query.
-func (rq *request) deleteOptions() (*DeleteOptions, bool, error) {
-	opts := &DeleteOptions{}
+// deleteOptions reads registry.DeleteOptions from the body (if any) and the query.
+func (rq *request) deleteOptions() (*registry.DeleteOptions, bool, error) {
+	opts := &registry.DeleteOptions{}
 	data, err := rq.readBody()
 	if err != nil {
 		return nil, false, err
@@ -75,12 +36,12 @@ func (rq *request) deleteOptions() (*DeleteOptions, bool, error) {
 	if v := q.Get("gracePeriodSeconds"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return nil, false, NewBadRequest(fmt.Sprintf("invalid gracePeriodSeconds %q", v))
+			return nil, false, apierrors.NewBadRequest(fmt.Sprintf("invalid gracePeriodSeconds %q", v))
 		}
 		opts.GracePeriodSeconds = &n
 	}
 	if v := q.Get("propagationPolicy"); v != "" {
-		p := DeletionPropagation(v)
+		p := registry.DeletionPropagation(v)
 		opts.PropagationPolicy = &p
 	}
 	if v := q.Get("orphanDependents"); v != "" {
@@ -102,7 +63,7 @@ func (rq *request) deleteOptions() (*DeleteOptions, bool, error) {
 	}
 	if p := opts.PropagationPolicy; p != nil {
 		switch *p {
-		case DeletePropagationOrphan, DeletePropagationBackground, DeletePropagationForeground:
+		case registry.DeletePropagationOrphan, registry.DeletePropagationBackground, registry.DeletePropagationForeground:
 		default:
 			errs = append(errs, validation.NotSupported(validation.NewPath("propagationPolicy"), *p, []string{"Foreground", "Background", "Orphan", "nil"}))
 		}
@@ -116,23 +77,24 @@ func (rq *request) deleteOptions() (*DeleteOptions, bool, error) {
 	return opts, len(opts.DryRun) > 0, nil
 }
 
-func (o *DeleteOptions) orphan() bool {
+// orphans reports whether a delete with opts orphans the dependents.
+func orphans(o *registry.DeleteOptions) bool {
 	if o.PropagationPolicy != nil {
-		return *o.PropagationPolicy == DeletePropagationOrphan
+		return *o.PropagationPolicy == registry.DeletePropagationOrphan
 	}
 	return o.OrphanDependents != nil && *o.OrphanDependents
 }
 
 // checkPreconditions words a failed precondition like kube.
-func (rq *request) checkPreconditions(p *DeletePreconditions, obj scheme.Object) error {
+func (rq *request) checkPreconditions(p *registry.DeletePreconditions, obj scheme.Object) error {
 	if p == nil {
 		return nil
 	}
 	if p.UID != nil && *p.UID != obj.GetUID() {
-		return NewConflict(rq.gr, obj.GetName(), fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, obj.GetUID()))
+		return apierrors.NewConflict(rq.gr, obj.GetName(), fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, obj.GetUID()))
 	}
 	if p.ResourceVersion != nil && *p.ResourceVersion != obj.GetResourceVersion() {
-		return NewConflict(rq.gr, obj.GetName(), fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, obj.GetResourceVersion()))
+		return apierrors.NewConflict(rq.gr, obj.GetName(), fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, obj.GetResourceVersion()))
 	}
 	return nil
 }
@@ -172,7 +134,7 @@ var errFinalizersAppeared = errors.New("finalizers appeared")
 // finalizers goes at once (deleted=true); otherwise it gets a deletionTimestamp and
 // stays until its last finalizer is removed (deleted=false, the updated object is
 // returned). The result is at the storage version.
-func (rq *request) deleteObject(name string, opts *DeleteOptions, dryRun bool) (scheme.Object, bool, error) {
+func (rq *request) deleteObject(name string, opts *registry.DeleteOptions, dryRun bool) (scheme.Object, bool, error) {
 	key := rq.key(name)
 	if err := rq.admitNamespaceDelete(name); err != nil {
 		return nil, false, err
@@ -193,7 +155,7 @@ func (rq *request) deleteObject(name string, opts *DeleteOptions, dryRun bool) (
 		if err != nil {
 			return nil, false, err
 		}
-		a := rq.admissionAttributes(OperationDelete, name, old, dryRun)
+		a := rq.admissionAttributes(registry.OperationDelete, name, old, dryRun)
 		if err := rq.mutate(a, nil); err != nil {
 			return nil, false, err
 		}
@@ -202,12 +164,12 @@ func (rq *request) deleteObject(name string, opts *DeleteOptions, dryRun bool) (
 		}
 		pending := len(rq.deletionFinalizers(cur.GetFinalizers(), opts)) > 0
 		if rq.isNamespaces() {
-			fields, err := NamespaceFields(cur)
+			fields, err := registry.NamespaceFields(cur)
 			if err != nil {
 				return nil, false, err
 			}
 			if cur.GetDeletionTimestamp() != nil && len(fields.Finalizers) > 0 {
-				return nil, false, NewConflict(rq.gr, name, errNamespaceFinalizing)
+				return nil, false, apierrors.NewConflict(rq.gr, name, errNamespaceFinalizing)
 			}
 			pending = pending || len(fields.Finalizers) > 0
 		}
@@ -236,52 +198,22 @@ func (rq *request) deleteObject(name string, opts *DeleteOptions, dryRun bool) (
 		}
 		return rq.markDeleting(key, name, opts, dryRun)
 	}
-	return nil, false, NewConflict(rq.gr, name, conflictModified)
+	return nil, false, apierrors.NewConflict(rq.gr, name, apierrors.OptimisticLockErrorMsg)
 }
 
 // deletionFinalizers returns the finalizers an object has once a delete with opts has
 // started: with a garbage collector those of GarbageCollectionFinalizers, without one
 // the orphan finalizer for propagationPolicy=Orphan.
-func (rq *request) deletionFinalizers(have []string, opts *DeleteOptions) []string {
+func (rq *request) deletionFinalizers(have []string, opts *registry.DeleteOptions) []string {
 	if rq.h.opts.GarbageCollection {
-		return GarbageCollectionFinalizers(have, opts)
+		return registry.GarbageCollectionFinalizers(have, opts)
 	}
 	out := slices.Clone(have)
-	if opts.orphan() {
-		out = slices.DeleteFunc(out, func(f string) bool { return f == FinalizerDeleteDependents })
-		if !slices.Contains(out, FinalizerOrphanDependents) {
-			out = append(out, FinalizerOrphanDependents)
+	if orphans(opts) {
+		out = slices.DeleteFunc(out, func(f string) bool { return f == registry.FinalizerDeleteDependents })
+		if !slices.Contains(out, registry.FinalizerOrphanDependents) {
+			out = append(out, registry.FinalizerOrphanDependents)
 		}
-	}
-	return out
-}
-
-// GarbageCollectionFinalizers returns the finalizers an object has once a delete with
-// opts has started, as kube-apiserver's generic store computes them: an explicit
-// orphanDependents or propagationPolicy decides between the orphan finalizer (Orphan),
-// the foregroundDeletion finalizer (Foreground) and neither (Background); without one
-// the object keeps whichever of the two it has. Other finalizers are kept, in order.
-func GarbageCollectionFinalizers(have []string, opts *DeleteOptions) []string {
-	orphan := slices.Contains(have, FinalizerOrphanDependents)
-	foreground := slices.Contains(have, FinalizerDeleteDependents)
-	switch {
-	case opts.OrphanDependents != nil:
-		orphan, foreground = *opts.OrphanDependents, false
-	case opts.PropagationPolicy != nil:
-		orphan = *opts.PropagationPolicy == DeletePropagationOrphan
-		foreground = *opts.PropagationPolicy == DeletePropagationForeground
-	}
-	out := slices.DeleteFunc(slices.Clone(have), func(f string) bool {
-		return f == FinalizerOrphanDependents || f == FinalizerDeleteDependents
-	})
-	if orphan {
-		out = append(out, FinalizerOrphanDependents)
-	}
-	if foreground {
-		out = append(out, FinalizerDeleteDependents)
-	}
-	if len(out) == len(have) && !slices.ContainsFunc(out, func(f string) bool { return !slices.Contains(have, f) }) {
-		return have // the same set: kube leaves the list as it was
 	}
 	return out
 }
@@ -289,7 +221,7 @@ func GarbageCollectionFinalizers(have []string, opts *DeleteOptions) []string {
 // markDeleting puts an object with finalizers into the DELETING state, then, for the
 // orphan finalizer, orphans its dependents and removes the finalizer (deleting the
 // object if it was the last).
-func (rq *request) markDeleting(key, name string, opts *DeleteOptions, dryRun bool) (scheme.Object, bool, error) {
+func (rq *request) markDeleting(key, name string, opts *registry.DeleteOptions, dryRun bool) (scheme.Object, bool, error) {
 	mark := func(cur scheme.Object) (scheme.Object, error) {
 		if err := rq.checkPreconditions(opts.Preconditions, cur); err != nil {
 			return nil, err
@@ -301,7 +233,7 @@ func (rq *request) markDeleting(key, name string, opts *DeleteOptions, dryRun bo
 				now := scheme.NowFrom(rq.h.opts.Clock)
 				cur.SetDeletionTimestamp(&now)
 			}
-			return cur, markNamespaceTerminating(cur)
+			return cur, registry.MarkNamespaceTerminating(cur)
 		}
 		if cur.GetDeletionTimestamp() == nil {
 			now := scheme.NowFrom(rq.h.opts.Clock)
@@ -328,14 +260,14 @@ func (rq *request) markDeleting(key, name string, opts *DeleteOptions, dryRun bo
 	if err != nil {
 		return nil, false, rq.h.toStatus(err, rq.gr, name)
 	}
-	if rq.h.opts.GarbageCollection || !slices.Contains(out.GetFinalizers(), FinalizerOrphanDependents) {
+	if rq.h.opts.GarbageCollection || !slices.Contains(out.GetFinalizers(), registry.FinalizerOrphanDependents) {
 		return out, false, nil
 	}
 	if err := rq.orphanDependents(out); err != nil {
 		return nil, false, err
 	}
 	out, err = rq.h.store.GuaranteedUpdate(rq.ctx, key, storage.UpdateOptions{}, func(cur scheme.Object) (scheme.Object, error) {
-		cur.SetFinalizers(slices.DeleteFunc(cur.GetFinalizers(), func(f string) bool { return f == FinalizerOrphanDependents }))
+		cur.SetFinalizers(slices.DeleteFunc(cur.GetFinalizers(), func(f string) bool { return f == registry.FinalizerOrphanDependents }))
 		return cur, nil
 	})
 	if err != nil {

@@ -9,7 +9,7 @@
 // (Options.Authorizer, 403; health, readiness, liveness and /version are public) -> route
 // (health checks, Options.Discovery, resources) -> read the body (limit: 413; type: 415)
 // -> decode (fieldValidation Ignore/Warn/Strict) -> the URL's kind and version (400) ->
-// defaults -> internal version (if the kind has one) -> server-set fields and Strategy
+// defaults -> internal version (if the kind has one) -> server-set fields and registry.Strategy
 // hooks -> mutating admission -> validation (422) -> validating admission -> storage
 // version -> storage (skipped with dryRun=All) -> the URL's version -> the negotiated
 // encoding.

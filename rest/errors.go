@@ -1,96 +1,17 @@
 package rest
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 
+	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/scheme"
-	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/validation"
 )
 
-// Status constructors. Messages, reasons, codes and details are those of
-// k8s.io/apimachinery's api/errors package, so clients (kubectl, client-go's
-// errors.IsNotFound, ...) read them alike.
-
-func newStatus(code int32, reason scheme.StatusReason, msg string, details *scheme.StatusDetails) *scheme.Status {
-	return &scheme.Status{
-		TypeMeta: scheme.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   scheme.StatusFailure,
-		Message:  msg,
-		Reason:   reason,
-		Details:  details,
-		Code:     code,
-	}
-}
-
-// NewNotFound is the 404 Status for a missing object: `widgets.toys.example.com "x" not found`.
-func NewNotFound(gr scheme.GroupResource, name string) *scheme.Status {
-	return newStatus(http.StatusNotFound, scheme.StatusReasonNotFound,
-		fmt.Sprintf("%s %q not found", gr.String(), name),
-		&scheme.StatusDetails{Name: name, Group: gr.Group, Kind: gr.Resource})
-}
-
-// NewAlreadyExists is the 409 Status for a create on an existing name.
-func NewAlreadyExists(gr scheme.GroupResource, name string) *scheme.Status {
-	return newStatus(http.StatusConflict, scheme.StatusReasonAlreadyExists,
-		fmt.Sprintf("%s %q already exists", gr.String(), name),
-		&scheme.StatusDetails{Name: name, Group: gr.Group, Kind: gr.Resource})
-}
-
-// conflictModified is kube's reason text for a stale resourceVersion (OptimisticLockErrorMsg).
-const conflictModified = "the object has been modified; please apply your changes to the latest version and try again"
-
-// NewConflict is the 409 Status for a failed optimistic-concurrency check or precondition:
-// `Operation cannot be fulfilled on widgets.toys.example.com "x": <why>`.
-func NewConflict(gr scheme.GroupResource, name, why string) *scheme.Status {
-	return newStatus(http.StatusConflict, scheme.StatusReasonConflict,
-		fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", gr.String(), name, why),
-		&scheme.StatusDetails{Name: name, Group: gr.Group, Kind: gr.Resource})
-}
-
-// NewBadRequest is a 400 BadRequest Status.
-func NewBadRequest(msg string) *scheme.Status {
-	return newStatus(http.StatusBadRequest, scheme.StatusReasonBadRequest, msg, nil)
-}
-
-// NewForbidden is the 403 Status of an authorization or admission denial.
-func NewForbidden(gr scheme.GroupResource, name string, err error) *scheme.Status {
-	var msg string
-	switch {
-	case gr.Resource == "" && gr.Group == "":
-		msg = fmt.Sprintf("forbidden: %v", err)
-	case name == "":
-		msg = fmt.Sprintf("%s is forbidden: %v", gr.String(), err)
-	default:
-		msg = fmt.Sprintf("%s %q is forbidden: %v", gr.String(), name, err)
-	}
-	return newStatus(http.StatusForbidden, scheme.StatusReasonForbidden, msg,
-		&scheme.StatusDetails{Name: name, Group: gr.Group, Kind: gr.Resource})
-}
-
-// NewUnauthorized is the 401 Status for a request without acceptable credentials.
-func NewUnauthorized() *scheme.Status {
-	return newStatus(http.StatusUnauthorized, scheme.StatusReasonUnauthorized, "Unauthorized", nil)
-}
-
-// NewInternalError is the 500 Status for an unexpected error.
-func NewInternalError(err error) *scheme.Status {
-	return newStatus(http.StatusInternalServerError, scheme.StatusReasonInternalError,
-		fmt.Sprintf("Internal error occurred: %v", err),
-		&scheme.StatusDetails{Causes: []scheme.StatusCause{{Message: err.Error()}}})
-}
-
-// NewResourceExpired is the 410 Expired Status of a resourceVersion or continue token
-// older than the history kept.
-func NewResourceExpired(msg string) *scheme.Status {
-	return newStatus(http.StatusGone, scheme.StatusReasonExpired, msg, nil)
-}
+// The Status errors of the HTTP layer alone; those of the object lifecycle are package
+// apierrors'.
 
 // continueExpiredMessage is kube's message for a continue token past compaction.
 const continueExpiredMessage = "The provided continue parameter is too old to display a consistent list result. " +
@@ -99,56 +20,9 @@ const continueExpiredMessage = "The provided continue parameter is too old to di
 	"objects that were created, modified, or deleted between the time the first chunk was returned and now may " +
 	"show up in the list."
 
-// NewTooLargeResourceVersion is the 504 Timeout Status of a read at a resourceVersion the
-// store did not reach in time.
-func NewTooLargeResourceVersion(msg string) *scheme.Status {
-	return newStatus(http.StatusGatewayTimeout, scheme.StatusReasonTimeout, "Timeout: "+msg,
-		&scheme.StatusDetails{
-			Causes:            []scheme.StatusCause{{Type: scheme.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}},
-			RetryAfterSeconds: 1,
-		})
-}
-
-// newServiceUnavailable is the 503 Status of a storage backend that cannot be reached,
-// like kube's NewServiceUnavailable: the message says why, and never where.
-func newServiceUnavailable(msg string) *scheme.Status {
-	if msg == "" {
-		msg = storage.ErrUnavailable.Error()
-	}
-	return newStatus(http.StatusServiceUnavailable, scheme.StatusReasonServiceUnavailable, msg, nil)
-}
-
-// newUnknownOutcome is the Status of a write the store may have applied: what
-// kube-apiserver answers, which tells no client to try again and sends no Retry-After
-// (client-go would send the write again): the etcd client's own error when the store
-// gave its text (a 500 with reason Unknown, "etcdserver: request timed out"), else the
-// 504 of a request that ran out of time.
-func newUnknownOutcome(backendText string) *scheme.Status {
-	if backendText == "" {
-		return NewTimeout()
-	}
-	return newStatus(http.StatusInternalServerError, scheme.StatusReasonUnknown, backendText, nil)
-}
-
-// NewServerTimeout is the 500 ServerTimeout Status kube answers when a generated name
-// keeps colliding.
-func NewServerTimeout(gk scheme.GroupKind, operation string) *scheme.Status {
-	gr := scheme.GroupResource{Group: gk.Group, Resource: gk.Kind}
-	return newStatus(http.StatusInternalServerError, scheme.StatusReasonServerTimeout,
-		fmt.Sprintf("The %s operation against %s could not be completed at this time, please try again.", operation, gr.String()),
-		&scheme.StatusDetails{Name: operation, Group: gk.Group, Kind: gk.Kind})
-}
-
-// NewMethodNotSupported is the 405 Status of a verb a resource does not serve.
-func NewMethodNotSupported(gr scheme.GroupResource, action string) *scheme.Status {
-	return newStatus(http.StatusMethodNotAllowed, scheme.StatusReasonMethodNotAllowed,
-		fmt.Sprintf("%s is not supported on resources of kind %q", action, gr.String()),
-		&scheme.StatusDetails{Group: gr.Group, Kind: gr.Resource})
-}
-
 // newGeneric is kube's NewGenericServerResponse for errors not about an object.
 func newGeneric(code int32, reason scheme.StatusReason, msg string) *scheme.Status {
-	return newStatus(code, reason, msg, &scheme.StatusDetails{})
+	return apierrors.New(code, reason, msg, &scheme.StatusDetails{})
 }
 
 func errPathNotFound() *scheme.Status {
@@ -159,103 +33,19 @@ func errMethodNotAllowed() *scheme.Status {
 	return newGeneric(http.StatusMethodNotAllowed, scheme.StatusReasonMethodNotAllowed, "the server does not allow this method on the requested resource")
 }
 
-// NewNotAcceptable is the 406 Status when no offered media type is acceptable.
-func NewNotAcceptable(offered []string) *scheme.Status {
-	return newStatus(http.StatusNotAcceptable, scheme.StatusReasonNotAcceptable,
-		"only the following media types are accepted: "+strings.Join(offered, ", "), nil)
-}
-
-// NewUnsupportedMediaType is the 415 Status for a request body in an unsupported format.
-func NewUnsupportedMediaType(contentType string, accepted []string) *scheme.Status {
-	return newStatus(http.StatusUnsupportedMediaType, scheme.StatusReasonUnsupportedMediaType,
-		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s", strings.Join(accepted, ", ")), nil)
-}
-
-// NewRequestEntityTooLarge is the 413 Status for a body over the limit.
-func NewRequestEntityTooLarge(limit int64) *scheme.Status {
-	return newStatus(http.StatusRequestEntityTooLarge, scheme.StatusReasonRequestEntityTooLarge,
-		"Request entity too large: limit is "+strconv.FormatInt(limit, 10), nil)
-}
-
 // newInvalidOptions is the 422 Status kube answers for invalid create/update/patch/delete
 // options (kind CreateOptions.meta.k8s.io and so on).
 func newInvalidOptions(kind string, errs validation.ErrorList) *scheme.Status {
 	return errs.ToStatus(scheme.GroupKind{Group: "meta.k8s.io", Kind: kind}, "")
 }
 
-// toStatus maps any error of the pipeline to the Status sent to the client. Errors that
-// are already a *scheme.Status pass through; storage errors map to kube's Status for the
-// resource and name concerned (see storageStatus); anything else is a 500 InternalError.
+// toStatus maps any error of the pipeline to the Status sent to the client: the
+// lifecycle's errors as apierrors.FromError maps them, a failed negotiation as 406, and
+// anything else as a 500 InternalError.
 func (h *Handler) toStatus(err error, gr scheme.GroupResource, name string) *scheme.Status {
-	var st *scheme.Status
-	if errors.As(err, &st) {
-		return st
+	st, known := apierrors.FromError(err, gr, name, h.log)
+	if !known && errors.Is(err, codec.ErrNotAcceptable) {
+		return apierrors.NewNotAcceptable(nil)
 	}
-	var verrs validation.ErrorList
-	if errors.As(err, &verrs) {
-		return verrs.ToStatus(scheme.GroupKind{Group: gr.Group, Kind: gr.Resource}, name)
-	}
-	var se *storage.Error
-	if errors.As(err, &se) {
-		return h.storageStatus(se, gr, name)
-	}
-	// A backend outside this module may wrap a sentinel without a *storage.Error: its
-	// text may name a key, so only the sentinel is read.
-	for _, sentinel := range storageSentinels {
-		if errors.Is(err, sentinel) {
-			return h.storageStatus(&storage.Error{Err: sentinel}, gr, name)
-		}
-	}
-	if errors.Is(err, codec.ErrNotAcceptable) {
-		return NewNotAcceptable(nil)
-	}
-	return NewInternalError(err)
-}
-
-// storageSentinels are the storage errors that storageStatus maps to a Status of their own.
-var storageSentinels = []error{
-	storage.ErrNotFound, storage.ErrAlreadyExists, storage.ErrConflict, storage.ErrGone,
-	storage.ErrTooLargeResourceVersion, storage.ErrInvalidContinue, storage.ErrInvalidSelector,
-	storage.ErrInvalidOptions, storage.ErrInvalidResourceVersion, storage.ErrUnavailable,
-	storage.ErrTimeout,
-}
-
-// storageStatus is the Status of a storage error, built from its sentinel and the
-// detail a client may be shown. The key is never read: storage keys are internal, and
-// kube-apiserver never shows its etcd keys either.
-func (h *Handler) storageStatus(se *storage.Error, gr scheme.GroupResource, name string) *scheme.Status {
-	switch se.Err {
-	case storage.ErrNotFound:
-		return NewNotFound(gr, name)
-	case storage.ErrAlreadyExists:
-		return NewAlreadyExists(gr, name)
-	case storage.ErrConflict:
-		return NewConflict(gr, name, conflictModified)
-	case storage.ErrGone:
-		return NewResourceExpired(se.Detail)
-	case storage.ErrTooLargeResourceVersion:
-		return NewTooLargeResourceVersion(se.Detail)
-	case storage.ErrInvalidContinue:
-		// Like kube's continue errors: "continue key is not valid: <why>".
-		return NewBadRequest(storage.ErrInvalidContinue.Error() + ": " + se.Detail)
-	case storage.ErrInvalidSelector, storage.ErrInvalidOptions, storage.ErrInvalidResourceVersion:
-		return NewBadRequest(se.Detail)
-	case storage.ErrUnavailable:
-		return newServiceUnavailable(se.Detail)
-	case storage.ErrTimeout:
-		return newUnknownOutcome(se.Detail)
-	}
-	// A failure no sentinel names (a cancelled context, a failed journal, an object the
-	// store cannot keep): a 500. Its cause is the backend's own text, which may name a
-	// key or a file, so the client reads the detail or the kind of failure and the log
-	// has the rest.
-	h.log.Error("rest: storage failed", "err", se.Error())
-	msg := "storage failed"
-	switch {
-	case se.Detail != "":
-		msg = se.Detail
-	case errors.Is(se.Err, context.Canceled), errors.Is(se.Err, context.DeadlineExceeded):
-		msg = se.Err.Error()
-	}
-	return NewInternalError(errors.New(msg))
+	return st
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/apikit-dev/apikit/authz"
-
+	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/discovery"
 	"github.com/apikit-dev/apikit/scheme"
@@ -67,8 +67,8 @@ func newHandler(store storage.Interface) (*rest.Handler, error) {
 		Scheme: s, Storage: store, Discovery: disc,
 		// Anyone may do anything: fine for an example on loopback, never for a server.
 		AllowAnonymous: true, Authorizer: authz.AlwaysAllow{},
-		Strategies: map[scheme.GroupResource]rest.Strategy{
-			{Group: libraryV1.Group, Resource: "books"}: rest.StrategyFor[*Book]{Validate: validateBook},
+		Strategies: map[scheme.GroupResource]registry.Strategy{
+			{Group: libraryV1.Group, Resource: "books"}: registry.StrategyFor[*Book]{Validate: validateBook},
 		},
 	})
 }

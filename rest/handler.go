@@ -10,7 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/authz"
+	"github.com/apikit-dev/apikit/registry"
 
 	"github.com/apikit-dev/apikit/authn"
 
@@ -35,8 +37,8 @@ type Options struct {
 	// Storage is the one store of every resource; keys come from
 	// storage.Key(groupResource, namespace, name).
 	Storage storage.Interface
-	// Strategies are optional per-resource hooks; see Strategy for the methods looked for.
-	Strategies map[scheme.GroupResource]Strategy
+	// Strategies are optional per-resource hooks; see registry.Strategy for the methods looked for.
+	Strategies map[scheme.GroupResource]registry.Strategy
 	// Authenticator tells who sent a request. It is required unless AllowAnonymous is
 	// set: New refuses a Handler that could tell no one apart.
 	Authenticator authn.Authenticator
@@ -58,9 +60,9 @@ type Options struct {
 	Authorizer authz.Authorizer
 	// MutatingAdmission run, in order, on every create, update and delete after the
 	// server has set its fields and before validation.
-	MutatingAdmission []MutatingAdmission
+	MutatingAdmission []registry.MutatingAdmission
 	// ValidatingAdmission run, in order, after validation and before storage.
-	ValidatingAdmission []ValidatingAdmission
+	ValidatingAdmission []registry.ValidatingAdmission
 	// MaxRequestBodyBytes limits request bodies (413 RequestEntityTooLarge beyond it);
 	// 0 means DefaultMaxRequestBodyBytes.
 	MaxRequestBodyBytes int64
@@ -170,7 +172,7 @@ type Handler struct {
 	maxBody int64
 	limits  limits
 	// hooks are the resolved Strategies by resource.
-	hooks map[scheme.GroupResource]*strategyHooks
+	hooks map[scheme.GroupResource]*registry.Hooks
 	// schemas are the compiled schemas of schema-only kinds registered with
 	// openapi.Register, by kind and version (schema.go).
 	schemas map[scheme.GroupVersionKind]*kindSchema
@@ -189,7 +191,7 @@ type Handler struct {
 
 // New returns the Handler of opts. It fails when Scheme or Storage is missing, when the
 // scheme has a registration mistake (scheme.Scheme.Check), when a Strategy would
-// not be called as its author meant (see Strategy and StrategyFor), and when the schema
+// not be called as its author meant (see registry.Strategy and registry.StrategyFor), and when the schema
 // registered for a schema-only kind (openapi.Register) is not structural or has CEL
 // rules without Options.Rules.
 //
@@ -238,13 +240,13 @@ func New(opts Options) (*Handler, error) {
 			return nil, fmt.Errorf("rest: strategy for unknown resource %s", gr)
 		}
 	}
-	h.hooks = make(map[scheme.GroupResource]*strategyHooks, len(opts.Strategies))
+	h.hooks = make(map[scheme.GroupResource]*registry.Hooks, len(opts.Strategies))
 	for _, res := range opts.Scheme.Resources() {
 		st, ok := opts.Strategies[res.GroupResource()]
 		if !ok {
 			continue
 		}
-		hooks, err := resolveStrategy(opts.Scheme, res, st)
+		hooks, err := registry.ResolveStrategy(opts.Scheme, res, st)
 		if err != nil {
 			return nil, err
 		}
@@ -295,7 +297,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			h.log.Error("rest: panic serving request", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
 			if !rw.wroteHeader {
-				h.writeStatus(rw, r, NewInternalError(fmt.Errorf("%v", p)))
+				h.writeStatus(rw, r, apierrors.NewInternalError(fmt.Errorf("%v", p)))
 			}
 		}
 	}()

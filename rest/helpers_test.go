@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/apikit-dev/apikit/authz"
+	"github.com/apikit-dev/apikit/registry"
 
 	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/internal/testapi/toys"
@@ -76,7 +77,7 @@ func newTestHandler(t testing.TB, mod func(*rest.Options)) (*rest.Handler, rest.
 		Storage:        store,
 		AllowAnonymous: true,
 		Authorizer:     authz.AlwaysAllow{},
-		Strategies:     map[scheme.GroupResource]rest.Strategy{{Group: testapi.Group, Resource: "widgets"}: widgetStrategy{}},
+		Strategies:     map[scheme.GroupResource]registry.Strategy{{Group: testapi.Group, Resource: "widgets"}: widgetStrategy{}},
 	}
 	if mod != nil {
 		mod(&opts)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/authz"
 
 	"github.com/apikit-dev/apikit/authn"
@@ -158,7 +159,7 @@ func impersonationsOf(header http.Header) ([]impersonation, *scheme.Status) {
 		for i, w := range out {
 			list[i] = w.String()
 		}
-		return nil, NewBadRequest(fmt.Sprintf("requested [%s] without impersonating a user", strings.Join(list, " ")))
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("requested [%s] without impersonating a user", strings.Join(list, " ")))
 	}
 	return out, nil
 }

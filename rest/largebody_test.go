@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -141,7 +142,7 @@ type seatGate struct {
 	most    int
 }
 
-func (g *seatGate) Admit(ctx context.Context, _ rest.AdmissionAttributes, obj scheme.Object) error {
+func (g *seatGate) Admit(ctx context.Context, _ registry.AdmissionAttributes, obj scheme.Object) error {
 	if !strings.HasPrefix(obj.GetName(), "large-") {
 		return nil
 	}

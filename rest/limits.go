@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -90,7 +91,7 @@ func (l *limits) takeLargeSeat(ctx context.Context) (bool, error) {
 	case l.largeSeats <- struct{}{}:
 		return true, nil
 	case <-ctx.Done():
-		return false, NewTimeout()
+		return false, apierrors.NewTimeout()
 	}
 }
 
@@ -179,7 +180,7 @@ func (l *limits) requestDeadline(ctx context.Context, info *RequestInfo, start t
 	if v := info.query.Get("timeout"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			return ctx, nil, NewBadRequest(fmt.Sprintf("%s - %v", invalidTimeoutMessage, err))
+			return ctx, nil, apierrors.NewBadRequest(fmt.Sprintf("%s - %v", invalidTimeoutMessage, err))
 		}
 		if d > 0 && (d < timeout || timeout == 0) {
 			timeout = d
@@ -192,24 +193,10 @@ func (l *limits) requestDeadline(ctx context.Context, info *RequestInfo, start t
 	return ctx, cancel, nil
 }
 
-// NewTimeout is the 504 Status of a request that did not finish before its deadline,
-// with kube-apiserver's message (its timeout filter's NewTimeoutError).
-func NewTimeout() *scheme.Status {
-	return newStatus(http.StatusGatewayTimeout, scheme.StatusReasonTimeout,
-		"Timeout: request did not complete within the allotted timeout", &scheme.StatusDetails{})
-}
-
 // timedOut tells whether err is the end of the request's deadline: the context's own
 // error, or a read or write that hit the connection deadline set from it.
 func timedOut(ctx context.Context, err error) bool {
 	return errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded)
-}
-
-// errObjectTooLarge is what kube-apiserver answers when etcd refuses an object over its
-// request limit: the etcd client's error, which is no Status, so a 500 with reason
-// Unknown and etcd's text as the message.
-func errObjectTooLarge() *scheme.Status {
-	return newStatus(http.StatusInternalServerError, scheme.StatusReasonUnknown, "etcdserver: request is too large", nil)
 }
 
 // jsonMeter is an io.Writer that measures a JSON encoding without keeping it: its
@@ -286,7 +273,7 @@ func (rq *request) checkDecodedSize(body []byte, added int64, aliased bool, obj 
 	if err != nil || n <= limit {
 		return nil
 	}
-	return errObjectTooLarge()
+	return apierrors.NewObjectTooLarge()
 }
 
 // mayAlias tells whether a YAML body may use aliases, which make a small body stand
@@ -319,10 +306,10 @@ func (rq *request) checkStored(obj scheme.Object, dryRun bool) error {
 		return nil
 	}
 	if rq.applied || obj.GetManagedFields() == nil {
-		return errObjectTooLarge()
+		return apierrors.NewObjectTooLarge()
 	}
 	if n, err := rq.h.jsonSize(obj, true); err != nil || n > limit {
-		return errObjectTooLarge()
+		return apierrors.NewObjectTooLarge()
 	}
 	obj.SetManagedFields(nil)
 	return nil
@@ -338,7 +325,7 @@ func (rq *request) errTooDeep(obj scheme.Object, depth int) *scheme.Status {
 		}
 	}
 	msg := fmt.Sprintf("%s %q would be stored %d levels deep%s, over the %d that a list or Table of it can carry: exceeded max depth of %d", rq.gvk.Kind, obj.GetName(), depth, why, maxStoredDepth, codec.MaxDepth)
-	return newStatus(http.StatusBadRequest, scheme.StatusReasonBadRequest, msg, nil)
+	return apierrors.New(http.StatusBadRequest, scheme.StatusReasonBadRequest, msg, nil)
 }
 
 // watchDeadlines sets the write deadline of each event of a watch, so that a client

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/authz"
+	"github.com/apikit-dev/apikit/registry"
 
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
@@ -230,7 +231,7 @@ type admissionCounter struct {
 	n  int
 }
 
-func (c *admissionCounter) Admit(context.Context, rest.AdmissionAttributes, scheme.Object) error {
+func (c *admissionCounter) Admit(context.Context, registry.AdmissionAttributes, scheme.Object) error {
 	c.mu.Lock()
 	c.n++
 	c.mu.Unlock()

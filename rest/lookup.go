@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/validation"
@@ -34,20 +35,20 @@ func Get(ctx context.Context, gr scheme.GroupResource, namespace, name string) (
 		return nil, err
 	}
 	if res == nil {
-		return nil, NewNotFound(gr, name)
+		return nil, apierrors.NewNotFound(gr, name)
 	}
 	// As kube-apiserver's registry builds a storage key: a namespace, a name, one path
 	// segment (a name cannot reach another object's key).
 	if !res.Namespaced {
 		namespace = ""
 	} else if namespace == "" {
-		return nil, NewBadRequest("Namespace parameter required.")
+		return nil, apierrors.NewBadRequest("Namespace parameter required.")
 	}
 	if name == "" {
-		return nil, NewBadRequest("Name parameter required.")
+		return nil, apierrors.NewBadRequest("Name parameter required.")
 	}
 	if msgs := validation.IsPathSegmentName(name); len(msgs) > 0 {
-		return nil, NewBadRequest(fmt.Sprintf("Name parameter invalid: %q: %s", name, strings.Join(msgs, ";")))
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("Name parameter invalid: %q: %s", name, strings.Join(msgs, ";")))
 	}
 	obj, err := h.store.Get(ctx, storage.Key(h.scheme.StorageResource(res).GroupResource(), namespace, name), storage.GetOptions{})
 	if err != nil {

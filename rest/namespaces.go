@@ -3,12 +3,12 @@ package rest
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"slices"
 
+	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/codec"
-	"github.com/apikit-dev/apikit/conversion"
+	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/validation"
@@ -31,7 +31,7 @@ func (h *Handler) serveImplicitNamespace(w http.ResponseWriter, r *http.Request,
 	}
 	name := info.Name
 	if len(validation.IsDNS1123Label(name)) > 0 {
-		h.writeStatus(w, r, NewNotFound(namespacesGR, name))
+		h.writeStatus(w, r, apierrors.NewNotFound(namespacesGR, name))
 		return
 	}
 	out, st := h.negotiate(r, codec.ResponseOptions{})
@@ -49,26 +49,8 @@ func (h *Handler) serveImplicitNamespace(w http.ResponseWriter, r *http.Request,
 	h.writeEncoded(w, r, http.StatusOK, out, ns)
 }
 
-// The namespace lifecycle of a server whose scheme has a core/v1 namespaces resource, as
-// kube-apiserver's namespace registry and NamespaceLifecycle admission plugin enforce it.
-// The Namespace kind may be any Go type or a schema-only kind: its spec.finalizers,
-// status.phase and status.conditions are read and written through its JSON form.
-const (
-	// FinalizerKubernetes is the spec.finalizers entry of a new Namespace; the namespace
-	// controller removes it once the namespace's content is gone.
-	FinalizerKubernetes = "kubernetes"
-	// NamespacePhaseActive and NamespacePhaseTerminating are the status.phase values.
-	NamespacePhaseActive      = "Active"
-	NamespacePhaseTerminating = "Terminating"
-	// namespaceTerminatingCause is core/v1 NamespaceTerminatingCause.
-	namespaceTerminatingCause scheme.CauseType = "NamespaceTerminating"
-)
-
 // immortalNamespaces may not be deleted, as kube-apiserver's lifecycle admission says.
 var immortalNamespaces = []string{"default", "kube-system", "kube-public"}
-
-// NamespacesGroupResource is core/v1 namespaces.
-func NamespacesGroupResource() scheme.GroupResource { return namespacesGR }
 
 // servesNamespaces reports whether namespaces are objects of their own (the scheme has
 // the namespaces resource) rather than implicit.
@@ -90,21 +72,21 @@ func (rq *request) admitNamespacedCreate(obj scheme.Object) error {
 	}
 	cur, err := rq.h.store.Get(rq.ctx, storage.Key(namespacesGR, "", ns), storage.GetOptions{})
 	if errors.Is(err, storage.ErrNotFound) {
-		return NewNotFound(namespacesGR, ns)
+		return apierrors.NewNotFound(namespacesGR, ns)
 	}
 	if err != nil {
 		return rq.h.toStatus(err, namespacesGR, ns)
 	}
-	fields, err := NamespaceFields(cur)
+	fields, err := registry.NamespaceFields(cur)
 	if err != nil {
 		return err
 	}
-	if fields.Phase != NamespacePhaseTerminating {
+	if fields.Phase != registry.NamespacePhaseTerminating {
 		return nil
 	}
-	st := NewForbidden(rq.gr, obj.GetName(), fmt.Errorf("unable to create new content in namespace %s because it is being terminated", ns))
+	st := apierrors.NewForbidden(rq.gr, obj.GetName(), fmt.Errorf("unable to create new content in namespace %s because it is being terminated", ns))
 	st.Details.Causes = append(st.Details.Causes, scheme.StatusCause{
-		Type:    namespaceTerminatingCause,
+		Type:    registry.NamespaceTerminatingCause,
 		Message: fmt.Sprintf("namespace %s is being terminated", ns),
 		Field:   "metadata.namespace",
 	})
@@ -114,136 +96,9 @@ func (rq *request) admitNamespacedCreate(obj scheme.Object) error {
 // admitNamespaceDelete refuses to delete the namespaces kube-apiserver keeps forever.
 func (rq *request) admitNamespaceDelete(name string) error {
 	if rq.isNamespaces() && slices.Contains(immortalNamespaces, name) {
-		return NewForbidden(rq.gr, name, errors.New("this namespace may not be deleted"))
+		return apierrors.NewForbidden(rq.gr, name, errors.New("this namespace may not be deleted"))
 	}
 	return nil
-}
-
-// NamespaceStatus is what the lifecycle reads of a Namespace: spec.finalizers,
-// status.phase and status.conditions (kept as JSON values).
-type NamespaceStatus struct {
-	Finalizers []string
-	Phase      string
-	Conditions []any
-}
-
-// namespaceJSON returns the JSON form of obj: the map of an Unstructured itself, or a
-// converted copy of a Go type.
-func namespaceJSON(obj scheme.Object) (map[string]any, error) {
-	if u, ok := obj.(*scheme.Unstructured); ok {
-		return u.Object, nil
-	}
-	m, err := conversion.ToUnstructured(obj)
-	if err != nil {
-		return nil, fmt.Errorf("namespace %s: %w", obj.GetName(), err)
-	}
-	return m, nil
-}
-
-// NamespaceFields reads the lifecycle fields of a Namespace of any type.
-func NamespaceFields(obj scheme.Object) (NamespaceStatus, error) {
-	m, err := namespaceJSON(obj)
-	if err != nil {
-		return NamespaceStatus{}, err
-	}
-	var out NamespaceStatus
-	spec, _ := m["spec"].(map[string]any)
-	fins, _ := spec["finalizers"].([]any)
-	for _, f := range fins {
-		if s, ok := f.(string); ok {
-			out.Finalizers = append(out.Finalizers, s)
-		}
-	}
-	status, _ := m["status"].(map[string]any)
-	out.Phase, _ = status["phase"].(string)
-	out.Conditions, _ = status["conditions"].([]any)
-	return out, nil
-}
-
-// UpdateNamespace changes the JSON form of a Namespace of any type with edit and
-// writes the result back into obj.
-func UpdateNamespace(obj scheme.Object, edit func(spec, status map[string]any)) error {
-	m, err := namespaceJSON(obj)
-	if err != nil {
-		return err
-	}
-	spec, _ := m["spec"].(map[string]any)
-	if spec == nil {
-		spec = map[string]any{}
-	}
-	status, _ := m["status"].(map[string]any)
-	if status == nil {
-		status = map[string]any{}
-	}
-	edit(spec, status)
-	m["spec"], m["status"] = spec, status
-	if _, ok := obj.(*scheme.Unstructured); ok {
-		return nil
-	}
-	if err := conversion.FromUnstructured(m, obj); err != nil {
-		return fmt.Errorf("namespace %s: %w", obj.GetName(), err)
-	}
-	return nil
-}
-
-// stringsJSON is a []string as a JSON value.
-func stringsJSON(list []string) []any {
-	out := make([]any, len(list))
-	for i, s := range list {
-		out[i] = s
-	}
-	return out
-}
-
-// prepareNamespaceCreate gives a new Namespace the "kubernetes" finalizer and phase
-// Active, as kube's namespace strategy does.
-func prepareNamespaceCreate(in scheme.Object) error {
-	fields, err := NamespaceFields(in)
-	if err != nil {
-		return err
-	}
-	fins := fields.Finalizers
-	if !slices.Contains(fins, FinalizerKubernetes) {
-		fins = append(fins, FinalizerKubernetes)
-	}
-	return UpdateNamespace(in, func(spec, status map[string]any) {
-		spec["finalizers"] = stringsJSON(fins)
-		clear(status)
-		status["phase"] = NamespacePhaseActive
-	})
-}
-
-// prepareNamespaceUpdate keeps what an update of a Namespace may not change, per
-// subresource, as kube's namespace strategies: the main resource keeps spec.finalizers
-// and status, status keeps spec, finalize keeps status.
-func (rq *request) prepareNamespaceUpdate(in, old scheme.Object) error {
-	prev, err := NamespaceFields(old)
-	if err != nil {
-		return err
-	}
-	oldJSON, err := namespaceJSON(old)
-	if err != nil {
-		return err
-	}
-	oldSpec, _ := scheme.DeepCopyJSONValue(oldJSON["spec"]).(map[string]any)
-	oldStatus, _ := scheme.DeepCopyJSONValue(oldJSON["status"]).(map[string]any)
-	return UpdateNamespace(in, func(spec, status map[string]any) {
-		switch rq.info.Subresource {
-		case "status":
-			clear(spec)
-			maps.Copy(spec, oldSpec)
-		case "finalize":
-			clear(status)
-			maps.Copy(status, oldStatus)
-		default:
-			delete(spec, "finalizers")
-			if prev.Finalizers != nil {
-				spec["finalizers"] = stringsJSON(prev.Finalizers)
-			}
-			clear(status)
-			maps.Copy(status, oldStatus)
-		}
-	})
 }
 
 // pendingFinalizers reports whether an object being deleted must stay: it has
@@ -255,15 +110,10 @@ func (rq *request) pendingFinalizers(obj scheme.Object) (bool, error) {
 	if !rq.isNamespaces() {
 		return false, nil
 	}
-	fields, err := NamespaceFields(obj)
+	fields, err := registry.NamespaceFields(obj)
 	return len(fields.Finalizers) > 0, err
 }
 
 // errNamespaceFinalizing is kube's answer to a delete of a Terminating namespace that
 // still has spec.finalizers.
 const errNamespaceFinalizing = "The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system."
-
-// markNamespaceTerminating sets status.phase Terminating on a Namespace being deleted.
-func markNamespaceTerminating(obj scheme.Object) error {
-	return UpdateNamespace(obj, func(_, status map[string]any) { status["phase"] = NamespacePhaseTerminating })
-}

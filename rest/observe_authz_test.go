@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/apikit-dev/apikit/authz"
+	"github.com/apikit-dev/apikit/registry"
 
 	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/rest"
@@ -35,7 +36,7 @@ func (decidingAuthorizer) Authorize(_ context.Context, a authz.Attributes) (bool
 // authorization decision, as a host's admission hook may.
 type annotatingAdmission struct{}
 
-func (annotatingAdmission) Validate(ctx context.Context, _ rest.AdmissionAttributes, _ scheme.Object) error {
+func (annotatingAdmission) Validate(ctx context.Context, _ registry.AdmissionAttributes, _ scheme.Object) error {
 	rest.AddAuditAnnotation(ctx, "example.com/admitted", "true")
 	rest.AddAuditAnnotation(ctx, "authorization.k8s.io/decision", "overwritten")
 	return nil
@@ -107,7 +108,7 @@ func TestAudit_WatchResponseStartedCarriesTheDecision(t *testing.T) {
 func TestAddAuditAnnotation_FirstValueOfAKeyStays(t *testing.T) {
 	sink := &recordingSink{}
 	s := newServer(t, func(o *rest.Options) {
-		o.ValidatingAdmission = []rest.ValidatingAdmission{annotatingAdmission{}}
+		o.ValidatingAdmission = []registry.ValidatingAdmission{annotatingAdmission{}}
 		o.Audit = &audit.Config{Policy: policyAt(audit.LevelMetadata), Sink: sink}
 	})
 	if r := s.do("POST", widgetsPath, "application/json", widgetJSON("a", "blue")); r.code != http.StatusCreated {

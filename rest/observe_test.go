@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/authz"
+	"github.com/apikit-dev/apikit/registry"
 
 	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/metrics"
@@ -402,7 +403,7 @@ func TestAudit_FailedAuthenticationIsOneResponseStarted(t *testing.T) {
 // panicOn panics in validating admission for one object name.
 type panicOn string
 
-func (p panicOn) Validate(_ context.Context, _ rest.AdmissionAttributes, obj scheme.Object) error {
+func (p panicOn) Validate(_ context.Context, _ registry.AdmissionAttributes, obj scheme.Object) error {
 	if obj.GetName() == string(p) {
 		panic("boom")
 	}
@@ -412,7 +413,7 @@ func (p panicOn) Validate(_ context.Context, _ rest.AdmissionAttributes, obj sch
 func TestAudit_PanicStage(t *testing.T) {
 	sink := &recordingSink{}
 	s := newServer(t, func(o *rest.Options) {
-		o.ValidatingAdmission = []rest.ValidatingAdmission{panicOn("boom")}
+		o.ValidatingAdmission = []registry.ValidatingAdmission{panicOn("boom")}
 		o.Logger = slog.New(slog.DiscardHandler)
 		o.Audit = &audit.Config{Policy: policyAt(audit.LevelMetadata), Sink: sink}
 	})

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"unicode"
 
+	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/conversion"
 	"github.com/apikit-dev/apikit/patch"
@@ -106,13 +107,13 @@ func (rq *request) decodePatch(data []byte) (*patchRequest, error) {
 	ct := rq.r.Header.Get("Content-Type")
 	mt, err := codec.ParseMediaType(ct)
 	if err != nil {
-		return nil, NewUnsupportedMediaType(ct, rq.patchTypes())
+		return nil, apierrors.NewUnsupportedMediaType(ct, rq.patchTypes())
 	}
 	p := &patchRequest{}
 	_, hasForce := rq.query["force"]
 	if hasForce {
 		if p.force, err = strconv.ParseBool(rq.query.Get("force")); err != nil {
-			return nil, NewBadRequest(fmt.Sprintf("invalid value for force: %q", rq.query.Get("force")))
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid value for force: %q", rq.query.Get("force")))
 		}
 	}
 	essence := mt.Essence()
@@ -136,13 +137,13 @@ func (rq *request) decodePatch(data []byte) (*patchRequest, error) {
 		var sch *openapi.Schema
 		if rq.info.Subresource != "scale" {
 			if sch, err = patch.SchemaFor(rq.h.scheme, rq.gvk); err != nil {
-				return nil, NewUnsupportedMediaType(ct, rq.patchTypes())
+				return nil, apierrors.NewUnsupportedMediaType(ct, rq.patchTypes())
 			}
 		}
 		p.fn = func(doc []byte) ([]byte, error) { return patch.StrategicMerge(doc, data, sch) }
 	case codec.MediaTypeApplyPatchYAML:
 		if rq.info.Subresource == "scale" {
-			return nil, NewUnsupportedMediaType(ct, rq.patchTypes())
+			return nil, apierrors.NewUnsupportedMediaType(ct, rq.patchTypes())
 		}
 		cfg, duplicates, err := patch.DecodeApplyConfigWithin(data, rq.h.maxBody)
 		if err != nil {
@@ -155,7 +156,7 @@ func (rq *request) decodePatch(data []byte) (*patchRequest, error) {
 	case codec.MediaTypeApplyPatchCBOR:
 		dec := rq.applyConfigDecoder(essence)
 		if rq.info.Subresource == "scale" || dec == nil {
-			return nil, NewUnsupportedMediaType(ct, rq.patchTypes())
+			return nil, apierrors.NewUnsupportedMediaType(ct, rq.patchTypes())
 		}
 		var cfg map[string]any
 		issues, err := dec.Unmarshal(data, &cfg)
@@ -164,7 +165,7 @@ func (rq *request) decodePatch(data []byte) (*patchRequest, error) {
 			if err != nil {
 				msg = err.Error()
 			}
-			return nil, NewBadRequest("error decoding CBOR: " + msg)
+			return nil, apierrors.NewBadRequest("error decoding CBOR: " + msg)
 		}
 		if err := rq.checkDecodedSize(data, 0, false, &scheme.Unstructured{Object: cfg}, false); err != nil {
 			return nil, err
@@ -174,7 +175,7 @@ func (rq *request) decodePatch(data []byte) (*patchRequest, error) {
 			p.duplicates = fmt.Errorf("error strict decoding CBOR: %w", issues.Err())
 		}
 	default:
-		return nil, NewUnsupportedMediaType(ct, rq.patchTypes())
+		return nil, apierrors.NewUnsupportedMediaType(ct, rq.patchTypes())
 	}
 	return p, nil
 }
@@ -205,7 +206,7 @@ func patchStatus(err error) error {
 		for i, c := range ce.Conflicts {
 			causes[i] = scheme.StatusCause{Type: scheme.CauseTypeFieldManagerConflict, Message: "conflict with " + c.Manager, Field: c.Field}
 		}
-		return newStatus(http.StatusConflict, scheme.StatusReasonConflict, ce.Error(), &scheme.StatusDetails{Causes: causes})
+		return apierrors.New(http.StatusConflict, scheme.StatusReasonConflict, ce.Error(), &scheme.StatusDetails{Causes: causes})
 	}
 	var pe *patch.Error
 	if !errors.As(err, &pe) {
@@ -213,11 +214,11 @@ func patchStatus(err error) error {
 	}
 	switch {
 	case errors.Is(err, patch.ErrMalformed):
-		return NewBadRequest(pe.Message)
+		return apierrors.NewBadRequest(pe.Message)
 	case errors.Is(err, patch.ErrUnsupported):
-		return newStatus(http.StatusUnsupportedMediaType, scheme.StatusReasonUnsupportedMediaType, pe.Message, nil)
+		return apierrors.New(http.StatusUnsupportedMediaType, scheme.StatusReasonUnsupportedMediaType, pe.Message, nil)
 	case errors.Is(err, patch.ErrTooLarge):
-		return newStatus(http.StatusRequestEntityTooLarge, scheme.StatusReasonRequestEntityTooLarge, "Request entity too large: "+pe.Message, nil)
+		return apierrors.New(http.StatusRequestEntityTooLarge, scheme.StatusReasonRequestEntityTooLarge, "Request entity too large: "+pe.Message, nil)
 	}
 	return patchRejected(pe)
 }
@@ -225,7 +226,7 @@ func patchStatus(err error) error {
 // patchRejected is kube's 422 for a patch that does not apply
 // (NewGenericServerResponse(422, ...)).
 func patchRejected(err error) *scheme.Status {
-	return newStatus(http.StatusUnprocessableEntity, scheme.StatusReasonInvalid, "the server rejected our request due to an error in our request",
+	return apierrors.New(http.StatusUnprocessableEntity, scheme.StatusReasonInvalid, "the server rejected our request due to an error in our request",
 		&scheme.StatusDetails{Causes: []scheme.StatusCause{{Type: scheme.CauseTypeUnexpectedServerResponse, Message: err.Error()}}})
 }
 
@@ -233,10 +234,10 @@ func patchRejected(err error) *scheme.Status {
 // name and namespace.
 func (rq *request) checkPatchedName(obj scheme.Object) error {
 	if n := obj.GetName(); n != rq.info.Name {
-		return NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, rq.info.Name))
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, rq.info.Name))
 	}
 	if ns := rq.info.Namespace; ns != "" && obj.GetNamespace() != "" && obj.GetNamespace() != ns {
-		return NewBadRequest(fmt.Sprintf("the namespace of the object (%s) does not match the namespace on the URL (%s)", obj.GetNamespace(), ns))
+		return apierrors.NewBadRequest(fmt.Sprintf("the namespace of the object (%s) does not match the namespace on the URL (%s)", obj.GetNamespace(), ns))
 	}
 	return nil
 }
@@ -378,7 +379,7 @@ func (rq *request) applyObject(old scheme.Object, p *patchRequest) (scheme.Objec
 	}
 	obj, err := unstructuredToObject(rq.h.scheme, rq.gvk, out)
 	if err != nil {
-		return nil, NewBadRequest(err.Error())
+		return nil, apierrors.NewBadRequest(err.Error())
 	}
 	obj.SetManagedFields(managed)
 	if err := rq.checkPatchedName(obj); err != nil {
@@ -388,11 +389,11 @@ func (rq *request) applyObject(old scheme.Object, p *patchRequest) (scheme.Objec
 	// kube-apiserver defaults the result of an apply, and prunes it silently on its way
 	// to storage (fields the schema does not declare fail the apply before).
 	if err := rq.h.coerce(obj); err != nil {
-		return nil, errObjectTooLarge()
+		return nil, apierrors.NewObjectTooLarge()
 	}
 	in, err := rq.h.toInternal(obj, rq.gvk)
 	if err != nil {
-		return nil, NewBadRequest(err.Error())
+		return nil, apierrors.NewBadRequest(err.Error())
 	}
 	return in, nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/validation"
@@ -45,7 +46,7 @@ func (rq *request) predicate() (storage.Predicate, error) {
 		case slices.Contains(rq.res.SelectableFields, req.Field):
 			custom = true
 		default:
-			return p, NewBadRequest("field label not supported: " + req.Field)
+			return p, apierrors.NewBadRequest("field label not supported: " + req.Field)
 		}
 	}
 	if custom {
@@ -122,7 +123,7 @@ func (rq *request) queryInt(name string) (n int64, set bool, err error) {
 		return 0, false, nil
 	}
 	if n, err = strconv.ParseInt(vs[0], 10, 64); err != nil {
-		return 0, false, NewBadRequest(err.Error())
+		return 0, false, apierrors.NewBadRequest(err.Error())
 	}
 	return n, true, nil
 }
@@ -152,7 +153,7 @@ func (rq *request) list() {
 	})
 	if err != nil {
 		if errors.Is(err, storage.ErrGone) && rq.query.Get("continue") != "" {
-			err = NewResourceExpired(continueExpiredMessage)
+			err = apierrors.NewResourceExpired(continueExpiredMessage)
 		}
 		rq.fail(err)
 		return

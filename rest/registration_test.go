@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/apikit-dev/apikit/authz"
+	"github.com/apikit-dev/apikit/registry"
 
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
@@ -80,7 +81,7 @@ func TestNew_RefusesRegistrationMistakesNamingTheKindAndTheFix(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		scheme     func(t *testing.T) *scheme.Scheme
-		strategy   rest.Strategy
+		strategy   registry.Strategy
 		wantInMsgs []string
 	}{{
 		name:       "list kind not registered",
@@ -94,11 +95,11 @@ func TestNew_RefusesRegistrationMistakesNamingTheKindAndTheFix(t *testing.T) {
 		name:       "strategy method with the kind's type instead of scheme.Object",
 		scheme:     func(t *testing.T) *scheme.Scheme { return gadgetScheme(t, &Gadget{}, &GadgetList{}) },
 		strategy:   wrongSignatureStrategy{},
-		wantInMsgs: []string{"strategy of gadgets.gadgets.example.com", "Validate(context.Context, *rest_test.Gadget) validation.ErrorList", "is not the hook Validate(context.Context, scheme.Object) validation.ErrorList", "rest.StrategyFor[*rest_test.Gadget]"},
+		wantInMsgs: []string{"strategy of gadgets.gadgets.example.com", "Validate(context.Context, *rest_test.Gadget) validation.ErrorList", "is not the hook Validate(context.Context, scheme.Object) validation.ErrorList", "registry.StrategyFor[*rest_test.Gadget]"},
 	}, {
 		name:       "StrategyFor of another type than the hooks receive",
 		scheme:     func(t *testing.T) *scheme.Scheme { return gadgetScheme(t, &Gadget{}, &GadgetList{}) },
-		strategy:   rest.StrategyFor[*UntaggedGadget]{},
+		strategy:   registry.StrategyFor[*UntaggedGadget]{},
 		wantInMsgs: []string{"strategy of gadgets.gadgets.example.com is a StrategyFor[*rest_test.UntaggedGadget]", "use StrategyFor[*rest_test.Gadget]"},
 	}, {
 		name:       "strategy without any hook method",
@@ -114,7 +115,7 @@ func TestNew_RefusesRegistrationMistakesNamingTheKindAndTheFix(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Scheme: tc.scheme(t), Storage: memory.New(memory.Options{})}
 			if tc.strategy != nil {
-				opts.Strategies = map[scheme.GroupResource]rest.Strategy{gadgetsGR: tc.strategy}
+				opts.Strategies = map[scheme.GroupResource]registry.Strategy{gadgetsGR: tc.strategy}
 			}
 			_, err := rest.New(opts)
 			if err == nil {
@@ -132,13 +133,13 @@ func TestNew_RefusesRegistrationMistakesNamingTheKindAndTheFix(t *testing.T) {
 
 func TestNew_AcceptsBothStrategyForms(t *testing.T) {
 	s := gadgetScheme(t, &Gadget{}, &GadgetList{})
-	for _, st := range []rest.Strategy{
-		rest.StrategyFor[*Gadget]{},
-		rest.StrategyFor[scheme.Object]{},
-		&rest.StrategyFor[*Gadget]{},
+	for _, st := range []registry.Strategy{
+		registry.StrategyFor[*Gadget]{},
+		registry.StrategyFor[scheme.Object]{},
+		&registry.StrategyFor[*Gadget]{},
 		&pointerStrategy{},
 	} {
-		if _, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Scheme: s, Storage: memory.New(memory.Options{}), Strategies: map[scheme.GroupResource]rest.Strategy{gadgetsGR: st}}); err != nil {
+		if _, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Scheme: s, Storage: memory.New(memory.Options{}), Strategies: map[scheme.GroupResource]registry.Strategy{gadgetsGR: st}}); err != nil {
 			t.Errorf("New refused %T: %v", st, err)
 		}
 	}
@@ -146,7 +147,7 @@ func TestNew_AcceptsBothStrategyForms(t *testing.T) {
 
 func TestStrategyFor_HooksReceiveTheKindsOwnType(t *testing.T) {
 	var prepared, warned bool
-	st := rest.StrategyFor[*Gadget]{
+	st := registry.StrategyFor[*Gadget]{
 		PrepareForCreate: func(_ context.Context, g *Gadget) { prepared = g.Spec.Size == 3 },
 		Validate: func(_ context.Context, g *Gadget) validation.ErrorList {
 			if g.Spec.Size > 10 {
@@ -162,7 +163,7 @@ func TestStrategyFor_HooksReceiveTheKindsOwnType(t *testing.T) {
 	h, err := rest.New(rest.Options{
 		Scheme: gadgetScheme(t, &Gadget{}, &GadgetList{}), Storage: memory.New(memory.Options{}),
 		AllowAnonymous: true, Authorizer: authz.AlwaysAllow{},
-		Strategies: map[scheme.GroupResource]rest.Strategy{gadgetsGR: st},
+		Strategies: map[scheme.GroupResource]registry.Strategy{gadgetsGR: st},
 	})
 	if err != nil {
 		t.Fatal(err)

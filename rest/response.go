@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/rest/table"
 	"github.com/apikit-dev/apikit/scheme"
@@ -77,7 +78,7 @@ func (rq *request) responseOptions(obj scheme.Kinded) codec.ResponseOptions {
 // passed: whatever failed then failed for want of time.
 func (rq *request) fail(err error) {
 	if timedOut(rq.ctx, err) {
-		err = NewTimeout()
+		err = apierrors.NewTimeout()
 	}
 	addWarnings(rq.w, rq.warnings)
 	rq.h.writeStatus(rq.w, rq.r, rq.h.toStatus(err, rq.gr, rq.info.Name))
@@ -104,7 +105,7 @@ func (rq *request) table(obj scheme.Kinded) (scheme.Kinded, error) {
 func (rq *request) tablePrinter() (*table.Printer, table.Options, error) {
 	opts, err := table.ParseOptions(rq.query)
 	if err != nil {
-		return nil, opts, NewBadRequest(err.Error())
+		return nil, opts, apierrors.NewBadRequest(err.Error())
 	}
 	if v := rq.r.Header.Get("Accept"); strings.Contains(v, "v=v1beta1") && !strings.Contains(v, "v=v1;") && !strings.HasSuffix(v, "v=v1") {
 		opts.GroupVersion = scheme.GroupVersion{Group: scheme.MetaGroupVersion.Group, Version: "v1beta1"}
@@ -118,13 +119,13 @@ func toPartialMetadata(obj scheme.Kinded, as string) (scheme.Kinded, error) {
 	tm := scheme.TypeMeta{APIVersion: scheme.MetaGroupVersion.String(), Kind: asPartialObjectMetadata}
 	if o, ok := obj.(scheme.Object); ok && !scheme.IsList(obj) {
 		if as != asPartialObjectMetadata {
-			return nil, NewNotAcceptable([]string{"application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"})
+			return nil, apierrors.NewNotAcceptable([]string{"application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"})
 		}
 		return &scheme.PartialObjectMetadata{TypeMeta: tm, ObjectMeta: metaOf(o)}, nil
 	}
 	list, ok := obj.(scheme.ListObject)
 	if !ok || as != asPartialObjectMetadataList {
-		return nil, NewNotAcceptable([]string{"application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"})
+		return nil, apierrors.NewNotAcceptable([]string{"application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"})
 	}
 	items, err := scheme.ExtractList(obj)
 	if err != nil {
@@ -164,7 +165,7 @@ func (h *Handler) negotiate(r *http.Request, opts codec.ResponseOptions) (output
 		if errors.As(err, &nae) {
 			offered = nae.Offered
 		}
-		return output{}, NewNotAcceptable(offered)
+		return output{}, apierrors.NewNotAcceptable(offered)
 	}
 	return out, nil
 }
@@ -205,7 +206,7 @@ func (h *Handler) writeEncoded(w http.ResponseWriter, r *http.Request, code int,
 			http.Error(w, "failed to encode the error response", http.StatusInternalServerError)
 			return
 		}
-		h.writeStatus(w, r, NewInternalError(err))
+		h.writeStatus(w, r, apierrors.NewInternalError(err))
 		return
 	}
 	hdr := w.Header()

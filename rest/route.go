@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/apikit-dev/apikit/authn"
+	"github.com/apikit-dev/apikit/registry"
 
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -70,7 +71,7 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 		// Like kube-apiserver for a deprecated CRD version: on every verb, before anything else.
 		rq.warnings = append(rq.warnings, text)
 	}
-	if f := rq.hooks.respondToCreate; f != nil {
+	if f := rq.hooks.RespondToCreate; f != nil {
 		rq.serveVirtual(f)
 		return
 	}
@@ -141,7 +142,7 @@ type request struct {
 	stored   scheme.GroupResource
 	gv       scheme.GroupVersion
 	gvk      scheme.GroupVersionKind
-	hooks    *strategyHooks
+	hooks    *registry.Hooks
 	query    url.Values
 	warnings []string
 	// applied is set for server-side apply, which records managedFields itself.

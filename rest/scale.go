@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -153,25 +154,25 @@ func (rq *request) writeScale() {
 			rq.fail(err)
 			return
 		} else if gvk.GroupVersion() != ScaleGroupVersion || gvk.Kind != "Scale" {
-			rq.fail(NewBadRequest("the API version in the data (" + gvk.GroupVersion().String() + ") does not match the expected API version (autoscaling/v1)"))
+			rq.fail(apierrors.NewBadRequest("the API version in the data (" + gvk.GroupVersion().String() + ") does not match the expected API version (autoscaling/v1)"))
 			return
 		}
 		if sc.Name != "" && sc.Name != name {
-			rq.fail(NewBadRequest("the name of the object (" + sc.Name + ") does not match the name on the URL (" + name + ")"))
+			rq.fail(apierrors.NewBadRequest("the name of the object (" + sc.Name + ") does not match the name on the URL (" + name + ")"))
 			return
 		}
 		newScale = func(scheme.Object) (*Scale, error) { return sc, nil }
 	}
 	next := func(old scheme.Object) (scheme.Object, error) {
 		if old == nil {
-			return nil, NewNotFound(rq.gr, name)
+			return nil, apierrors.NewNotFound(rq.gr, name)
 		}
 		sc, err := newScale(old)
 		if err != nil {
 			return nil, err
 		}
 		if rv := sc.ResourceVersion; rv != "" && rv != old.GetResourceVersion() {
-			return nil, NewConflict(rq.gr, name, conflictModified)
+			return nil, apierrors.NewConflict(rq.gr, name, apierrors.OptimisticLockErrorMsg)
 		}
 		ext, err := rq.h.toVersion(scheme.DeepCopy(old), rq.gv)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/scheme/openapi"
 	"github.com/apikit-dev/apikit/validation"
@@ -257,7 +258,7 @@ func (h *Handler) readAs(obj scheme.Object, gv scheme.GroupVersion) (scheme.Obje
 // would make larger than the object size limit.
 func (h *Handler) defaultsTooLargeOnRead(obj scheme.Object) *scheme.Status {
 	gvk := obj.GetObjectKind().GroupVersionKind()
-	return NewInternalError(fmt.Errorf("the defaults of the schema of %s %q add more than %d bytes to it", gvk.Kind, obj.GetName(), h.limits.maxObjectBytes))
+	return apierrors.NewInternalError(fmt.Errorf("the defaults of the schema of %s %q add more than %d bytes to it", gvk.Kind, obj.GetName(), h.limits.maxObjectBytes))
 }
 
 // sharedAs is readAs for an object storage shares between readers (a watch event's):

@@ -10,6 +10,7 @@ import (
 
 	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/internal/testapi/toys"
+	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -59,8 +60,8 @@ func (g *gatedWidgets) AuthorizeUpdate(ctx context.Context, obj, _ scheme.Object
 // labelAdmission labels every widget admitted=yes.
 type labelAdmission struct{}
 
-func (labelAdmission) Admit(_ context.Context, a rest.AdmissionAttributes, obj scheme.Object) error {
-	if a.Operation == rest.OperationDelete {
+func (labelAdmission) Admit(_ context.Context, a registry.AdmissionAttributes, obj scheme.Object) error {
+	if a.Operation == registry.OperationDelete {
 		return nil
 	}
 	labels := obj.GetLabels()
@@ -75,8 +76,8 @@ func (labelAdmission) Admit(_ context.Context, a rest.AdmissionAttributes, obj s
 func TestStrategy_AuthorizeHooksRefuseEveryWriteAfterMutationBeforeValidation(t *testing.T) {
 	g := &gatedWidgets{}
 	s := newServer(t, func(o *rest.Options) {
-		o.Strategies = map[scheme.GroupResource]rest.Strategy{widgetsGR: g}
-		o.MutatingAdmission = []rest.MutatingAdmission{labelAdmission{}}
+		o.Strategies = map[scheme.GroupResource]registry.Strategy{widgetsGR: g}
+		o.MutatingAdmission = []registry.MutatingAdmission{labelAdmission{}}
 	})
 	s.create("gate", "blue")
 	s.create("w", "red")

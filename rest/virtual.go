@@ -9,19 +9,7 @@ import (
 	"github.com/apikit-dev/apikit/scheme"
 )
 
-// CreateResponder is the optional Strategy method of a create-only resource that is
-// answered without storage, like kube-apiserver's SelfSubjectReview, TokenReview and
-// SubjectAccessReview: a POST to the collection decodes the body, calls
-// RespondToCreate with the authenticated user, and answers 201 Created with the object
-// it returns (converted to the request's version); nothing is stored, and a returned
-// error is the response (a *scheme.Status keeps its code). As in kube-apiserver, the
-// collection answers other methods with 405 MethodNotAllowed and items do not exist
-// (404).
-type CreateResponder interface {
-	RespondToCreate(ctx context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error)
-}
-
-// serveVirtual serves a resource whose Strategy is a CreateResponder: only POST on
+// serveVirtual serves a resource whose registry.Strategy is a registry.CreateResponder: only POST on
 // the collection.
 func (rq *request) serveVirtual(respond func(ctx context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error)) {
 	switch {

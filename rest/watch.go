@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/rest/table"
 	"github.com/apikit-dev/apikit/scheme"
@@ -59,7 +60,7 @@ func (rq *request) validateWatchOptions() (sendInitial *bool, err error) {
 	if v := q.Get("sendInitialEvents"); q.Has("sendInitialEvents") {
 		b, perr := strconv.ParseBool(v)
 		if perr != nil {
-			return nil, NewBadRequest("invalid sendInitialEvents " + strconv.Quote(v))
+			return nil, apierrors.NewBadRequest("invalid sendInitialEvents " + strconv.Quote(v))
 		}
 		sendInitial = &b
 		if match != string(storage.ResourceVersionMatchNotOlderThan) {
@@ -114,7 +115,7 @@ func (rq *request) validateWatchTable(out output) error {
 		return nil
 	}
 	if _, err := table.ParseOptions(rq.query); err != nil {
-		return NewBadRequest(err.Error())
+		return apierrors.NewBadRequest(err.Error())
 	}
 	return nil
 }
@@ -211,7 +212,7 @@ func (rq *request) negotiateWatch() (output, *scheme.Status) {
 func (rq *request) stream(out output, wr watchRequest) {
 	framer, ok := out.Serializer.(codec.EventFramer)
 	if !ok { // negotiateWatch offers only media types with a stream framing
-		rq.fail(NewInternalError(fmt.Errorf("media type %s has no watch framing", out.MediaType)))
+		rq.fail(apierrors.NewInternalError(fmt.Errorf("media type %s has no watch framing", out.MediaType)))
 		return
 	}
 	wi, err := rq.h.store.Watch(rq.ctx, wr.key, wr.WatchOptions)
@@ -439,7 +440,7 @@ func (rq *request) appendEventCached(ws *watchStream, dst []byte, ev watch.Event
 		return rq.encodeEventObject(ws.out, ev.Type, k)
 	})
 	if err != nil {
-		data, err = rq.encodeEventObject(ws.out, watch.Error, NewInternalError(err))
+		data, err = rq.encodeEventObject(ws.out, watch.Error, apierrors.NewInternalError(err))
 		if err != nil {
 			return dst, err
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/internal/testapi/toys"
+	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/watch"
@@ -438,7 +439,7 @@ func TestWire_ProtobufDeleteOptionsBodies(t *testing.T) {
 		t.Fatalf("create: %d %s", r.code, r.body)
 	}
 	created := decodeAs(t, "application/json", r.body).(*scheme.Unstructured)
-	deleteBody := func(apiVersion string, o *rest.DeleteOptions) string {
+	deleteBody := func(apiVersion string, o *registry.DeleteOptions) string {
 		t.Helper()
 		gv, err := scheme.ParseGroupVersion(apiVersion)
 		if err != nil {
@@ -453,17 +454,17 @@ func TestWire_ProtobufDeleteOptionsBodies(t *testing.T) {
 	wrongUID := scheme.UID("not-" + created.GetUID())
 	uid := scheme.UID(created.GetUID())
 	rv := created.GetResourceVersion()
-	sideways := rest.DeletionPropagation("Sideways")
+	sideways := registry.DeletionPropagation("Sideways")
 	tests := []struct {
 		name, apiVersion string
-		opts             rest.DeleteOptions
+		opts             registry.DeleteOptions
 		code             int
 		reason           string
 	}{
-		{"a failed uid precondition is Conflict", "toys.example.com/v1", rest.DeleteOptions{Preconditions: &rest.DeletePreconditions{UID: &wrongUID}}, 409, "Conflict"},
-		{"an invalid propagationPolicy is Invalid", "meta.k8s.io/v1", rest.DeleteOptions{PropagationPolicy: &sideways}, 422, "Invalid"},
-		{"dryRun deletes nothing", "v1", rest.DeleteOptions{DryRun: []string{"All"}}, 200, ""},
-		{"matching preconditions delete", "toys.example.com/v1", rest.DeleteOptions{Preconditions: &rest.DeletePreconditions{UID: &uid, ResourceVersion: &rv}}, 200, ""},
+		{"a failed uid precondition is Conflict", "toys.example.com/v1", registry.DeleteOptions{Preconditions: &registry.DeletePreconditions{UID: &wrongUID}}, 409, "Conflict"},
+		{"an invalid propagationPolicy is Invalid", "meta.k8s.io/v1", registry.DeleteOptions{PropagationPolicy: &sideways}, 422, "Invalid"},
+		{"dryRun deletes nothing", "v1", registry.DeleteOptions{DryRun: []string{"All"}}, 200, ""},
+		{"matching preconditions delete", "toys.example.com/v1", registry.DeleteOptions{Preconditions: &registry.DeletePreconditions{UID: &uid, ResourceVersion: &rv}}, 200, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

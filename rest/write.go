@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/apikit-dev/apikit/apierrors"
+	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 )
@@ -57,7 +59,7 @@ func (rq *request) checkNamespace(obj scheme.Object) error {
 	case got == "" && ns != "":
 		obj.SetNamespace(ns)
 	case got != ns && ns != "":
-		return NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
 	return nil
 }
@@ -83,18 +85,18 @@ func (rq *request) prepareCreate(in scheme.Object, dryRun bool) error {
 		copyStatus(in, nil)
 	}
 	if rq.isNamespaces() {
-		if err := prepareNamespaceCreate(in); err != nil {
+		if err := registry.PrepareNamespaceCreate(in); err != nil {
 			return err
 		}
 	}
-	if f := rq.hooks.prepareForCreate; f != nil {
+	if f := rq.hooks.PrepareForCreate; f != nil {
 		f(rq.ctx, in)
 	}
-	a := rq.admissionAttributes(OperationCreate, in.GetName(), nil, dryRun)
+	a := rq.admissionAttributes(registry.OperationCreate, in.GetName(), nil, dryRun)
 	if err := rq.mutate(a, in); err != nil {
 		return err
 	}
-	if f := rq.hooks.authorizeCreate; f != nil {
+	if f := rq.hooks.AuthorizeCreate; f != nil {
 		if err := f(rq.ctx, in); err != nil {
 			return rq.admissionError(err, in.GetName())
 		}
@@ -102,7 +104,7 @@ func (rq *request) prepareCreate(in scheme.Object, dryRun bool) error {
 	if err := rq.validateCreate(in); err != nil {
 		return err
 	}
-	if f := rq.hooks.warningsOnCreate; f != nil {
+	if f := rq.hooks.WarningsOnCreate; f != nil {
 		rq.warnings = append(rq.warnings, f(rq.ctx, in)...)
 	}
 	a.Name = in.GetName()
@@ -144,7 +146,7 @@ func (rq *request) createObject(in scheme.Object, dryRun bool) (scheme.Object, e
 		}
 		if errors.Is(err, storage.ErrAlreadyExists) && generated {
 			if attempt >= maxGenerateNameAttempts {
-				return nil, NewServerTimeout(rq.gvk.GroupKind(), "POST")
+				return nil, apierrors.NewServerTimeout(rq.gvk.GroupKind(), "POST")
 			}
 			stored.SetName(generateName(stored.GetGenerateName()))
 			continue
@@ -160,7 +162,7 @@ func (rq *request) createObject(in scheme.Object, dryRun bool) (scheme.Object, e
 // drops it before the write.
 func resetResourceVersionForCreate(obj scheme.Object) error {
 	if rv, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64); err == nil && rv != 0 {
-		return newStatus(http.StatusInternalServerError, scheme.StatusReasonUnknown, "resourceVersion should not be set on objects to be created", nil)
+		return apierrors.New(http.StatusInternalServerError, scheme.StatusReasonUnknown, "resourceVersion should not be set on objects to be created", nil)
 	}
 	obj.SetResourceVersion("")
 	return nil
@@ -202,7 +204,7 @@ func (rq *request) update() {
 		if p.apply {
 			if err := p.duplicates; err != nil && (fv == "Strict" || fv == "Warn" || fv == "") {
 				if fv == "Strict" {
-					rq.fail(NewBadRequest(err.Error()))
+					rq.fail(apierrors.NewBadRequest(err.Error()))
 					return
 				}
 				rq.warnings = append(rq.warnings, err.Error())
@@ -211,14 +213,14 @@ func (rq *request) update() {
 			allowCreate = rq.info.Subresource == ""
 			next = func(old scheme.Object) (scheme.Object, error) {
 				if old == nil && !allowCreate {
-					return nil, NewNotFound(rq.gr, name)
+					return nil, apierrors.NewNotFound(rq.gr, name)
 				}
 				return rq.applyObject(old, p)
 			}
 		} else {
 			next = func(old scheme.Object) (scheme.Object, error) {
 				if old == nil {
-					return nil, NewNotFound(rq.gr, name)
+					return nil, apierrors.NewNotFound(rq.gr, name)
 				}
 				return rq.patchObject(old, p.fn, fv)
 			}
@@ -234,7 +236,7 @@ func (rq *request) update() {
 			return
 		}
 		if in.GetName() != name {
-			rq.fail(NewBadRequest("the name of the object (" + in.GetName() + ") does not match the name on the URL (" + name + ")"))
+			rq.fail(apierrors.NewBadRequest("the name of the object (" + in.GetName() + ") does not match the name on the URL (" + name + ")"))
 			return
 		}
 		// Like kube-apiserver, a body without a namespace takes the path's, before validation.
@@ -265,7 +267,7 @@ func (rq *request) prepareUpdate(in, old scheme.Object, dryRun bool) (scheme.Obj
 	case rv == "":
 		in.SetResourceVersion(old.GetResourceVersion())
 	case rv != old.GetResourceVersion():
-		return nil, NewConflict(rq.gr, name, conflictModified)
+		return nil, apierrors.NewConflict(rq.gr, name, apierrors.OptimisticLockErrorMsg)
 	}
 	if rq.info.Subresource == "status" {
 		rv, managed := in.GetResourceVersion(), in.GetManagedFields()
@@ -276,7 +278,7 @@ func (rq *request) prepareUpdate(in, old scheme.Object, dryRun bool) (scheme.Obj
 		copyStatus(in, old)
 	}
 	if rq.isNamespaces() {
-		if err := rq.prepareNamespaceUpdate(in, old); err != nil {
+		if err := registry.PrepareNamespaceUpdate(in, old, rq.info.Subresource); err != nil {
 			return nil, err
 		}
 	}
@@ -294,14 +296,14 @@ func (rq *request) prepareUpdate(in, old scheme.Object, dryRun bool) (scheme.Obj
 	if !same {
 		in.SetGeneration(old.GetGeneration() + 1)
 	}
-	if f := rq.hooks.prepareForUpdate; f != nil {
+	if f := rq.hooks.PrepareForUpdate; f != nil {
 		f(rq.ctx, in, old)
 	}
-	a := rq.admissionAttributes(OperationUpdate, name, old, dryRun)
+	a := rq.admissionAttributes(registry.OperationUpdate, name, old, dryRun)
 	if err := rq.mutate(a, in); err != nil {
 		return nil, err
 	}
-	if f := rq.hooks.authorizeUpdate; f != nil {
+	if f := rq.hooks.AuthorizeUpdate; f != nil {
 		if err := f(rq.ctx, in, old); err != nil {
 			return nil, rq.admissionError(err, name)
 		}
@@ -309,7 +311,7 @@ func (rq *request) prepareUpdate(in, old scheme.Object, dryRun bool) (scheme.Obj
 	if err := rq.validateUpdate(in, old); err != nil {
 		return nil, err
 	}
-	if f := rq.hooks.warningsOnUpdate; f != nil {
+	if f := rq.hooks.WarningsOnUpdate; f != nil {
 		rq.warnings = append(rq.warnings, f(rq.ctx, in, old)...)
 	}
 	if err := rq.validateAdmission(a, in); err != nil {
@@ -353,7 +355,7 @@ func (rq *request) updateObject(name string, dryRun, allowCreate bool, next func
 		}
 		if old == nil {
 			if !allowCreate {
-				return nil, NewNotFound(rq.gr, name)
+				return nil, apierrors.NewNotFound(rq.gr, name)
 			}
 			created = true
 			in.SetResourceVersion("")

@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/authz"
+	"github.com/apikit-dev/apikit/registry"
 
 	"github.com/apikit-dev/apikit/apiextensions"
 	"github.com/apikit-dev/apikit/rest"
@@ -579,7 +580,7 @@ func (h *Handler) newREST(s *scheme.Scheme, opts rest.Options) (http.Handler, er
 	if err != nil {
 		return nil, fmt.Errorf("crds: building discovery: %w", err)
 	}
-	strategies := make(map[scheme.GroupResource]rest.Strategy, len(opts.Strategies)+1)
+	strategies := make(map[scheme.GroupResource]registry.Strategy, len(opts.Strategies)+1)
 	for gr, st := range opts.Strategies {
 		strategies[gr] = st
 	}
@@ -595,7 +596,7 @@ func (h *Handler) newREST(s *scheme.Scheme, opts rest.Options) (http.Handler, er
 // strategy is how the API creates and updates CRDs, as kube-apiserver's CRD strategy:
 // defaults, the cleanup finalizer and the stored versions on create, and kube's
 // validation, CEL rules included when the server has a rule compiler.
-func (h *Handler) strategy() rest.Strategy {
+func (h *Handler) strategy() registry.Strategy {
 	rules := h.opts.REST.Rules
 	validateRules := func(crd *apiextensions.CustomResourceDefinition) validation.ErrorList {
 		if rules == nil {
@@ -603,7 +604,7 @@ func (h *Handler) strategy() rest.Strategy {
 		}
 		return apiextensions.ValidateRules(crd, rules)
 	}
-	return rest.StrategyFor[*apiextensions.CustomResourceDefinition]{
+	return registry.StrategyFor[*apiextensions.CustomResourceDefinition]{
 		PrepareForCreate: func(_ context.Context, crd *apiextensions.CustomResourceDefinition) { prepareCreate(crd) },
 		PrepareForUpdate: func(_ context.Context, crd, _ *apiextensions.CustomResourceDefinition) {
 			apiextensions.SetDefaults(crd)

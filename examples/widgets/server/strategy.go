@@ -5,7 +5,7 @@ import (
 
 	"github.com/apikit-dev/apikit/examples/widgets/api"
 	"github.com/apikit-dev/apikit/examples/widgets/api/hub"
-	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
 )
@@ -13,16 +13,16 @@ import (
 // Strategies returns the rest strategies of the widget API: widgets and warehouses are
 // validated with api.ValidateWidget, api.ValidateWidgetUpdate, api.ValidateWarehouse and
 // api.ValidateWarehouseUpdate. The hooks receive hub (internal) objects, and
-// rest.StrategyFor lets them say so in their signatures.
-func Strategies() map[scheme.GroupResource]rest.Strategy {
-	return map[scheme.GroupResource]rest.Strategy{
+// registry.StrategyFor lets them say so in their signatures.
+func Strategies() map[scheme.GroupResource]registry.Strategy {
+	return map[scheme.GroupResource]registry.Strategy{
 		{Group: api.Group, Resource: "widgets"}:    WidgetStrategy,
 		{Group: api.Group, Resource: "warehouses"}: WarehouseStrategy,
 	}
 }
 
 // WidgetStrategy validates Widgets.
-var WidgetStrategy = rest.StrategyFor[*hub.Widget]{
+var WidgetStrategy = registry.StrategyFor[*hub.Widget]{
 	Validate: func(_ context.Context, w *hub.Widget) validation.ErrorList { return api.ValidateWidget(w) },
 	ValidateUpdate: func(_ context.Context, w, old *hub.Widget) validation.ErrorList {
 		return api.ValidateWidgetUpdate(w, old)
@@ -30,7 +30,7 @@ var WidgetStrategy = rest.StrategyFor[*hub.Widget]{
 }
 
 // WarehouseStrategy validates Warehouses.
-var WarehouseStrategy = rest.StrategyFor[*hub.Warehouse]{
+var WarehouseStrategy = registry.StrategyFor[*hub.Warehouse]{
 	Validate: func(_ context.Context, w *hub.Warehouse) validation.ErrorList { return api.ValidateWarehouse(w) },
 	ValidateUpdate: func(_ context.Context, w, old *hub.Warehouse) validation.ErrorList {
 		return api.ValidateWarehouseUpdate(w, old)

@@ -6,7 +6,7 @@ package main
 import (
 	"context"
 
-	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
 )
@@ -16,7 +16,7 @@ type Gadget struct {
 	scheme.ObjectMeta `json:"metadata,omitempty"`
 }
 
-var _ = rest.StrategyFor[*Gadget]{
+var _ = registry.StrategyFor[*Gadget]{
 	Validate: func(ctx context.Context, obj scheme.Object) validation.ErrorList { return nil },
 }
 

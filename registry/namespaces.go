@@ -1,0 +1,164 @@
+package registry
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/apikit-dev/apikit/conversion"
+	"github.com/apikit-dev/apikit/scheme"
+)
+
+// namespacesGR is core/v1 namespaces.
+var namespacesGR = scheme.GroupResource{Resource: "namespaces"}
+
+// The namespace lifecycle of a server whose scheme has a core/v1 namespaces resource, as
+// kube-apiserver's namespace registry and NamespaceLifecycle admission plugin enforce it.
+// The Namespace kind may be any Go type or a schema-only kind: its spec.finalizers,
+// status.phase and status.conditions are read and written through its JSON form.
+const (
+	// FinalizerKubernetes is the spec.finalizers entry of a new Namespace; the namespace
+	// controller removes it once the namespace's content is gone.
+	FinalizerKubernetes = "kubernetes"
+	// NamespacePhaseActive and NamespacePhaseTerminating are the status.phase values.
+	NamespacePhaseActive      = "Active"
+	NamespacePhaseTerminating = "Terminating"
+	// NamespaceTerminatingCause is core/v1 NamespaceTerminatingCause, the cause of a
+	// create refused in a namespace being deleted.
+	NamespaceTerminatingCause scheme.CauseType = "NamespaceTerminating"
+)
+
+// NamespacesGroupResource is core/v1 namespaces.
+func NamespacesGroupResource() scheme.GroupResource { return namespacesGR }
+
+// NamespaceStatus is what the lifecycle reads of a Namespace: spec.finalizers,
+// status.phase and status.conditions (kept as JSON values).
+type NamespaceStatus struct {
+	Finalizers []string
+	Phase      string
+	Conditions []any
+}
+
+// namespaceJSON returns the JSON form of obj: the map of an Unstructured itself, or a
+// converted copy of a Go type.
+func namespaceJSON(obj scheme.Object) (map[string]any, error) {
+	if u, ok := obj.(*scheme.Unstructured); ok {
+		return u.Object, nil
+	}
+	m, err := conversion.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("namespace %s: %w", obj.GetName(), err)
+	}
+	return m, nil
+}
+
+// NamespaceFields reads the lifecycle fields of a Namespace of any type.
+func NamespaceFields(obj scheme.Object) (NamespaceStatus, error) {
+	m, err := namespaceJSON(obj)
+	if err != nil {
+		return NamespaceStatus{}, err
+	}
+	var out NamespaceStatus
+	spec, _ := m["spec"].(map[string]any)
+	fins, _ := spec["finalizers"].([]any)
+	for _, f := range fins {
+		if s, ok := f.(string); ok {
+			out.Finalizers = append(out.Finalizers, s)
+		}
+	}
+	status, _ := m["status"].(map[string]any)
+	out.Phase, _ = status["phase"].(string)
+	out.Conditions, _ = status["conditions"].([]any)
+	return out, nil
+}
+
+// UpdateNamespace changes the JSON form of a Namespace of any type with edit and
+// writes the result back into obj.
+func UpdateNamespace(obj scheme.Object, edit func(spec, status map[string]any)) error {
+	m, err := namespaceJSON(obj)
+	if err != nil {
+		return err
+	}
+	spec, _ := m["spec"].(map[string]any)
+	if spec == nil {
+		spec = map[string]any{}
+	}
+	status, _ := m["status"].(map[string]any)
+	if status == nil {
+		status = map[string]any{}
+	}
+	edit(spec, status)
+	m["spec"], m["status"] = spec, status
+	if _, ok := obj.(*scheme.Unstructured); ok {
+		return nil
+	}
+	if err := conversion.FromUnstructured(m, obj); err != nil {
+		return fmt.Errorf("namespace %s: %w", obj.GetName(), err)
+	}
+	return nil
+}
+
+// stringsJSON is a []string as a JSON value.
+func stringsJSON(list []string) []any {
+	out := make([]any, len(list))
+	for i, s := range list {
+		out[i] = s
+	}
+	return out
+}
+
+// PrepareNamespaceCreate gives a new Namespace the "kubernetes" finalizer and phase
+// Active, as kube's namespace strategy does.
+func PrepareNamespaceCreate(in scheme.Object) error {
+	fields, err := NamespaceFields(in)
+	if err != nil {
+		return err
+	}
+	fins := fields.Finalizers
+	if !slices.Contains(fins, FinalizerKubernetes) {
+		fins = append(fins, FinalizerKubernetes)
+	}
+	return UpdateNamespace(in, func(spec, status map[string]any) {
+		spec["finalizers"] = stringsJSON(fins)
+		clear(status)
+		status["phase"] = NamespacePhaseActive
+	})
+}
+
+// PrepareNamespaceUpdate keeps what an update of a Namespace may not change, per
+// subresource ("", "status" or "finalize"), as kube's namespace strategies: the main
+// resource keeps spec.finalizers and status, status keeps spec, finalize keeps status.
+func PrepareNamespaceUpdate(in, old scheme.Object, subresource string) error {
+	prev, err := NamespaceFields(old)
+	if err != nil {
+		return err
+	}
+	oldJSON, err := namespaceJSON(old)
+	if err != nil {
+		return err
+	}
+	oldSpec, _ := scheme.DeepCopyJSONValue(oldJSON["spec"]).(map[string]any)
+	oldStatus, _ := scheme.DeepCopyJSONValue(oldJSON["status"]).(map[string]any)
+	return UpdateNamespace(in, func(spec, status map[string]any) {
+		switch subresource {
+		case "status":
+			clear(spec)
+			maps.Copy(spec, oldSpec)
+		case "finalize":
+			clear(status)
+			maps.Copy(status, oldStatus)
+		default:
+			delete(spec, "finalizers")
+			if prev.Finalizers != nil {
+				spec["finalizers"] = stringsJSON(prev.Finalizers)
+			}
+			clear(status)
+			maps.Copy(status, oldStatus)
+		}
+	})
+}
+
+// MarkNamespaceTerminating sets status.phase Terminating on a Namespace being deleted.
+func MarkNamespaceTerminating(obj scheme.Object) error {
+	return UpdateNamespace(obj, func(_, status map[string]any) { status["phase"] = NamespacePhaseTerminating })
+}

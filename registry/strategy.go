@@ -1,0 +1,323 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/apikit-dev/apikit/authn"
+
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/validation"
+)
+
+// Strategy holds the optional per-resource hooks of one resource, in one of two forms:
+//
+//   - a [StrategyFor] value, whose hooks take the kind's own Go type so that the
+//     compiler checks their signatures (the form to prefer);
+//   - any other value with any subset of the methods below, found by type assertion.
+//     [ResolveStrategy] refuses a value with a method of a hook's name but another signature
+//     (Validate(ctx, *Gadget) instead of Validate(ctx, scheme.Object)), which would
+//     otherwise be ignored, and a value with none of them.
+//
+// Objects handed to a strategy are the INTERNAL (hub) version of the kind when the
+// group has one, and are the request's own copies: a hook may change them.
+//
+//   - PrepareForCreate(ctx context.Context, obj scheme.Object) ([CreatePreparer]): after
+//     the server has set uid, creationTimestamp, generation and namespace on a create.
+//   - PrepareForUpdate(ctx context.Context, obj, old scheme.Object) ([UpdatePreparer]):
+//     after the server has carried the stored fields over on an update.
+//   - Validate(ctx context.Context, obj scheme.Object) validation.ErrorList
+//     ([CreateValidator]): kind-specific checks of a new object; errors become a 422
+//     Invalid Status together with the generic metadata checks.
+//   - ValidateUpdate(ctx context.Context, obj, old scheme.Object) validation.ErrorList
+//     ([UpdateValidator]): the same for an update.
+//   - WarningsOnCreate(ctx context.Context, obj scheme.Object) []string and
+//     WarningsOnUpdate(ctx context.Context, obj, old scheme.Object) []string
+//     ([CreateWarner], [UpdateWarner]): messages returned as Warning headers.
+//   - RespondToCreate(ctx context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error)
+//     ([CreateResponder]): the resource is create-only and answered without storage.
+//   - AuthorizeCreate(ctx context.Context, obj scheme.Object) error and
+//     AuthorizeUpdate(ctx context.Context, obj, old scheme.Object) error
+//     ([CreateAuthorizer], [UpdateAuthorizer]): whether the requesting user may write
+//     this object, beyond the verb the Handler's Authorizer allowed (kube's RBAC
+//     escalation checks). They run after mutating admission and before validation, as
+//     kube-apiserver runs its RBAC storage's checks, on every create and update,
+//     including patch, server-side apply and dry runs. An error that is a
+//     *scheme.Status is the answer as it is; any other is 403 Forbidden naming the
+//     object, its text the reason. The hooks find the user with [authn.UserFrom], ask the
+//     Handler's Authorizer with [authz.Authorize] and read stored objects with rest.Get and rest.List.
+//
+// Whether a PUT may create a missing object is scheme.Resource.AllowCreateOnUpdate.
+type Strategy interface{}
+
+// StrategyFor is a Strategy whose hooks take T, the Go type of the objects the
+// resource's hooks receive: the internal (hub) type when the group has one, else the
+// kind's one version's type (*scheme.Unstructured for a schema-only kind). [ResolveStrategy] refuses
+// any other T. A nil field is a hook the resource does not use; the hooks mean what the
+// methods of [Strategy] mean.
+//
+//	registry.StrategyFor[*hub.Gadget]{
+//		Validate: func(ctx context.Context, g *hub.Gadget) validation.ErrorList { ... },
+//	}
+type StrategyFor[T scheme.Object] struct {
+	PrepareForCreate func(ctx context.Context, obj T)
+	PrepareForUpdate func(ctx context.Context, obj, old T)
+	Validate         func(ctx context.Context, obj T) validation.ErrorList
+	ValidateUpdate   func(ctx context.Context, obj, old T) validation.ErrorList
+	WarningsOnCreate func(ctx context.Context, obj T) []string
+	WarningsOnUpdate func(ctx context.Context, obj, old T) []string
+	AuthorizeCreate  func(ctx context.Context, obj T) error
+	AuthorizeUpdate  func(ctx context.Context, obj, old T) error
+}
+
+// typedStrategy is what every StrategyFor is, whatever its T.
+type typedStrategy interface {
+	objectType() reflect.Type
+	hooks() Hooks
+}
+
+func (s StrategyFor[T]) objectType() reflect.Type { return reflect.TypeFor[T]() }
+
+// hooks wraps each hook in a function on scheme.Object; New has checked that the
+// objects are of type T, so the assertions cannot fail.
+func (s StrategyFor[T]) hooks() Hooks {
+	var h Hooks
+	if f := s.PrepareForCreate; f != nil {
+		h.PrepareForCreate = func(ctx context.Context, obj scheme.Object) { f(ctx, obj.(T)) }
+	}
+	if f := s.PrepareForUpdate; f != nil {
+		h.PrepareForUpdate = func(ctx context.Context, obj, old scheme.Object) { f(ctx, obj.(T), old.(T)) }
+	}
+	if f := s.Validate; f != nil {
+		h.Validate = func(ctx context.Context, obj scheme.Object) validation.ErrorList { return f(ctx, obj.(T)) }
+	}
+	if f := s.ValidateUpdate; f != nil {
+		h.ValidateUpdate = func(ctx context.Context, obj, old scheme.Object) validation.ErrorList {
+			return f(ctx, obj.(T), old.(T))
+		}
+	}
+	if f := s.WarningsOnCreate; f != nil {
+		h.WarningsOnCreate = func(ctx context.Context, obj scheme.Object) []string { return f(ctx, obj.(T)) }
+	}
+	if f := s.WarningsOnUpdate; f != nil {
+		h.WarningsOnUpdate = func(ctx context.Context, obj, old scheme.Object) []string { return f(ctx, obj.(T), old.(T)) }
+	}
+	if f := s.AuthorizeCreate; f != nil {
+		h.AuthorizeCreate = func(ctx context.Context, obj scheme.Object) error { return f(ctx, obj.(T)) }
+	}
+	if f := s.AuthorizeUpdate; f != nil {
+		h.AuthorizeUpdate = func(ctx context.Context, obj, old scheme.Object) error { return f(ctx, obj.(T), old.(T)) }
+	}
+	return h
+}
+
+// Hooks are the hooks of one resource, resolved once by [ResolveStrategy] from either
+// form of Strategy; a nil hook is not used. Each means what the method of the same name
+// of [Strategy] means.
+type Hooks struct {
+	PrepareForCreate func(ctx context.Context, obj scheme.Object)
+	PrepareForUpdate func(ctx context.Context, obj, old scheme.Object)
+	Validate         func(ctx context.Context, obj scheme.Object) validation.ErrorList
+	ValidateUpdate   func(ctx context.Context, obj, old scheme.Object) validation.ErrorList
+	WarningsOnCreate func(ctx context.Context, obj scheme.Object) []string
+	WarningsOnUpdate func(ctx context.Context, obj, old scheme.Object) []string
+	AuthorizeCreate  func(ctx context.Context, obj scheme.Object) error
+	AuthorizeUpdate  func(ctx context.Context, obj, old scheme.Object) error
+	// respondToCreate makes the resource create-only and storage-free (virtual.go).
+	RespondToCreate func(ctx context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error)
+}
+
+// hookMethods are the method names a Strategy value is searched for, with the
+// interface that gives each its signature.
+var hookMethods = []struct {
+	name  string
+	iface reflect.Type
+}{
+	{"PrepareForCreate", reflect.TypeFor[CreatePreparer]()},
+	{"PrepareForUpdate", reflect.TypeFor[UpdatePreparer]()},
+	{"Validate", reflect.TypeFor[CreateValidator]()},
+	{"ValidateUpdate", reflect.TypeFor[UpdateValidator]()},
+	{"WarningsOnCreate", reflect.TypeFor[CreateWarner]()},
+	{"WarningsOnUpdate", reflect.TypeFor[UpdateWarner]()},
+	{"RespondToCreate", reflect.TypeFor[CreateResponder]()},
+	{"AuthorizeCreate", reflect.TypeFor[CreateAuthorizer]()},
+	{"AuthorizeUpdate", reflect.TypeFor[UpdateAuthorizer]()},
+}
+
+// ResolveStrategy returns the hooks of the strategy of resource res, refusing the
+// mistakes that would otherwise leave a hook silently unused.
+func ResolveStrategy(s *scheme.Scheme, res *scheme.Resource, st Strategy) (Hooks, error) {
+	gr := res.GroupResource()
+	if ts, ok := st.(typedStrategy); ok {
+		want := hookObjectTypes(s, res)
+		got := ts.objectType()
+		for _, w := range want {
+			if w != got && (got.Kind() != reflect.Interface || !w.Implements(got)) {
+				return Hooks{}, fmt.Errorf("registry: the strategy of %s is a StrategyFor[%s], but its hooks receive %s objects: use StrategyFor[%s]", gr, got, w, w)
+			}
+		}
+		return ts.hooks(), nil
+	}
+	t := reflect.TypeOf(st)
+	if t == nil {
+		return Hooks{}, fmt.Errorf("registry: the strategy of %s is nil", gr)
+	}
+	found := false
+	for _, m := range hookMethods {
+		method, ok := t.MethodByName(m.name)
+		if !ok {
+			continue
+		}
+		if !t.Implements(m.iface) {
+			want, _ := m.iface.MethodByName(m.name)
+			return Hooks{}, fmt.Errorf("registry: the strategy of %s (%s) has %s, which is not the hook %s: it would never be called; use registry.StrategyFor[%s] for hooks that take the kind's own type",
+				gr, t, signature(m.name, method.Type, 1), signature(m.name, want.Type, 0), typeNames(hookObjectTypes(s, res)))
+		}
+		found = true
+	}
+	if !found {
+		why := ""
+		for _, m := range hookMethods {
+			if _, ok := reflect.PointerTo(t).MethodByName(m.name); ok && t.Kind() != reflect.Pointer {
+				why = fmt.Sprintf(" (its %s has a pointer receiver: pass a *%s)", m.name, t)
+				break
+			}
+		}
+		return Hooks{}, fmt.Errorf("registry: the strategy of %s (%s) has none of the hook methods PrepareForCreate, PrepareForUpdate, Validate, ValidateUpdate, WarningsOnCreate, WarningsOnUpdate, RespondToCreate, AuthorizeCreate, AuthorizeUpdate%s", gr, t, why)
+	}
+	var h Hooks
+	if p, ok := st.(CreatePreparer); ok {
+		h.PrepareForCreate = p.PrepareForCreate
+	}
+	if p, ok := st.(UpdatePreparer); ok {
+		h.PrepareForUpdate = p.PrepareForUpdate
+	}
+	if v, ok := st.(CreateValidator); ok {
+		h.Validate = v.Validate
+	}
+	if v, ok := st.(UpdateValidator); ok {
+		h.ValidateUpdate = v.ValidateUpdate
+	}
+	if w, ok := st.(CreateWarner); ok {
+		h.WarningsOnCreate = w.WarningsOnCreate
+	}
+	if w, ok := st.(UpdateWarner); ok {
+		h.WarningsOnUpdate = w.WarningsOnUpdate
+	}
+	if c, ok := st.(CreateResponder); ok {
+		h.RespondToCreate = c.RespondToCreate
+	}
+	if a, ok := st.(CreateAuthorizer); ok {
+		h.AuthorizeCreate = a.AuthorizeCreate
+	}
+	if a, ok := st.(UpdateAuthorizer); ok {
+		h.AuthorizeUpdate = a.AuthorizeUpdate
+	}
+	return h, nil
+}
+
+// hookObjectTypes returns the Go types of the objects a resource's hooks receive: the
+// internal (hub) type when the group has one, else the type of each served version.
+func hookObjectTypes(s *scheme.Scheme, res *scheme.Resource) []reflect.Type {
+	typeOf := func(gvk scheme.GroupVersionKind) reflect.Type {
+		if t, ok := s.TypeFor(gvk); ok {
+			return reflect.PointerTo(t)
+		}
+		return reflect.TypeFor[*scheme.Unstructured]()
+	}
+	hub := res.GroupKind().WithVersion(scheme.InternalVersion)
+	if s.Recognizes(hub) {
+		return []reflect.Type{typeOf(hub)}
+	}
+	var out []reflect.Type
+	for _, v := range s.ServedVersions(res) {
+		if t := typeOf(res.GroupKind().WithVersion(v)); !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// signature formats a method type as "Name(context.Context, *v1.Gadget) validation.ErrorList",
+// skipping the first skip parameters (the receiver of a method expression).
+func signature(name string, t reflect.Type, skip int) string {
+	var b strings.Builder
+	b.WriteString(name + "(")
+	for i := skip; i < t.NumIn(); i++ {
+		if i > skip {
+			b.WriteString(", ")
+		}
+		b.WriteString(t.In(i).String())
+	}
+	b.WriteString(")")
+	for i := range t.NumOut() {
+		b.WriteString(" " + t.Out(i).String())
+	}
+	return b.String()
+}
+
+// typeNames joins type names with " or ".
+func typeNames(ts []reflect.Type) string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.String()
+	}
+	return strings.Join(names, " or ")
+}
+
+// CreatePreparer is the optional Strategy method that adjusts a new object.
+type CreatePreparer interface {
+	PrepareForCreate(ctx context.Context, obj scheme.Object)
+}
+
+// UpdatePreparer is the optional Strategy method that adjusts an updated object.
+type UpdatePreparer interface {
+	PrepareForUpdate(ctx context.Context, obj, old scheme.Object)
+}
+
+// CreateValidator is the optional Strategy method that validates a new object.
+type CreateValidator interface {
+	Validate(ctx context.Context, obj scheme.Object) validation.ErrorList
+}
+
+// UpdateValidator is the optional Strategy method that validates an update.
+type UpdateValidator interface {
+	ValidateUpdate(ctx context.Context, obj, old scheme.Object) validation.ErrorList
+}
+
+// CreateWarner is the optional Strategy method that returns warnings for a new object.
+type CreateWarner interface {
+	WarningsOnCreate(ctx context.Context, obj scheme.Object) []string
+}
+
+// UpdateWarner is the optional Strategy method that returns warnings for an update.
+type UpdateWarner interface {
+	WarningsOnUpdate(ctx context.Context, obj, old scheme.Object) []string
+}
+
+// CreateAuthorizer is the optional Strategy method that decides whether the requesting
+// user may create an object (see [Strategy]).
+type CreateAuthorizer interface {
+	AuthorizeCreate(ctx context.Context, obj scheme.Object) error
+}
+
+// UpdateAuthorizer is the optional Strategy method that decides whether the requesting
+// user may make an update (see [Strategy]).
+type UpdateAuthorizer interface {
+	AuthorizeUpdate(ctx context.Context, obj, old scheme.Object) error
+}
+
+// CreateResponder is the optional Strategy method of a create-only resource that is
+// answered without storage, like kube-apiserver's SelfSubjectReview, TokenReview and
+// SubjectAccessReview: a POST to the collection decodes the body, calls
+// RespondToCreate with the authenticated user, and answers 201 Created with the object
+// it returns (converted to the request's version); nothing is stored, and a returned
+// error is the response (a *scheme.Status keeps its code). As in kube-apiserver, the
+// collection answers other methods with 405 MethodNotAllowed and items do not exist
+// (404).
+type CreateResponder interface {
+	RespondToCreate(ctx context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error)
+}

@@ -247,3 +247,11 @@ func FromStorage(se *storage.Error, gr scheme.GroupResource, name string, log *s
 	}
 	return NewInternalError(errors.New(msg))
 }
+
+// NewDefaultsTooLarge is the 500 of a stored object that the defaults of its schema
+// would make larger than the object size limit (kube would build and send it; its
+// size is then unbounded).
+func NewDefaultsTooLarge(obj scheme.Object, limit int64) *scheme.Status {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	return NewInternalError(fmt.Errorf("the defaults of the schema of %s %q add more than %d bytes to it", gvk.Kind, obj.GetName(), limit))
+}

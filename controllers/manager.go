@@ -11,6 +11,7 @@ import (
 
 	"github.com/apikit-dev/apikit/apiextensions"
 	"github.com/apikit-dev/apikit/metrics"
+	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/watch"
@@ -42,8 +43,10 @@ type Options struct {
 
 // Manager runs the namespace controller and the garbage collector.
 type Manager struct {
-	opts   Options
-	store  storage.Interface
+	opts  Options
+	store storage.Interface
+	// reg deletes as a DELETE request does, with the garbage collector's finalizers.
+	reg    *registry.Store
 	log    *slog.Logger
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -77,6 +80,15 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	m := &Manager{opts: opts, store: opts.Storage, log: log, cancel: cancel, done: make(chan struct{}), changed: make(chan struct{}), busy: true}
+	// The collector's deletes go by resource and storage key, over custom resources the
+	// scheme does not hold too, converting nothing: the registry needs no kinds for them,
+	// and the collector's own deletes pass no admission.
+	reg, err := registry.New(registry.Options{Scheme: scheme.New(), Storage: opts.Storage, GarbageCollection: true, Clock: opts.Clock, Logger: log})
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("controllers: %w", err)
+	}
+	m.reg = reg
 	m.graph = newGraph(opts.Scheme)
 	m.metrics = newControllerMetrics(opts.Metrics)
 	m.reported = map[[2]scheme.UID]struct{}{}
@@ -366,7 +378,7 @@ func (m *Manager) applyEvent(ev watch.Event, seen uint64) uint64 {
 
 // pass runs the controllers once over the graph; busy reports that it wrote.
 func (m *Manager) pass(ctx context.Context) (bool, error) {
-	w := &writer{store: m.store, ctx: ctx, clock: m.opts.Clock}
+	w := &writer{store: m.store, reg: m.reg, ctx: ctx, clock: m.opts.Clock}
 	m.forgetReports()
 	var errs []error
 	for _, n := range m.graph.sorted() {

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"errors"
+	"net/http"
 	"slices"
 	"time"
 
@@ -11,90 +12,52 @@ import (
 	"github.com/apikit-dev/apikit/storage"
 )
 
-// writer makes the controllers' writes through storage, as the REST handler would make
-// them, and remembers whether any changed the store.
+// writer makes the controllers' writes, deletes through the registry and the edits of
+// finalizers, ownerReferences and Namespace status through storage, and remembers
+// whether any changed the store.
 type writer struct {
 	ctx   context.Context
 	store storage.Interface
+	reg   *registry.Store
 	clock func() time.Time // Options.Clock
 	wrote bool
 }
 
-// errDeleteNow stops the marking update of an object that has no finalizer to wait for.
-var errDeleteNow = errors.New("no finalizers: delete at once")
-
 // ignorable are the errors of a write on a stale view: the object is gone or was
-// replaced, and the event saying so triggers the next pass.
+// replaced (or, for a delete, is already being deleted), and the event saying so
+// triggers the next pass.
 func ignorable(err error) bool {
-	return errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrConflict)
+	if errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrConflict) {
+		return true
+	}
+	var st *scheme.Status
+	return errors.As(err, &st) && (st.Code == http.StatusNotFound || st.Code == http.StatusConflict)
 }
 
 // pending reports whether an object being deleted must stay: finalizers, or a
 // Namespace's spec.finalizers.
 func pending(gr scheme.GroupResource, obj scheme.Object) bool {
-	if len(obj.GetFinalizers()) > 0 {
-		return true
-	}
-	if gr != namespacesGR {
-		return false
-	}
-	fields, err := registry.NamespaceFields(obj)
-	return err == nil && len(fields.Finalizers) > 0
+	p, err := registry.PendingFinalizers(gr, obj)
+	return err == nil && p
 }
 
-// delete deletes n with a propagation policy, like a DELETE request: an object left
-// without finalizers goes at once, one with finalizers gets a deletionTimestamp (a
-// Namespace also phase Terminating). It returns the finalizers the object still waits
-// for (nil once it is gone).
+// delete deletes n with a propagation policy through the registry, as a DELETE request
+// of n's uid would: an object left without finalizers goes at once, one with
+// finalizers gets a deletionTimestamp (a Namespace also phase Terminating). It returns
+// the finalizers the object still waits for (nil once it is gone).
 func (w *writer) delete(n *node, policy registry.DeletionPropagation) ([]string, error) {
-	opts := &registry.DeleteOptions{PropagationPolicy: &policy}
 	uid := n.uid
-	out, err := w.store.GuaranteedUpdate(w.ctx, n.key(), storage.UpdateOptions{Preconditions: &storage.Preconditions{UID: &uid}}, func(cur scheme.Object) (scheme.Object, error) {
-		cur.SetFinalizers(registry.GarbageCollectionFinalizers(cur.GetFinalizers(), opts))
-		if !pending(n.gr, cur) {
-			return nil, errDeleteNow
-		}
-		if cur.GetDeletionTimestamp() == nil {
-			now := scheme.NowFrom(w.clock)
-			cur.SetDeletionTimestamp(&now)
-			if n.gr == namespacesGR {
-				if err := registry.UpdateNamespace(cur, func(_, status map[string]any) { status["phase"] = registry.NamespacePhaseTerminating }); err != nil {
-					return nil, err
-				}
-			} else {
-				zero := int64(0)
-				cur.SetDeletionGracePeriodSeconds(&zero)
-				// As kube-apiserver marks an object deleting (markAsDeleting).
-				if g := cur.GetGeneration(); g > 0 {
-					cur.SetGeneration(g + 1)
-				}
-			}
-		}
-		cur.SetResourceVersion("")
-		return cur, nil
-	})
+	opts := &registry.DeleteOptions{PropagationPolicy: &policy, Preconditions: &registry.DeletePreconditions{UID: &uid}}
+	res := &scheme.Resource{Group: n.gr.Group, Plural: n.gr.Resource, Kind: n.gk.Kind, Namespaced: n.namespaced}
+	out, deleted, err := w.reg.Delete(w.ctx, registry.Request{Resource: res, Namespace: n.namespace}, n.name, opts)
 	switch {
-	case errors.Is(err, errDeleteNow):
-		_, err = w.store.Delete(w.ctx, n.key(), storage.DeleteOptions{
-			Preconditions: &storage.Preconditions{UID: &uid},
-			Validate: func(_ context.Context, now scheme.Object) error {
-				if pending(n.gr, now) {
-					return storage.NewError(storage.ErrConflict, n.key())
-				}
-				return nil
-			},
-		})
-		if err == nil {
-			w.wrote = true
-		}
-		if err == nil || ignorable(err) {
-			return nil, nil
-		}
-		return nil, err
 	case ignorable(err):
 		return nil, nil
 	case err != nil:
 		return nil, err
+	case deleted:
+		w.wrote = true
+		return nil, nil
 	}
 	w.noteWrite(n, out)
 	return out.GetFinalizers(), nil

@@ -2,7 +2,9 @@ package registry
 
 import (
 	"context"
+	"errors"
 
+	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -43,4 +45,42 @@ type MutatingAdmission interface {
 // *scheme.Status is sent as is; any other error becomes 403 Forbidden.
 type ValidatingAdmission interface {
 	Validate(ctx context.Context, a AdmissionAttributes, obj scheme.Object) error
+}
+
+// admissionAttributes are the attributes admission sees of an operation on the object
+// name, old the stored object (internal version) or nil.
+func (o *op) admissionAttributes(ctx context.Context, verb string, operation Operation, name string, old scheme.Object) AdmissionAttributes {
+	return AdmissionAttributes{Attributes: o.attributes(ctx, verb, name), Kind: o.gvk, Operation: operation, OldObject: old, DryRun: o.rq.DryRun}
+}
+
+// admissionError is the answer to a write an admission plugin or a strategy's
+// AuthorizeCreate or AuthorizeUpdate refused: its Status as it is, else kube's 403
+// Forbidden of the object with the error's text (as kube-apiserver's RBAC storage
+// answers an escalation).
+func (o *op) admissionError(err error, name string) error {
+	var st *scheme.Status
+	if errors.As(err, &st) {
+		return st
+	}
+	return apierrors.NewForbidden(o.gr, name, err)
+}
+
+// mutate runs the mutating admission plugins in order.
+func (o *op) mutate(ctx context.Context, a AdmissionAttributes, obj scheme.Object) error {
+	for _, m := range o.s.opts.MutatingAdmission {
+		if err := m.Admit(ctx, a, obj); err != nil {
+			return o.admissionError(err, a.Name)
+		}
+	}
+	return nil
+}
+
+// validateAdmission runs the validating admission plugins in order.
+func (o *op) validateAdmission(ctx context.Context, a AdmissionAttributes, obj scheme.Object) error {
+	for _, v := range o.s.opts.ValidatingAdmission {
+		if err := v.Validate(ctx, a, obj); err != nil {
+			return o.admissionError(err, a.Name)
+		}
+	}
+	return nil
 }

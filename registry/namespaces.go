@@ -1,10 +1,12 @@
 package registry
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 
+	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/conversion"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -162,3 +164,34 @@ func PrepareNamespaceUpdate(in, old scheme.Object, subresource string) error {
 func MarkNamespaceTerminating(obj scheme.Object) error {
 	return UpdateNamespace(obj, func(_, status map[string]any) { status["phase"] = NamespacePhaseTerminating })
 }
+
+// immortalNamespaces may not be deleted, as kube-apiserver's lifecycle admission says.
+var immortalNamespaces = []string{"default", "kube-system", "kube-public"}
+
+// isNamespaces reports whether the call is on the namespaces resource.
+func (o *op) isNamespaces() bool { return o.gr == namespacesGR }
+
+// admitNamespaceDelete refuses to delete the namespaces kube-apiserver keeps forever.
+func (o *op) admitNamespaceDelete(name string) error {
+	if o.isNamespaces() && slices.Contains(immortalNamespaces, name) {
+		return apierrors.NewForbidden(o.gr, name, errors.New("this namespace may not be deleted"))
+	}
+	return nil
+}
+
+// PendingFinalizers reports whether an object of resource gr being deleted must stay:
+// it has finalizers, or it is a Namespace with spec.finalizers.
+func PendingFinalizers(gr scheme.GroupResource, obj scheme.Object) (bool, error) {
+	if len(obj.GetFinalizers()) > 0 {
+		return true, nil
+	}
+	if gr != namespacesGR {
+		return false, nil
+	}
+	fields, err := NamespaceFields(obj)
+	return len(fields.Finalizers) > 0, err
+}
+
+// errNamespaceFinalizing is kube's answer to a delete of a Terminating namespace that
+// still has spec.finalizers.
+const errNamespaceFinalizing = "The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system."

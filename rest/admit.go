@@ -95,17 +95,17 @@ const rulesNotChecked = "some validation rules were not checked because the obje
 // create). Like kube-apiserver, the rules are not evaluated when errs already has an
 // error of a type that makes them meaningless (a wrong type, a missing required field,
 // an unsupported value, too long or too many): one root error says so instead.
-func (rq *request) schemaErrors(errs validation.ErrorList, obj *scheme.Unstructured, ks *kindSchema, old scheme.Object) validation.ErrorList {
+func (rq *request) schemaErrors(errs validation.ErrorList, obj *scheme.Unstructured, ks *registry.Schema, old scheme.Object) validation.ErrorList {
 	switch {
 	case rq.info.Subresource != "status":
-		errs = appendUnique(errs, ks.schema.Validate(obj.Object))
-	case ks.status != nil:
+		errs = appendUnique(errs, ks.Structural.Validate(obj.Object))
+	case ks.Status != nil:
 		if _, ok := obj.Object["status"]; ok {
-			errs = appendUnique(errs, ks.status.Validate(obj.Object))
+			errs = appendUnique(errs, ks.Status.Validate(obj.Object))
 		}
 	}
-	errs = appendUnique(errs, ks.scaleErrors(obj.Object, rq.info.Subresource != "status"))
-	if ks.rules == nil {
+	errs = appendUnique(errs, ks.ScaleErrors(obj.Object, rq.info.Subresource != "status"))
+	if ks.Rules == nil {
 		return errs
 	}
 	for _, e := range errs {
@@ -126,7 +126,7 @@ func (rq *request) schemaErrors(errs validation.ErrorList, obj *scheme.Unstructu
 			return append(errs, validation.InternalError(nil, err))
 		}
 	}
-	return appendUnique(errs, ks.rules.Validate(rq.ctx, obj.Object, oldMap))
+	return appendUnique(errs, ks.Rules.Validate(rq.ctx, obj.Object, oldMap))
 }
 
 // appendUnique adds the errors of more that list does not hold yet (by message), so

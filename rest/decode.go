@@ -120,10 +120,10 @@ func (rq *request) decodeInto(ser codec.Serializer, data []byte, into scheme.Kin
 		return nil, res.GVK, apierrors.NewBadRequest(err.Error())
 	}
 	if u, ks := rq.h.schemaFor(res.Object); ks != nil {
-		for _, p := range ks.schema.PruneDecoded(u.Object) {
+		for _, p := range ks.Structural.PruneDecoded(u.Object) {
 			res.Issues = append(res.Issues, codec.FieldIssue{Type: codec.UnknownField, Path: p})
 		}
-		if err := ks.schema.MalformedEmbedded(u.Object); err != nil {
+		if err := ks.Structural.MalformedEmbedded(u.Object); err != nil {
 			gvk := u.GroupVersionKind()
 			return nil, res.GVK, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, gvk.Kind, err))
 		}
@@ -181,7 +181,7 @@ func (rq *request) decodeExternal(ser codec.Serializer, data []byte, fieldValida
 	if u, ks := rq.h.schemaFor(obj); ks != nil {
 		// kube defaults on decode; the defaults stop at the size limit rather than
 		// build an object storage would refuse.
-		if added, err = ks.schema.DefaultWithin(u.Object, rq.h.defaultsBudget()); err != nil {
+		if added, err = ks.Structural.DefaultWithin(u.Object, rq.h.defaultsBudget()); err != nil {
 			return nil, apierrors.NewObjectTooLarge()
 		}
 	}

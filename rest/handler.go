@@ -171,11 +171,8 @@ type Handler struct {
 	log     *slog.Logger
 	maxBody int64
 	limits  limits
-	// hooks are the resolved Strategies by resource.
-	hooks map[scheme.GroupResource]*registry.Hooks
-	// schemas are the compiled schemas of schema-only kinds registered with
-	// openapi.Register, by kind and version (schema.go).
-	schemas map[scheme.GroupVersionKind]*kindSchema
+	// reg is the object lifecycle the verbs call: strategies, admission, schemas.
+	reg *registry.Store
 	// deprecations are the Warning of each deprecated version, by resource and version.
 	deprecations map[scheme.GroupResource]map[string]string
 	// obs records metrics, access and audit logs (observe.go); nil when all are off.
@@ -235,28 +232,16 @@ func New(opts Options) (*Handler, error) {
 	if err := opts.Scheme.Check(); err != nil {
 		return nil, fmt.Errorf("rest: %w", err)
 	}
-	for gr := range opts.Strategies {
-		if _, ok := opts.Scheme.Resource(gr); !ok {
-			return nil, fmt.Errorf("rest: strategy for unknown resource %s", gr)
-		}
-	}
-	h.hooks = make(map[scheme.GroupResource]*registry.Hooks, len(opts.Strategies))
-	for _, res := range opts.Scheme.Resources() {
-		st, ok := opts.Strategies[res.GroupResource()]
-		if !ok {
-			continue
-		}
-		hooks, err := registry.ResolveStrategy(opts.Scheme, res, st)
-		if err != nil {
-			return nil, err
-		}
-		h.hooks[res.GroupResource()] = &hooks
-	}
-	schemas, err := compileSchemas(opts.Scheme, opts.Rules)
+	reg, err := registry.New(registry.Options{
+		Scheme: opts.Scheme, Storage: opts.Storage, Strategies: opts.Strategies,
+		MutatingAdmission: opts.MutatingAdmission, ValidatingAdmission: opts.ValidatingAdmission,
+		GarbageCollection: opts.GarbageCollection, Clock: opts.Clock, Rules: opts.Rules,
+		MaxObjectBytes: h.limits.maxObjectBytes, Logger: h.log,
+	})
 	if err != nil {
 		return nil, err
 	}
-	h.schemas = schemas
+	h.reg = reg
 	if h.health, err = newHealthEndpoints(opts); err != nil {
 		return nil, err
 	}

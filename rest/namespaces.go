@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 
 	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/codec"
@@ -49,9 +48,6 @@ func (h *Handler) serveImplicitNamespace(w http.ResponseWriter, r *http.Request,
 	h.writeEncoded(w, r, http.StatusOK, out, ns)
 }
 
-// immortalNamespaces may not be deleted, as kube-apiserver's lifecycle admission says.
-var immortalNamespaces = []string{"default", "kube-system", "kube-public"}
-
 // servesNamespaces reports whether namespaces are objects of their own (the scheme has
 // the namespaces resource) rather than implicit.
 func (h *Handler) servesNamespaces() bool {
@@ -93,27 +89,5 @@ func (rq *request) admitNamespacedCreate(obj scheme.Object) error {
 	return st
 }
 
-// admitNamespaceDelete refuses to delete the namespaces kube-apiserver keeps forever.
-func (rq *request) admitNamespaceDelete(name string) error {
-	if rq.isNamespaces() && slices.Contains(immortalNamespaces, name) {
-		return apierrors.NewForbidden(rq.gr, name, errors.New("this namespace may not be deleted"))
-	}
-	return nil
-}
-
-// pendingFinalizers reports whether an object being deleted must stay: it has
-// finalizers, or it is a Namespace with spec.finalizers.
-func (rq *request) pendingFinalizers(obj scheme.Object) (bool, error) {
-	if len(obj.GetFinalizers()) > 0 {
-		return true, nil
-	}
-	if !rq.isNamespaces() {
-		return false, nil
-	}
-	fields, err := registry.NamespaceFields(obj)
-	return len(fields.Finalizers) > 0, err
-}
-
-// errNamespaceFinalizing is kube's answer to a delete of a Terminating namespace that
 // still has spec.finalizers.
 const errNamespaceFinalizing = "The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system."

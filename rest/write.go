@@ -369,7 +369,7 @@ func (rq *request) updateObject(name string, dryRun, allowCreate bool, next func
 		if err != nil {
 			return nil, err
 		}
-		pending, err := rq.pendingFinalizers(in)
+		pending, err := registry.PendingFinalizers(rq.gr, in)
 		if err != nil {
 			return nil, err
 		}

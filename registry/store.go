@@ -1,0 +1,205 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"time"
+
+	"github.com/apikit-dev/apikit/authn"
+	"github.com/apikit-dev/apikit/authz"
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/validation/structural"
+)
+
+// Options configure a Store. Scheme and Storage are required; every other field has a
+// useful zero value.
+type Options struct {
+	// Scheme holds the kinds and resources whose objects the Store keeps.
+	Scheme *scheme.Scheme
+	// Storage is the one store of every resource; keys come from
+	// storage.Key(groupResource, namespace, name).
+	Storage storage.Interface
+	// Strategies are optional per-resource hooks; see Strategy for the methods looked for.
+	Strategies map[scheme.GroupResource]Strategy
+	// MutatingAdmission run, in order, on every create, update and delete after the
+	// Store has set its fields and before validation.
+	MutatingAdmission []MutatingAdmission
+	// ValidatingAdmission run, in order, after validation and before storage.
+	ValidatingAdmission []ValidatingAdmission
+	// GarbageCollection says a garbage collector (package controllers) runs over
+	// Storage: a delete then sets the finalizers of propagationPolicy as kube-apiserver
+	// does (orphan, foregroundDeletion) and leaves dependents to the collector. Without
+	// it the Store orphans dependents itself and Foreground behaves like Background.
+	GarbageCollection bool
+	// Clock returns the time the Store records (creationTimestamp, deletionTimestamp);
+	// nil means the real time.
+	Clock func() time.Time
+	// Rules compiles the CEL validation rules (x-kubernetes-validations) of the schemas
+	// registered with openapi.Register for schema-only kinds; with Rules nil, New
+	// refuses a schema that has rules rather than ignore them.
+	Rules structural.RuleCompiler
+	// MaxObjectBytes bounds what a schema's defaults may add to one object; 0 means no
+	// bound.
+	MaxObjectBytes int64
+	// Logger receives the storage failures that are not the client's fault; nil
+	// discards them.
+	Logger *slog.Logger
+}
+
+// Store is the lifecycle of the objects of a scheme over one storage.Interface, without
+// HTTP: every call takes a context (carrying the user, authn.WithUser) and a Request
+// naming the resource, and fails with a *scheme.Status, as kube's registry fails with
+// StatusErrors. It holds nothing to release.
+type Store struct {
+	opts   Options
+	scheme *scheme.Scheme
+	store  storage.Interface
+	log    *slog.Logger
+	// hooks are the resolved Strategies by resource.
+	hooks map[scheme.GroupResource]*Hooks
+	// schemas are the compiled schemas of schema-only kinds registered with
+	// openapi.Register, by kind and version.
+	schemas map[scheme.GroupVersionKind]*Schema
+}
+
+// New returns the Store of opts. It fails when Scheme or Storage is missing, when a
+// Strategy names a resource the scheme lacks or would not be called as its author
+// meant (see Strategy and StrategyFor), and when the schema registered for a
+// schema-only kind (openapi.Register) is not structural or has CEL rules without
+// Options.Rules.
+func New(opts Options) (*Store, error) {
+	if opts.Scheme == nil {
+		return nil, errors.New("registry: Options.Scheme is required")
+	}
+	if opts.Storage == nil {
+		return nil, errors.New("registry: Options.Storage is required")
+	}
+	s := &Store{opts: opts, scheme: opts.Scheme, store: opts.Storage, log: opts.Logger}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	for gr := range opts.Strategies {
+		if _, ok := opts.Scheme.Resource(gr); !ok {
+			return nil, fmt.Errorf("rest: strategy for unknown resource %s", gr)
+		}
+	}
+	s.hooks = make(map[scheme.GroupResource]*Hooks, len(opts.Strategies))
+	for _, res := range opts.Scheme.Resources() {
+		st, ok := opts.Strategies[res.GroupResource()]
+		if !ok {
+			continue
+		}
+		hooks, err := ResolveStrategy(opts.Scheme, res, st)
+		if err != nil {
+			return nil, err
+		}
+		s.hooks[res.GroupResource()] = &hooks
+	}
+	schemas, err := compileSchemas(opts.Scheme, opts.Rules)
+	if err != nil {
+		return nil, err
+	}
+	s.schemas = schemas
+	return s, nil
+}
+
+// noHooks are the hooks of a resource without a Strategy.
+var noHooks Hooks
+
+// Hooks returns the resolved strategy hooks of a resource, never nil.
+func (s *Store) Hooks(gr scheme.GroupResource) *Hooks {
+	if hooks, ok := s.hooks[gr]; ok {
+		return hooks
+	}
+	return &noHooks
+}
+
+// Request is what one call of the lifecycle is about besides its object: the resource
+// and the request's namespace, version and subresource, as the HTTP layer parsed them,
+// and the options of a write.
+type Request struct {
+	// Resource is the resource of the objects. A resource the Store's scheme does not
+	// hold (a custom resource the garbage collector found) is kept at its own storage
+	// keys, its objects left unconverted.
+	Resource *scheme.Resource
+	// Namespace is the request's namespace; ignored for a cluster-scoped resource.
+	Namespace string
+	// Version is the request's version, the kind admission is told of; "" means the
+	// version objects are stored at.
+	Version string
+	// Subresource is "" or the subresource written ("status", "scale", "finalize").
+	Subresource string
+	// DryRun runs every step of a write but the write itself (dryRun=All).
+	DryRun bool
+	// Attributes are the request's attributes as authorization saw them, which
+	// admission is given (with the name of each object); nil means those of a
+	// request of the context's user on the resource.
+	Attributes *authz.Attributes
+	// Warn receives the warnings of strategies (WarningsOnCreate, WarningsOnUpdate);
+	// nil drops them.
+	Warn func(string)
+}
+
+// op is one call on its way through the lifecycle: the Request resolved against the
+// scheme.
+type op struct {
+	s   *Store
+	rq  Request
+	res *scheme.Resource
+	gr  scheme.GroupResource
+	// stored is the resource whose storage keys the objects have: gr's own, or those of
+	// the resource it shares storage with.
+	stored scheme.GroupResource
+	gvk    scheme.GroupVersionKind
+	hooks  *Hooks
+}
+
+func (s *Store) op(rq Request) *op {
+	res := rq.Resource
+	o := &op{s: s, rq: rq, res: res, gr: res.GroupResource(), stored: s.scheme.StorageResource(res).GroupResource(), hooks: s.Hooks(res.GroupResource())}
+	version := rq.Version
+	if version == "" {
+		version = s.scheme.StorageVersion(res)
+	}
+	o.gvk = res.GroupKind().WithVersion(version)
+	return o
+}
+
+// key is the storage key of the object name.
+func (o *op) key(name string) string {
+	if !o.res.Namespaced {
+		return storage.Key(o.stored, "", name)
+	}
+	return storage.Key(o.stored, o.rq.Namespace, name)
+}
+
+// attributes are the admission attributes of an operation on the object name.
+func (o *op) attributes(ctx context.Context, verb, name string) authz.Attributes {
+	var a authz.Attributes
+	if o.rq.Attributes != nil {
+		a = *o.rq.Attributes
+	} else {
+		user, _ := authn.UserFrom(ctx)
+		a = authz.Attributes{User: user, Verb: verb, Namespace: o.rq.Namespace, APIGroup: o.gr.Group, APIVersion: o.gvk.Version,
+			Resource: o.gr.Resource, Subresource: o.rq.Subresource, ResourceRequest: true}
+		if !o.res.Namespaced {
+			a.Namespace = ""
+		}
+	}
+	a.Name = name
+	return a
+}
+
+// defaultsBudget is how many bytes a schema's defaults may add to one object:
+// Options.MaxObjectBytes, since an object they grow by more cannot be stored, and
+// building it is the memory and time the limit is there to bound.
+func (s *Store) defaultsBudget() int64 {
+	if s.opts.MaxObjectBytes <= 0 {
+		return math.MaxInt64
+	}
+	return s.opts.MaxObjectBytes
+}

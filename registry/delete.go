@@ -269,7 +269,7 @@ func (o *op) markDeleting(ctx context.Context, key, name string, opts *DeleteOpt
 				now := scheme.NowFrom(o.s.opts.Clock)
 				cur.SetDeletionTimestamp(&now)
 			}
-			return cur, MarkNamespaceTerminating(cur)
+			return cur, markNamespaceTerminating(cur)
 		}
 		if cur.GetDeletionTimestamp() == nil {
 			now := scheme.NowFrom(o.s.opts.Clock)

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -9,6 +10,7 @@ import (
 	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/conversion"
 	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
 )
 
 // namespacesGR is core/v1 namespaces.
@@ -109,9 +111,9 @@ func stringsJSON(list []string) []any {
 	return out
 }
 
-// PrepareNamespaceCreate gives a new Namespace the "kubernetes" finalizer and phase
+// prepareNamespaceCreate gives a new Namespace the "kubernetes" finalizer and phase
 // Active, as kube's namespace strategy does.
-func PrepareNamespaceCreate(in scheme.Object) error {
+func prepareNamespaceCreate(in scheme.Object) error {
 	fields, err := NamespaceFields(in)
 	if err != nil {
 		return err
@@ -127,10 +129,10 @@ func PrepareNamespaceCreate(in scheme.Object) error {
 	})
 }
 
-// PrepareNamespaceUpdate keeps what an update of a Namespace may not change, per
+// prepareNamespaceUpdate keeps what an update of a Namespace may not change, per
 // subresource ("", "status" or "finalize"), as kube's namespace strategies: the main
 // resource keeps spec.finalizers and status, status keeps spec, finalize keeps status.
-func PrepareNamespaceUpdate(in, old scheme.Object, subresource string) error {
+func prepareNamespaceUpdate(in, old scheme.Object, subresource string) error {
 	prev, err := NamespaceFields(old)
 	if err != nil {
 		return err
@@ -160,8 +162,8 @@ func PrepareNamespaceUpdate(in, old scheme.Object, subresource string) error {
 	})
 }
 
-// MarkNamespaceTerminating sets status.phase Terminating on a Namespace being deleted.
-func MarkNamespaceTerminating(obj scheme.Object) error {
+// markNamespaceTerminating sets status.phase Terminating on a Namespace being deleted.
+func markNamespaceTerminating(obj scheme.Object) error {
 	return UpdateNamespace(obj, func(_, status map[string]any) { status["phase"] = NamespacePhaseTerminating })
 }
 
@@ -195,3 +197,41 @@ func PendingFinalizers(gr scheme.GroupResource, obj scheme.Object) (bool, error)
 // errNamespaceFinalizing is kube's answer to a delete of a Terminating namespace that
 // still has spec.finalizers.
 const errNamespaceFinalizing = "The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system."
+
+// servesNamespaces reports whether namespaces are objects of their own (the scheme has
+// the namespaces resource) rather than implicit.
+func (s *Store) servesNamespaces() bool {
+	_, ok := s.scheme.Resource(namespacesGR)
+	return ok
+}
+
+// admitNamespacedCreate refuses a create in a namespace that does not exist (404
+// namespaces "x" not found) or is being terminated (403, with kube's cause), like
+// NamespaceLifecycle admission. Without a namespaces resource every namespace exists.
+func (o *op) admitNamespacedCreate(ctx context.Context, obj scheme.Object) error {
+	ns := obj.GetNamespace()
+	if !o.res.Namespaced || ns == "" || !o.s.servesNamespaces() {
+		return nil
+	}
+	cur, err := o.s.store.Get(ctx, storage.Key(namespacesGR, "", ns), storage.GetOptions{})
+	if errors.Is(err, storage.ErrNotFound) {
+		return apierrors.NewNotFound(namespacesGR, ns)
+	}
+	if err != nil {
+		return o.s.toStatus(err, namespacesGR, ns)
+	}
+	fields, err := NamespaceFields(cur)
+	if err != nil {
+		return err
+	}
+	if fields.Phase != NamespacePhaseTerminating {
+		return nil
+	}
+	st := apierrors.NewForbidden(o.gr, obj.GetName(), fmt.Errorf("unable to create new content in namespace %s because it is being terminated", ns))
+	st.Details.Causes = append(st.Details.Causes, scheme.StatusCause{
+		Type:    NamespaceTerminatingCause,
+		Message: fmt.Sprintf("namespace %s is being terminated", ns),
+		Field:   "metadata.namespace",
+	})
+	return st
+}

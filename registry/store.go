@@ -10,6 +10,8 @@ import (
 
 	"github.com/apikit-dev/apikit/authn"
 	"github.com/apikit-dev/apikit/authz"
+	"github.com/apikit-dev/apikit/codec"
+	"github.com/apikit-dev/apikit/codec/standard"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/validation/structural"
@@ -42,9 +44,16 @@ type Options struct {
 	// registered with openapi.Register for schema-only kinds; with Rules nil, New
 	// refuses a schema that has rules rather than ignore them.
 	Rules structural.RuleCompiler
-	// MaxObjectBytes bounds what a schema's defaults may add to one object; 0 means no
-	// bound.
+	// MaxObjectBytes bounds the JSON size of a stored object, as etcd's request limit
+	// bounds kube-apiserver's: an object over it is stored without its managedFields if
+	// that makes it fit, and refused otherwise with kube's answer (500, "etcdserver:
+	// request is too large"). It also bounds what a schema's defaults may add to one
+	// object. 0 or less means no bound.
 	MaxObjectBytes int64
+	// JSON encodes objects as they are measured against MaxObjectBytes and the depth a
+	// list or Table of them can carry; nil means the JSON serializer of
+	// codec/standard.Serializers(Scheme).
+	JSON codec.Serializer
 	// Logger receives the storage failures that are not the client's fault; nil
 	// discards them.
 	Logger *slog.Logger
@@ -64,6 +73,8 @@ type Store struct {
 	// schemas are the compiled schemas of schema-only kinds registered with
 	// openapi.Register, by kind and version.
 	schemas map[scheme.GroupVersionKind]*Schema
+	// json measures stored objects (Options.JSON).
+	json codec.Serializer
 }
 
 // New returns the Store of opts. It fails when Scheme or Storage is missing, when a
@@ -78,9 +89,12 @@ func New(opts Options) (*Store, error) {
 	if opts.Storage == nil {
 		return nil, errors.New("registry: Options.Storage is required")
 	}
-	s := &Store{opts: opts, scheme: opts.Scheme, store: opts.Storage, log: opts.Logger}
+	s := &Store{opts: opts, scheme: opts.Scheme, store: opts.Storage, log: opts.Logger, json: opts.JSON}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.json == nil {
+		s.json, _ = codec.CodecsOf(standard.Serializers(opts.Scheme)...).ForMediaType(codec.MediaTypeJSON)
 	}
 	for gr := range opts.Strategies {
 		if _, ok := opts.Scheme.Resource(gr); !ok {
@@ -105,6 +119,14 @@ func New(opts Options) (*Store, error) {
 	}
 	s.schemas = schemas
 	return s, nil
+}
+
+// WithStorage returns a Store like s over store, a decorator of s's storage (one that
+// records metrics, say), with s's strategies and schemas.
+func (s *Store) WithStorage(store storage.Interface) *Store {
+	c := *s
+	c.store = store
+	return &c
 }
 
 // noHooks are the hooks of a resource without a Strategy.
@@ -139,9 +161,14 @@ type Request struct {
 	// admission is given (with the name of each object); nil means those of a
 	// request of the context's user on the resource.
 	Attributes *authz.Attributes
-	// Warn receives the warnings of strategies (WarningsOnCreate, WarningsOnUpdate);
-	// nil drops them.
-	Warn func(string)
+	// ServerSideApply says the write is a server-side apply, whose managedFields the
+	// apply computed: an object over Options.MaxObjectBytes is then refused rather than
+	// stored without them.
+	ServerSideApply bool
+	// Warnings collects the warnings of strategies (WarningsOnCreate,
+	// WarningsOnUpdate); nil drops them. A retried update drops those of its earlier
+	// tries, as well as those its update function added.
+	Warnings *[]string
 }
 
 // op is one call on its way through the lifecycle: the Request resolved against the
@@ -202,4 +229,32 @@ func (s *Store) defaultsBudget() int64 {
 		return math.MaxInt64
 	}
 	return s.opts.MaxObjectBytes
+}
+
+// Create runs the create lifecycle on obj, the internal version of a new object (as
+// decoded and defaulted, its namespace the request's): the server's fields (uid,
+// creationTimestamp, generation, a generated name), the namespace rules, the
+// strategy's PrepareForCreate, mutating admission, the strategy's AuthorizeCreate,
+// validation (422 Invalid), the strategy's warnings and validating admission; then the
+// object is stored at the storage version, unless rq.DryRun. It returns the stored
+// object at rq.Version.
+func (s *Store) Create(ctx context.Context, rq Request, obj scheme.Object) (scheme.Object, error) {
+	return s.op(rq).createObject(ctx, obj)
+}
+
+// UpdateFunc computes the new internal object of an update from old, the stored one
+// at the internal version (pruned and defaulted as a read gives it, the function's own
+// copy), or nil when there is none. It may run more than once, when the stored object
+// changed under it.
+type UpdateFunc func(ctx context.Context, old scheme.Object) (scheme.Object, error)
+
+// Update is the read-modify-write of every update, like k8s.io/apiserver's
+// UpdatedObjectInfo: update computes the new object, which runs through the update
+// lifecycle (the stored fields carried over, the status rules of the subresource, the
+// generation, the strategy, admission, validation) or, when nothing is stored and
+// allowCreate is set, through Create's, and is stored unless rq.DryRun. An update that
+// removes the last finalizer of an object being deleted deletes it. It returns the
+// result at rq.Version and whether it was created.
+func (s *Store) Update(ctx context.Context, rq Request, name string, allowCreate bool, update UpdateFunc) (obj scheme.Object, created bool, err error) {
+	return s.op(rq).updateObject(ctx, name, allowCreate, update)
 }

@@ -74,17 +74,15 @@ func (rq *request) deleteOptions() (*registry.DeleteOptions, bool, error) {
 }
 
 // lifecycle is the registry's view of the request: its resource, namespace, version
-// and subresource, the attributes authorization saw, and where warnings go.
+// and subresource, the attributes authorization saw, whether it is a server-side
+// apply, and where warnings go (the response's Warning headers).
 func (rq *request) lifecycle(dryRun bool) registry.Request {
 	a := attributesOf(rq.info, rq.user)
 	return registry.Request{
 		Resource: rq.res, Namespace: rq.info.Namespace, Version: rq.gv.Version, Subresource: rq.info.Subresource,
-		DryRun: dryRun, Attributes: &a, Warn: rq.warn,
+		DryRun: dryRun, Attributes: &a, Warnings: &rq.warnings, ServerSideApply: rq.applied,
 	}
 }
-
-// warn adds a Warning header to the response.
-func (rq *request) warn(text string) { rq.warnings = append(rq.warnings, text) }
 
 func (rq *request) delete() {
 	opts, dryRun, err := rq.deleteOptions()

@@ -211,7 +211,8 @@ func New(opts Options) (*Handler, error) {
 		return nil, errors.New("rest: Options.Authorizer is required; authz.AlwaysAllow{} allows every request")
 	}
 	codecs := newCodecs(opts)
-	if _, ok := codecs.ForMediaType(codec.MediaTypeJSON); !ok {
+	jsonSerializer, ok := codecs.ForMediaType(codec.MediaTypeJSON)
+	if !ok {
 		return nil, errors.New("rest: Options.Serializers must include application/json, the media type of errors and JSON patches")
 	}
 	h := &Handler{
@@ -236,7 +237,7 @@ func New(opts Options) (*Handler, error) {
 		Scheme: opts.Scheme, Storage: opts.Storage, Strategies: opts.Strategies,
 		MutatingAdmission: opts.MutatingAdmission, ValidatingAdmission: opts.ValidatingAdmission,
 		GarbageCollection: opts.GarbageCollection, Clock: opts.Clock, Rules: opts.Rules,
-		MaxObjectBytes: h.limits.maxObjectBytes, Logger: h.log,
+		MaxObjectBytes: h.limits.maxObjectBytes, JSON: jsonSerializer, Logger: h.log,
 	})
 	if err != nil {
 		return nil, err
@@ -247,6 +248,9 @@ func New(opts Options) (*Handler, error) {
 	}
 	h.deprecations = deprecationWarnings(opts.Scheme)
 	h.obs = newObserver(h, opts)
+	if h.store != opts.Storage {
+		h.reg = h.reg.WithStorage(h.store) // the lifecycle's storage calls are observed too
+	}
 	return h, nil
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/codec"
+	"github.com/apikit-dev/apikit/internal/jsonwire"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -199,44 +200,9 @@ func timedOut(ctx context.Context, err error) bool {
 	return errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded)
 }
 
-// jsonMeter is an io.Writer that measures a JSON encoding without keeping it: its
-// length and how deep its objects and arrays nest.
-type jsonMeter struct {
-	n               int64
-	depth, deepest  int
-	inString, escap bool
-}
-
-func (m *jsonMeter) Write(p []byte) (int, error) {
-	m.n += int64(len(p))
-	for _, c := range p {
-		if m.inString {
-			switch {
-			case m.escap:
-				m.escap = false
-			case c == '\\':
-				m.escap = true
-			case c == '"':
-				m.inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			m.inString = true
-		case '{', '[':
-			m.depth++
-			m.deepest = max(m.deepest, m.depth)
-		case '}', ']':
-			m.depth--
-		}
-	}
-	return len(p), nil
-}
-
 // measureJSON measures obj's JSON encoding, without its managedFields when
 // withoutManaged is set (they are put back).
-func (h *Handler) measureJSON(obj scheme.Object, withoutManaged bool) (jsonMeter, error) {
+func (h *Handler) measureJSON(obj scheme.Object, withoutManaged bool) (jsonwire.Meter, error) {
 	if withoutManaged {
 		if managed := obj.GetManagedFields(); managed != nil {
 			obj.SetManagedFields(nil)
@@ -244,7 +210,7 @@ func (h *Handler) measureJSON(obj scheme.Object, withoutManaged bool) (jsonMeter
 		}
 	}
 	ser, _ := h.codecs.ForMediaType(codec.MediaTypeJSON)
-	var m jsonMeter
+	var m jsonwire.Meter
 	err := ser.Encode(&m, obj)
 	return m, err
 }
@@ -253,7 +219,7 @@ func (h *Handler) measureJSON(obj scheme.Object, withoutManaged bool) (jsonMeter
 // withoutManaged is set.
 func (h *Handler) jsonSize(obj scheme.Object, withoutManaged bool) (int64, error) {
 	m, err := h.measureJSON(obj, withoutManaged)
-	return m.n, err
+	return m.N, err
 }
 
 // checkDecodedSize refuses, before anything costly is done with it (managedFields
@@ -279,54 +245,6 @@ func (rq *request) checkDecodedSize(body []byte, added int64, aliased bool, obj 
 // mayAlias tells whether a YAML body may use aliases, which make a small body stand
 // for a large object (every alias starts with "*"; a merge key takes one too).
 func mayAlias(yamlBody []byte) bool { return bytes.IndexByte(yamlBody, '*') >= 0 }
-
-// maxStoredDepth is how deep a stored object may nest: what the decoders read
-// (codec.MaxDepth, the limit of encoding/json and so of client-go and kubectl too) less
-// the levels the deepest response wraps an object in, a Table's (the Table, its rows,
-// a row), whose rows carry the object's metadata, managedFields included.
-const maxStoredDepth = codec.MaxDepth - 3
-
-// checkStored refuses an object about to be written that could not be read back:
-// nested deeper than maxStoredDepth, which its managedFields can make it, as they nest
-// a few levels deeper than the fields they record. It is checked on dry runs as well,
-// so that they answer what the write would. On writes it then applies the object size
-// limit, where kube-apiserver meets etcd's: an object over Options.MaxObjectBytes is
-// written without its managedFields (kube's retry for creates, updates and patches
-// other than apply), and refused with kube's 500 if it is still too large.
-func (rq *request) checkStored(obj scheme.Object, dryRun bool) error {
-	m, err := rq.h.measureJSON(obj, false)
-	if err != nil {
-		return err
-	}
-	if m.deepest > maxStoredDepth {
-		return rq.errTooDeep(obj, m.deepest)
-	}
-	limit := rq.h.limits.maxObjectBytes
-	if dryRun || limit == 0 || m.n <= limit {
-		return nil
-	}
-	if rq.applied || obj.GetManagedFields() == nil {
-		return apierrors.NewObjectTooLarge()
-	}
-	if n, err := rq.h.jsonSize(obj, true); err != nil || n > limit {
-		return apierrors.NewObjectTooLarge()
-	}
-	obj.SetManagedFields(nil)
-	return nil
-}
-
-// errTooDeep is the 400 of an object whose stored form would nest depth levels, with
-// the decoder's words for a body as deep, and whether its managedFields are the cause.
-func (rq *request) errTooDeep(obj scheme.Object, depth int) *scheme.Status {
-	why := ""
-	if obj.GetManagedFields() != nil {
-		if m, err := rq.h.measureJSON(obj, true); err == nil && m.deepest <= maxStoredDepth {
-			why = " with the metadata.managedFields that record its fields"
-		}
-	}
-	msg := fmt.Sprintf("%s %q would be stored %d levels deep%s, over the %d that a list or Table of it can carry: exceeded max depth of %d", rq.gvk.Kind, obj.GetName(), depth, why, maxStoredDepth, codec.MaxDepth)
-	return apierrors.New(http.StatusBadRequest, scheme.StatusReasonBadRequest, msg, nil)
-}
 
 // watchDeadlines sets the write deadline of each event of a watch, so that a client
 // that stops reading cannot hold the stream (and its goroutine and buffers) open: the

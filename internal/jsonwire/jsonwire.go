@@ -1,7 +1,8 @@
 // Package jsonwire holds the JSON encoders of strings and times that package codec's
 // encoder and the audit events' hand-written encoder share: the bytes encoding/json
-// writes, without reflection. It is internal and imports only the standard library,
-// so that leaf packages (audit) can use it without importing codec.
+// writes, without reflection, and the Meter that measures an encoding's size and depth
+// for the limits on stored objects. It is internal and imports only the standard
+// library, so that leaf packages (audit) can use it without importing codec.
 package jsonwire
 
 import (

@@ -1,69 +1,30 @@
-package rest
+package registry
 
 import (
-	"errors"
-
-	"github.com/apikit-dev/apikit/apierrors"
-	"github.com/apikit-dev/apikit/registry"
+	"context"
 
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
 )
 
-func (rq *request) admissionAttributes(op registry.Operation, name string, old scheme.Object, dryRun bool) registry.AdmissionAttributes {
-	a := attributesOf(rq.info, rq.user)
-	a.Name = name
-	return registry.AdmissionAttributes{Attributes: a, Kind: rq.gvk, Operation: op, OldObject: old, DryRun: dryRun}
-}
-
-// admissionError is the answer to a write an admission plugin or a strategy's
-// AuthorizeCreate or AuthorizeUpdate refused: its Status as it is, else kube's 403
-// Forbidden of the object with the error's text (as kube-apiserver's RBAC storage
-// answers an escalation).
-func (rq *request) admissionError(err error, name string) error {
-	var st *scheme.Status
-	if errors.As(err, &st) {
-		return st
-	}
-	return apierrors.NewForbidden(rq.gr, name, err)
-}
-
-func (rq *request) mutate(a registry.AdmissionAttributes, obj scheme.Object) error {
-	for _, m := range rq.h.opts.MutatingAdmission {
-		if err := m.Admit(rq.ctx, a, obj); err != nil {
-			return rq.admissionError(err, a.Name)
-		}
-	}
-	return nil
-}
-
-func (rq *request) validateAdmission(a registry.AdmissionAttributes, obj scheme.Object) error {
-	for _, v := range rq.h.opts.ValidatingAdmission {
-		if err := v.Validate(rq.ctx, a, obj); err != nil {
-			return rq.admissionError(err, a.Name)
-		}
-	}
-	return nil
-}
-
 // validateCreate runs the validation of a new object: for a kind with a compiled
 // schema, as kube-apiserver validates a custom resource (metadata, then the schema,
 // then its rules), then the strategy's Validate; for other kinds the strategy's
 // Validate, then metadata.
-func (rq *request) validateCreate(obj scheme.Object) error {
+func (o *op) validateCreate(ctx context.Context, obj scheme.Object) error {
 	var hookErrs validation.ErrorList
-	if f := rq.hooks.Validate; f != nil {
-		hookErrs = f(rq.ctx, obj)
+	if f := o.hooks.Validate; f != nil {
+		hookErrs = f(ctx, obj)
 	}
-	meta := validation.ValidateObjectMeta(obj, rq.res.Namespaced, rq.res.NameValidation, validation.NewPath("metadata"))
+	meta := validation.ValidateObjectMeta(obj, o.res.Namespaced, o.res.NameValidation, validation.NewPath("metadata"))
 	var errs validation.ErrorList
-	if u, ks := rq.h.schemaFor(obj); ks != nil {
-		errs = appendUnique(rq.schemaErrors(meta, u, ks, nil), hookErrs)
+	if u, ks := o.s.SchemaFor(obj); ks != nil {
+		errs = appendUnique(o.schemaErrors(ctx, meta, u, ks, nil), hookErrs)
 	} else {
 		errs = appendUnique(hookErrs, meta)
 	}
 	if len(errs) > 0 {
-		return rq.invalid(errs, obj.GetName())
+		return o.invalid(errs, obj.GetName())
 	}
 	return nil
 }
@@ -72,16 +33,16 @@ func (rq *request) validateCreate(obj scheme.Object) error {
 // compiled schema the schema and its rules (only the status schema on /status, where
 // the rules still see the whole object, as in kube-apiserver), then the strategy's
 // ValidateUpdate.
-func (rq *request) validateUpdate(obj, old scheme.Object) error {
+func (o *op) validateUpdate(ctx context.Context, obj, old scheme.Object) error {
 	errs := validation.ValidateObjectMetaUpdate(obj, old, validation.NewPath("metadata"))
-	if u, ks := rq.h.schemaFor(obj); ks != nil {
-		errs = rq.schemaErrors(errs, u, ks, old)
+	if u, ks := o.s.SchemaFor(obj); ks != nil {
+		errs = o.schemaErrors(ctx, errs, u, ks, old)
 	}
-	if f := rq.hooks.ValidateUpdate; f != nil {
-		errs = appendUnique(errs, f(rq.ctx, obj, old))
+	if f := o.hooks.ValidateUpdate; f != nil {
+		errs = appendUnique(errs, f(ctx, obj, old))
 	}
 	if len(errs) > 0 {
-		return rq.invalid(errs, obj.GetName())
+		return o.invalid(errs, obj.GetName())
 	}
 	return nil
 }
@@ -95,16 +56,16 @@ const rulesNotChecked = "some validation rules were not checked because the obje
 // create). Like kube-apiserver, the rules are not evaluated when errs already has an
 // error of a type that makes them meaningless (a wrong type, a missing required field,
 // an unsupported value, too long or too many): one root error says so instead.
-func (rq *request) schemaErrors(errs validation.ErrorList, obj *scheme.Unstructured, ks *registry.Schema, old scheme.Object) validation.ErrorList {
+func (o *op) schemaErrors(ctx context.Context, errs validation.ErrorList, obj *scheme.Unstructured, ks *Schema, old scheme.Object) validation.ErrorList {
 	switch {
-	case rq.info.Subresource != "status":
+	case o.rq.Subresource != "status":
 		errs = appendUnique(errs, ks.Structural.Validate(obj.Object))
 	case ks.Status != nil:
 		if _, ok := obj.Object["status"]; ok {
 			errs = appendUnique(errs, ks.Status.Validate(obj.Object))
 		}
 	}
-	errs = appendUnique(errs, ks.ScaleErrors(obj.Object, rq.info.Subresource != "status"))
+	errs = appendUnique(errs, ks.ScaleErrors(obj.Object, o.rq.Subresource != "status"))
 	if ks.Rules == nil {
 		return errs
 	}
@@ -118,7 +79,7 @@ func (rq *request) schemaErrors(errs validation.ErrorList, obj *scheme.Unstructu
 	var oldMap map[string]any
 	if old != nil {
 		// The rules compare like with like: the old object at the new one's version.
-		o, err := rq.h.toVersion(old, obj.GroupVersionKind().GroupVersion())
+		o, err := o.s.toVersion(old, obj.GroupVersionKind().GroupVersion())
 		if err != nil {
 			return append(errs, validation.InternalError(nil, err))
 		}
@@ -126,7 +87,7 @@ func (rq *request) schemaErrors(errs validation.ErrorList, obj *scheme.Unstructu
 			return append(errs, validation.InternalError(nil, err))
 		}
 	}
-	return appendUnique(errs, ks.Rules.Validate(rq.ctx, obj.Object, oldMap))
+	return appendUnique(errs, ks.Rules.Validate(ctx, obj.Object, oldMap))
 }
 
 // appendUnique adds the errors of more that list does not hold yet (by message), so
@@ -145,6 +106,6 @@ func appendUnique(list, more validation.ErrorList) validation.ErrorList {
 	return list
 }
 
-func (rq *request) invalid(errs validation.ErrorList, name string) error {
-	return errs.ToStatus(rq.gvk.GroupKind(), name)
+func (o *op) invalid(errs validation.ErrorList, name string) error {
+	return errs.ToStatus(o.gvk.GroupKind(), name)
 }

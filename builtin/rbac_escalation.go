@@ -12,6 +12,7 @@ import (
 
 	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/authz"
+	"github.com/apikit-dev/apikit/registry"
 
 	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 
@@ -148,7 +149,7 @@ func bindingAuthorized(ctx context.Context, user *authn.User, ref rbacv1.RoleRef
 // roleRefRules is kube's GetRoleReferenceRules over the stored roles: the rules of the
 // rbacv1.Role in namespace or of the rbacv1.ClusterRole ref names, an aggregated rbacv1.ClusterRole's
 // gathered from the stored rbacv1.ClusterRoles. A missing role is kube's 404 NotFound, a name
-// that cannot be one kube's 400 (rest.Get).
+// that cannot be one kube's 400 (registry.Get).
 func roleRefRules(ctx context.Context, ref rbacv1.RoleRef, namespace string) ([]rbacv1.PolicyRule, error) {
 	rules, err := storedRoleRules(ctx, ref, namespace)
 	var st *scheme.Status
@@ -167,8 +168,8 @@ func storedRoleRules(ctx context.Context, ref rbacv1.RoleRef, namespace string) 
 	switch ref.Kind {
 	case rbacv1.RoleKind:
 		// A rbacv1.ClusterRoleBinding of a rbacv1.Role (which validation refuses afterwards) reads it
-		// without a namespace: kube's 400, as rest.Get answers.
-		obj, err := rest.Get(ctx, rbacv1.Roles, namespace, ref.Name)
+		// without a namespace: kube's 400, as registry.Get answers.
+		obj, err := registry.Get(ctx, rbacv1.Roles, namespace, ref.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -178,7 +179,7 @@ func storedRoleRules(ctx context.Context, ref rbacv1.RoleRef, namespace string) 
 		}
 		return role.Rules, nil
 	case rbacv1.ClusterRoleKind:
-		obj, err := rest.Get(ctx, rbacv1.ClusterRoles, "", ref.Name)
+		obj, err := registry.Get(ctx, rbacv1.ClusterRoles, "", ref.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -189,7 +190,7 @@ func storedRoleRules(ctx context.Context, ref rbacv1.RoleRef, namespace string) 
 		if role.AggregationRule == nil {
 			return role.Rules, nil
 		}
-		all, err := rest.List(ctx, rbacv1.ClusterRoles, "")
+		all, err := registry.List(ctx, rbacv1.ClusterRoles, "")
 		if err != nil {
 			return nil, err
 		}

@@ -104,7 +104,7 @@ func (s *Store) Delete(ctx context.Context, rq Request, name string, opts *Delet
 	if opts == nil {
 		opts = &DeleteOptions{}
 	}
-	return s.op(rq).deleteObject(ctx, "delete", name, opts)
+	return s.op(rq).deleteObject(withStore(ctx, s), "delete", name, opts)
 }
 
 // DeleteCollection deletes every object of rq's resource in rq's namespace that pred
@@ -115,6 +115,7 @@ func (s *Store) DeleteCollection(ctx context.Context, rq Request, pred storage.P
 	if opts == nil {
 		opts = &DeleteOptions{}
 	}
+	ctx = withStore(ctx, s)
 	o := s.op(rq)
 	namespace := rq.Namespace
 	if !o.res.Namespaced {

@@ -128,7 +128,19 @@ func newFixture(t *testing.T, opts registry.Options) *fixture {
 		t.Fatal(err)
 	}
 	f.reg = reg
+	f.seedNamespace(t, "default", registry.NamespacePhaseActive)
 	return f
+}
+
+// seedNamespace stores a Namespace in phase, with the kubernetes finalizer.
+func (f *fixture) seedNamespace(t *testing.T, name, phase string) {
+	t.Helper()
+	res, _ := f.s.Resource(registry.NamespacesGroupResource())
+	f.seed(t, *res, &scheme.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": name},
+		"spec":   map[string]any{"finalizers": []any{registry.FinalizerKubernetes}},
+		"status": map[string]any{"phase": phase},
+	}})
 }
 
 // seed stores obj as it is, at its storage key.
@@ -346,6 +358,7 @@ func TestDeleteCollection_DeletesWhatThePredicateMatches(t *testing.T) {
 				obj.SetLabels(map[string]string{"keep": map[bool]string{true: "yes", false: "no"}[name == "b"]})
 				f.seed(t, k.res, obj)
 			}
+			f.seedNamespace(t, "other", registry.NamespacePhaseActive)
 			f.seed(t, k.res, k.object("other", "a"))
 			sel, err := storage.ParseLabelSelector("keep=no")
 			if err != nil {
@@ -378,15 +391,7 @@ func TestDeleteCollection_DeletesWhatThePredicateMatches(t *testing.T) {
 func TestDelete_NamespaceLifecycle(t *testing.T) {
 	f := newFixture(t, registry.Options{})
 	res, _ := f.s.Resource(registry.NamespacesGroupResource())
-	ns := func(name string) scheme.Object {
-		return &scheme.Unstructured{Object: map[string]any{
-			"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": name},
-			"spec":   map[string]any{"finalizers": []any{registry.FinalizerKubernetes}},
-			"status": map[string]any{"phase": registry.NamespacePhaseActive},
-		}}
-	}
-	f.seed(t, *res, ns("default"))
-	f.seed(t, *res, ns("team"))
+	f.seedNamespace(t, "team", registry.NamespacePhaseActive)
 	ctx := context.Background()
 	rq := registry.Request{Resource: res, Version: "v1"}
 

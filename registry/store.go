@@ -8,6 +8,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/authn"
 	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/codec"
@@ -121,6 +122,11 @@ func New(opts Options) (*Store, error) {
 	return s, nil
 }
 
+// Resource returns the resource gr of the Store's scheme, for a Request.
+func (s *Store) Resource(gr scheme.GroupResource) (*scheme.Resource, bool) {
+	return s.scheme.Resource(gr)
+}
+
 // WithStorage returns a Store like s over store, a decorator of s's storage (one that
 // records metrics, say), with s's strategies and schemas.
 func (s *Store) WithStorage(store storage.Interface) *Store {
@@ -161,6 +167,9 @@ type Request struct {
 	// admission is given (with the name of each object); nil means those of a
 	// request of the context's user on the resource.
 	Attributes *authz.Attributes
+	// FieldManager is the manager a create or update records in the object's
+	// metadata.managedFields (the fieldManager parameter, or the User-Agent's prefix).
+	FieldManager string
 	// ServerSideApply says the write is a server-side apply, whose managedFields the
 	// apply computed: an object over Options.MaxObjectBytes is then refused rather than
 	// stored without them.
@@ -232,14 +241,15 @@ func (s *Store) defaultsBudget() int64 {
 }
 
 // Create runs the create lifecycle on obj, the internal version of a new object (as
-// decoded and defaulted, its namespace the request's): the server's fields (uid,
+// decoded and defaulted, its namespace the request's): managedFields for
+// rq.FieldManager, the server's fields (uid,
 // creationTimestamp, generation, a generated name), the namespace rules, the
 // strategy's PrepareForCreate, mutating admission, the strategy's AuthorizeCreate,
 // validation (422 Invalid), the strategy's warnings and validating admission; then the
 // object is stored at the storage version, unless rq.DryRun. It returns the stored
 // object at rq.Version.
 func (s *Store) Create(ctx context.Context, rq Request, obj scheme.Object) (scheme.Object, error) {
-	return s.op(rq).createObject(ctx, obj)
+	return s.op(rq).createObject(withStore(ctx, s), obj)
 }
 
 // UpdateFunc computes the new internal object of an update from old, the stored one
@@ -249,12 +259,29 @@ func (s *Store) Create(ctx context.Context, rq Request, obj scheme.Object) (sche
 type UpdateFunc func(ctx context.Context, old scheme.Object) (scheme.Object, error)
 
 // Update is the read-modify-write of every update, like k8s.io/apiserver's
-// UpdatedObjectInfo: update computes the new object, which runs through the update
+// UpdatedObjectInfo: update computes the new object, whose changes are recorded in its
+// managedFields for rq.FieldManager (unless rq.ServerSideApply, which records them
+// itself), and which runs through the update
 // lifecycle (the stored fields carried over, the status rules of the subresource, the
 // generation, the strategy, admission, validation) or, when nothing is stored and
 // allowCreate is set, through Create's, and is stored unless rq.DryRun. An update that
 // removes the last finalizer of an object being deleted deletes it. It returns the
 // result at rq.Version and whether it was created.
 func (s *Store) Update(ctx context.Context, rq Request, name string, allowCreate bool, update UpdateFunc) (obj scheme.Object, created bool, err error) {
-	return s.op(rq).updateObject(ctx, name, allowCreate, update)
+	return s.op(rq).updateObject(withStore(ctx, s), name, allowCreate, update)
+}
+
+// RespondToCreate answers a create of a resource whose Strategy is a CreateResponder,
+// which nothing is stored for: the hook's answer at rq's version. A resource without
+// one is 405 MethodNotSupported.
+func (s *Store) RespondToCreate(ctx context.Context, rq Request, user *authn.User, obj scheme.Object) (scheme.Object, error) {
+	o := s.op(rq)
+	if o.hooks.RespondToCreate == nil {
+		return nil, apierrors.NewMethodNotSupported(o.gr, "create")
+	}
+	answer, err := o.hooks.RespondToCreate(withStore(ctx, s), user, obj)
+	if err != nil {
+		return nil, err
+	}
+	return s.toVersion(answer, o.gvk.GroupVersion())
 }

@@ -48,7 +48,7 @@ import (
 //     including patch, server-side apply and dry runs. An error that is a
 //     *scheme.Status is the answer as it is; any other is 403 Forbidden naming the
 //     object, its text the reason. The hooks find the user with [authn.UserFrom], ask the
-//     Handler's Authorizer with [authz.Authorize] and read stored objects with rest.Get and rest.List.
+//     Handler's Authorizer with [authz.Authorize] and read stored objects with [Get] and [List].
 //
 // Whether a PUT may create a missing object is scheme.Resource.AllowCreateOnUpdate.
 type Strategy interface{}

@@ -66,6 +66,7 @@ func (o *op) prepareCreate(ctx context.Context, in scheme.Object) error {
 // createObject runs the create pipeline on an internal object and returns the stored
 // object at the Request's version.
 func (o *op) createObject(ctx context.Context, in scheme.Object) (scheme.Object, error) {
+	o.trackManagedFields(nil, in)
 	if err := o.prepareCreate(ctx, in); err != nil {
 		return nil, err
 	}
@@ -215,6 +216,9 @@ func (o *op) updateObject(ctx context.Context, name string, allowCreate bool, ne
 		in, err := next(ctx, old)
 		if err != nil {
 			return nil, err
+		}
+		if !o.rq.ServerSideApply {
+			o.trackManagedFields(old, in)
 		}
 		if old == nil {
 			if !allowCreate {

@@ -80,7 +80,7 @@ func (rq *request) lifecycle(dryRun bool) registry.Request {
 	a := attributesOf(rq.info, rq.user)
 	return registry.Request{
 		Resource: rq.res, Namespace: rq.info.Namespace, Version: rq.gv.Version, Subresource: rq.info.Subresource,
-		DryRun: dryRun, Attributes: &a, Warnings: &rq.warnings, ServerSideApply: rq.applied,
+		DryRun: dryRun, Attributes: &a, Warnings: &rq.warnings, FieldManager: rq.fieldManager(), ServerSideApply: rq.applied,
 	}
 }
 

@@ -1,33 +1,31 @@
 // Package rest turns a scheme and a storage.Interface into the http.Handler of a
 // Kubernetes-style API server that kubectl and client-go talk to unchanged.
 //
-// New(Options) builds a *Handler. Every request takes one path, readable top to bottom
-// in this package: recover (a panic is a 500 Status) -> observe (metrics, access log,
-// audit) -> ParseRequestInfo -> the request deadline (?timeout=, 504) -> authenticate
-// (Options.Authenticator, 401; anonymous only with Options.AllowAnonymous) ->
-// impersonate (Impersonate-* headers, 403) -> the in-flight limits (429) -> authorize
-// (Options.Authorizer, 403; health, readiness, liveness and /version are public) -> route
-// (health checks, Options.Discovery, resources) -> read the body (limit: 413; type: 415)
-// -> decode (fieldValidation Ignore/Warn/Strict) -> the URL's kind and version (400) ->
-// defaults -> internal version (if the kind has one) -> server-set fields and registry.Strategy
-// hooks -> mutating admission -> validation (422) -> validating admission -> storage
-// version -> storage (skipped with dryRun=All) -> the URL's version -> the negotiated
-// encoding.
+// New(Options) builds a *Handler. rest does what is HTTP; the object lifecycle between
+// a decoded object and storage is package registry's, whose Store the Handler builds
+// from its Options and calls from every verb. A request takes one path, readable top to
+// bottom: recover (a panic is a 500 Status) -> observe (metrics, access log, audit) ->
+// request info (ParseRequestInfo) -> the request deadline (?timeout=, 504) ->
+// authenticate (Options.Authenticator, 401; anonymous only with Options.AllowAnonymous)
+// -> impersonate (Impersonate-* headers, 403) -> the in-flight limits (429) -> authorize
+// (Options.Authorizer, 403; health, readiness, liveness and /version are public) ->
+// route (health checks, Options.Discovery, resources, verbs) -> read the body (limit:
+// 413; type: 415) -> decode (fieldValidation Ignore/Warn/Strict) -> the URL's kind and
+// version (400) -> defaults -> internal version (if the kind has one); for a patch, the
+// JSON, merge, strategic merge or server-side apply patch applied to the stored object
+// in the registry's update function -> the registry (server-set fields, strategy hooks,
+// mutating admission, validation 422, validating admission, managedFields, the storage
+// version, storage unless dryRun=All) -> the URL's version -> the negotiated encoding;
+// errors as kube's Status in the negotiated media type.
 //
-// The files follow that path: handler.go (Options, New, ServeHTTP), observe.go (with
-// observe_metrics.go and observe_audit.go), requestinfo.go, limits.go, auth.go,
-// impersonate.go, route.go (discovery, resources, verbs) with health.go (/readyz, /livez,
-// /healthz and their named checks, in kube's text), decode.go,
-// strategy.go and admit.go (hooks, admission, validation), read.go (get, list,
-// selectors), write.go (create, update), patch.go, scale.go, delete.go, watch.go, and
-// response.go and errors.go (negotiated responses and Status errors).
-//
-// Errors are *scheme.Status values with the codes, reasons, messages and details of
-// kube-apiserver. Objects with finalizers follow the DELETING state of the object
-// lifecycle; since apikit has no garbage collector, propagationPolicy=Orphan is carried
-// out by the server itself. Unless the scheme has a core namespaces resource, namespaces
-// exist implicitly: GET /api/v1/namespaces/NAME answers an Active Namespace, as kubectl
-// expects after a NotFound in a namespace other than default.
+// Errors are *scheme.Status values (package apierrors) with the codes, reasons,
+// messages and details of kube-apiserver. A delete follows the object lifecycle of the
+// registry: an object with finalizers is marked and stays; with
+// Options.GarbageCollection a garbage collector (package controllers) carries out the
+// propagation policy, and without one the server orphans dependents itself. Unless the
+// scheme has a core namespaces resource, namespaces exist implicitly: GET
+// /api/v1/namespaces/NAME answers an Active Namespace, as kubectl expects after a
+// NotFound in a namespace other than default.
 //
 // # Watch
 //

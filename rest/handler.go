@@ -308,7 +308,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	public := !info.IsResourceRequest && isPublicInfo(info.Path)
 	ctx = authz.WithAuthorizer(ctx, h.opts.Authorizer)
-	ctx = context.WithValue(ctx, handlerKey{}, h) // for the hooks' Get and List (lookup.go)
 	user, st := h.authenticate(r, public)
 	obs.authenticated(info, user)
 	if st == nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/apikit-dev/apikit/authz"
+	"github.com/apikit-dev/apikit/registry"
 
 	"github.com/apikit-dev/apikit/authn"
 
@@ -292,8 +293,8 @@ func (denyWrites) Authorize(_ context.Context, a authz.Attributes) (bool, string
 
 type denyAdmission struct{}
 
-func (denyAdmission) Validate(_ context.Context, a rest.AdmissionAttributes, obj scheme.Object) error {
-	if a.Operation == rest.OperationCreate && obj.GetName() == "blocked" {
+func (denyAdmission) Validate(_ context.Context, a registry.AdmissionAttributes, obj scheme.Object) error {
+	if a.Operation == registry.OperationCreate && obj.GetName() == "blocked" {
 		return errors.New("name is blocked")
 	}
 	return nil
@@ -311,7 +312,7 @@ func TestHooks_AuthnAuthzAdmissionAndPanics(t *testing.T) {
 	s := newServer(t, func(o *rest.Options) {
 		o.Authenticator, o.AllowAnonymous, o.AllowBearerTokensOverHTTP = tokenAuth{}, false, true
 		o.Authorizer = denyWrites{}
-		o.ValidatingAdmission = []rest.ValidatingAdmission{denyAdmission{}}
+		o.ValidatingAdmission = []registry.ValidatingAdmission{denyAdmission{}}
 	})
 	if r := s.do("GET", widgetsPath, "", ""); r.code != 401 || r.json(t)["reason"] != "Unauthorized" {
 		t.Errorf("no token: %d %s", r.code, r.body)
@@ -325,7 +326,7 @@ func TestHooks_AuthnAuthzAdmissionAndPanics(t *testing.T) {
 		t.Errorf("authz deny: %d %s", r.code, r.body)
 	}
 
-	a := newServer(t, func(o *rest.Options) { o.ValidatingAdmission = []rest.ValidatingAdmission{denyAdmission{}} })
+	a := newServer(t, func(o *rest.Options) { o.ValidatingAdmission = []registry.ValidatingAdmission{denyAdmission{}} })
 	r = a.do("POST", widgetsPath, "application/json", widgetJSON("blocked", "blue"))
 	if r.code != 403 || r.json(t)["message"] != `widgets.toys.example.com "blocked" is forbidden: name is blocked` {
 		t.Errorf("admission deny: %d %s", r.code, r.body)

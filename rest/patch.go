@@ -242,67 +242,6 @@ func (rq *request) checkPatchedName(obj scheme.Object) error {
 	return nil
 }
 
-// fieldManagerKey keys a cached patch.FieldManager in the scheme.
-type fieldManagerKey struct {
-	gvk         scheme.GroupVersionKind
-	subresource string
-	reset       string
-}
-
-type fieldManagerEntry struct {
-	fm  *patch.FieldManager
-	err error
-}
-
-// fieldManagerFor returns the field manager of the request's kind and subresource.
-func (rq *request) fieldManagerFor() (*patch.FieldManager, error) {
-	sub := rq.info.Subresource
-	var reset []string
-	switch {
-	case sub == "status":
-		reset = []string{"spec"}
-	case sub == "" && rq.res.StatusSubresource:
-		reset = []string{"status"}
-	}
-	key := fieldManagerKey{gvk: rq.gvk, subresource: sub}
-	if len(reset) > 0 {
-		key.reset = reset[0]
-	}
-	s := rq.h.scheme
-	e := s.Extension(key, func() any {
-		fm, err := patch.NewFieldManager(s, rq.gvk, patch.Options{
-			Subresource: sub,
-			ResetFields: reset,
-			Convert: func(obj map[string]any, gv scheme.GroupVersion) (map[string]any, error) {
-				in, err := unstructuredToObject(s, rq.gvk, obj)
-				if err != nil {
-					return nil, err
-				}
-				out, err := conversion.ToVersion(s, in, gv)
-				if err != nil {
-					return nil, err
-				}
-				return conversion.ToUnstructured(out)
-			},
-			Empty: func() map[string]any {
-				m, err := emptyMap(s, rq.gvk)
-				if err != nil {
-					return nil
-				}
-				return m
-			},
-		})
-		return fieldManagerEntry{fm, err}
-	}).(fieldManagerEntry)
-	if e.err != nil || rq.h.opts.Clock == nil {
-		return e.fm, e.err
-	}
-	// The cached manager is shared by every Handler of the scheme; Options.Clock is
-	// this Handler's own.
-	clock := rq.h.opts.Clock
-	return e.fm.WithNow(func() scheme.Time { return scheme.NowFrom(clock) }), nil
-}
-
 // unstructuredToObject builds an object of kind gvk from its unstructured form.
 func unstructuredToObject(s *scheme.Scheme, gvk scheme.GroupVersionKind, m map[string]any) (scheme.Object, error) {
 	k, err := s.New(gvk)
@@ -322,53 +261,14 @@ func unstructuredToObject(s *scheme.Scheme, gvk scheme.GroupVersionKind, m map[s
 	return obj, nil
 }
 
-// externalMap is the unstructured form of an internal object at the URL version, for
-// package patch: metadata.managedFields stays a []scheme.ManagedFieldsEntry, which
-// spares converting fieldsV1 to maps and back. obj is the request's own and is left
-// as it was.
-func (rq *request) externalMap(obj scheme.Object) (map[string]any, error) {
-	managed := obj.GetManagedFields()
-	var m map[string]any
-	var err error
-	if _, ok := obj.(*scheme.Unstructured); ok {
-		// An unstructured object's managedFields are rebuilt as maps when set: convert a copy.
-		var ext scheme.Object
-		if ext, err = rq.h.toVersion(scheme.DeepCopy(obj), rq.gv); err == nil {
-			ext.SetManagedFields(nil)
-			m, err = conversion.ToUnstructured(ext)
-		}
-	} else {
-		// A typed object's managedFields are one field: set aside during the conversion,
-		// which reads obj and makes a new object, instead of copying the whole object.
-		obj.SetManagedFields(nil)
-		var ext scheme.Object
-		if ext, err = rq.h.toVersion(obj, rq.gv); err == nil {
-			m, err = conversion.ToUnstructured(ext)
-		}
-		obj.SetManagedFields(managed)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if managed != nil {
-		md, _ := m["metadata"].(map[string]any)
-		if md == nil {
-			md = map[string]any{}
-			m["metadata"] = md
-		}
-		md["managedFields"] = managed
-	}
-	return m, nil
-}
-
 // applyObject runs server-side apply of the request's configuration on the stored
 // object (internal version, nil when absent) and returns the new internal object.
 func (rq *request) applyObject(old scheme.Object, p *patchRequest) (scheme.Object, error) {
-	fm, err := rq.fieldManagerFor()
+	fm, err := rq.h.reg.FieldManager(rq.lifecycle(false))
 	if err != nil {
 		return nil, err
 	}
-	live, err := rq.liveMap(old)
+	live, err := rq.h.reg.LiveObject(rq.lifecycle(false), old)
 	if err != nil {
 		return nil, err
 	}
@@ -423,67 +323,4 @@ func (rq *request) patchObject(old scheme.Object, apply func([]byte) ([]byte, er
 		return nil, err
 	}
 	return in, nil
-}
-
-// trackManagedFields records, for a create (old nil), update or non-apply patch, the
-// fields the request's manager changed from old to in (both internal) in in's
-// metadata.managedFields, as kube's FieldManager.UpdateNoErrors does: on failure the
-// live object's managed fields are kept.
-func (rq *request) trackManagedFields(old, in scheme.Object) {
-	keepLive := func() {
-		if old != nil {
-			in.SetManagedFields(old.GetManagedFields())
-		} else {
-			in.SetManagedFields(nil)
-		}
-	}
-	fm, err := rq.fieldManagerFor()
-	if err != nil {
-		keepLive()
-		return
-	}
-	var live map[string]any // a create compares with the field manager's zero object
-	if old != nil {
-		if live, err = rq.externalMap(old); err != nil {
-			keepLive()
-			return
-		}
-	}
-	obj, err := rq.externalMap(in)
-	if err != nil {
-		keepLive()
-		return
-	}
-	managed, err := fm.Update(live, obj, rq.fieldManager())
-	if err != nil {
-		keepLive()
-		return
-	}
-	in.SetManagedFields(managed)
-}
-
-// liveMap is the unstructured URL-version form of the stored object, or for a create
-// (old nil) of the kind's zero object, as kube compares a create against a new empty
-// object: fields a Go type always serializes ("spec": {}) count as present before.
-func (rq *request) liveMap(old scheme.Object) (map[string]any, error) {
-	if old != nil {
-		return rq.externalMap(old)
-	}
-	return emptyMap(rq.h.scheme, rq.gvk)
-}
-
-// emptyMap is the unstructured form of a new object of kind gvk: {} for unstructured
-// kinds, the encoded zero value for Go types.
-func emptyMap(s *scheme.Scheme, gvk scheme.GroupVersionKind) (map[string]any, error) {
-	k, err := s.New(gvk)
-	if err != nil {
-		return nil, err
-	}
-	if u, ok := k.(*scheme.Unstructured); ok {
-		if u.Object == nil {
-			u.Object = map[string]any{}
-		}
-		return u.Object, nil
-	}
-	return conversion.ToUnstructured(k)
 }

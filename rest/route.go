@@ -71,8 +71,8 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 		// Like kube-apiserver for a deprecated CRD version: on every verb, before anything else.
 		rq.warnings = append(rq.warnings, text)
 	}
-	if f := rq.hooks.RespondToCreate; f != nil {
-		rq.serveVirtual(f)
+	if rq.hooks.RespondToCreate != nil {
+		rq.serveVirtual()
 		return
 	}
 	item := len(info.Parts) > 1

@@ -18,7 +18,7 @@ import (
 var widgetsGR = scheme.GroupResource{Group: testapi.Group, Resource: "widgets"}
 
 // gatedWidgets refuses a write of a widget of the colour of the stored widget "gate"
-// (read with rest.Get), and of a widget mutating admission has not labelled: it shows
+// (read with registry.Get), and of a widget mutating admission has not labelled: it shows
 // that AuthorizeCreate and AuthorizeUpdate run after mutating admission and before
 // validation, on every way of writing, and may read stored objects.
 type gatedWidgets struct {
@@ -34,12 +34,12 @@ func (g *gatedWidgets) authorize(ctx context.Context, w *toys.Widget) error {
 	if w.Labels["admitted"] != "yes" {
 		return fmt.Errorf("%s was not admitted before authorization", w.Name)
 	}
-	all, err := rest.List(ctx, widgetsGR, w.Namespace)
+	all, err := registry.List(ctx, widgetsGR, w.Namespace)
 	if err != nil {
 		return err
 	}
 	g.listed.Store(int64(len(all)))
-	obj, err := rest.Get(ctx, widgetsGR, w.Namespace, "gate")
+	obj, err := registry.Get(ctx, widgetsGR, w.Namespace, "gate")
 	if err != nil {
 		return err // a NotFound Status, sent as it is
 	}
@@ -127,7 +127,7 @@ func TestStrategy_AuthorizeHooksRefuseEveryWriteAfterMutationBeforeValidation(t 
 			}
 		}
 		if got := g.listed.Load(); got != 3 {
-			t.Errorf("rest.List read %d widgets, want 3 (gate, w, ok)", got)
+			t.Errorf("registry.List read %d widgets, want 3 (gate, w, ok)", got)
 		}
 	})
 	t.Run("a Status the hook returns is the answer", func(t *testing.T) {
@@ -142,10 +142,10 @@ func TestStrategy_AuthorizeHooksRefuseEveryWriteAfterMutationBeforeValidation(t 
 }
 
 func TestStrategy_GetAndListFailOutsideARequest(t *testing.T) {
-	if _, err := rest.Get(context.Background(), widgetsGR, "default", "w"); err == nil {
+	if _, err := registry.Get(context.Background(), widgetsGR, "default", "w"); err == nil {
 		t.Error("Get outside a request: no error")
 	}
-	if _, err := rest.List(context.Background(), widgetsGR, "default"); err == nil {
+	if _, err := registry.List(context.Background(), widgetsGR, "default"); err == nil {
 		t.Error("List outside a request: no error")
 	}
 }

@@ -1,17 +1,14 @@
 package rest
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/apikit-dev/apikit/authn"
-
-	"github.com/apikit-dev/apikit/scheme"
 )
 
 // serveVirtual serves a resource whose registry.Strategy is a registry.CreateResponder: only POST on
 // the collection.
-func (rq *request) serveVirtual(respond func(ctx context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error)) {
+func (rq *request) serveVirtual() {
 	switch {
 	case len(rq.info.Parts) > 1 || rq.info.Namespace != "" && !rq.res.Namespaced:
 		rq.h.writeStatus(rq.w, rq.r, errPathNotFound())
@@ -43,12 +40,7 @@ func (rq *request) serveVirtual(respond func(ctx context.Context, user *authn.Us
 	if user == nil {
 		user = &authn.Anonymous
 	}
-	answer, err := respond(rq.ctx, user, in)
-	if err != nil {
-		rq.fail(err)
-		return
-	}
-	out, err := rq.h.toVersion(answer, rq.gv)
+	out, err := rq.h.reg.RespondToCreate(rq.ctx, rq.lifecycle(false), user, in)
 	if err != nil {
 		rq.fail(err)
 		return

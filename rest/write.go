@@ -29,7 +29,6 @@ func (rq *request) create() {
 		rq.fail(err)
 		return
 	}
-	rq.trackManagedFields(nil, in)
 	out, err := rq.createObject(in, dryRun)
 	if err != nil {
 		rq.fail(err)
@@ -49,20 +48,10 @@ func (rq *request) createObject(in scheme.Object, dryRun bool) (scheme.Object, e
 }
 
 // updateObject runs the registry's read-modify-write of an update: next computes the
-// new internal object from the stored one (nil when missing), and the request's
-// manager is recorded in its managedFields (a server-side apply records them itself).
-// It returns the result at the URL version and whether it was created.
+// new internal object from the stored one (nil when missing). It returns the result at
+// the URL version and whether it was created.
 func (rq *request) updateObject(name string, dryRun, allowCreate bool, next func(old scheme.Object) (scheme.Object, error)) (scheme.Object, bool, error) {
-	update := func(_ context.Context, old scheme.Object) (scheme.Object, error) {
-		in, err := next(old)
-		if err != nil {
-			return nil, err
-		}
-		if !rq.applied {
-			rq.trackManagedFields(old, in)
-		}
-		return in, nil
-	}
+	update := func(_ context.Context, old scheme.Object) (scheme.Object, error) { return next(old) }
 	return rq.h.reg.Update(rq.ctx, rq.lifecycle(dryRun), name, allowCreate, update)
 }
 

@@ -18,7 +18,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,7 +25,6 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"slices"
 	"sort"
@@ -35,7 +33,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/apikit-dev/apikit/authz"
+	"github.com/apikit-dev/apikit/patch"
 	"github.com/apikit-dev/apikit/registry"
 
 	"github.com/apikit-dev/apikit/apiextensions"
@@ -93,9 +91,9 @@ type Handler struct {
 	store   storage.Interface
 	log     *slog.Logger
 	current atomic.Pointer[served]
-	// internal serves the customresourcedefinitions resource alone, without
-	// authentication and authorization, for Apply.
-	internal http.Handler
+	// internal is the lifecycle of the customresourcedefinitions resource alone, with
+	// the CRD strategy and without admission, for Apply.
+	internal *registry.Store
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -130,16 +128,20 @@ func New(opts Options) (*Handler, error) {
 	if err := apiextensions.AddToScheme(base); err != nil {
 		return nil, fmt.Errorf("crds: registering CustomResourceDefinition: %w", err)
 	}
-	internal := opts.REST
-	// Apply's own requests, which never leave the process, are trusted.
-	internal.Authenticator, internal.AllowAnonymous, internal.Authorizer = nil, true, authz.AlwaysAllow{}
-	internal.MutatingAdmission, internal.ValidatingAdmission, internal.Strategies = nil, nil, nil
-	// Nor are they a client's: the audit and access logs would name system:anonymous.
-	internal.Audit, internal.AccessLog = nil, nil
-	var err error
-	if h.internal, err = h.newREST(base, internal); err != nil {
-		return nil, err
+	// Apply's own writes, which never leave the process, pass no admission.
+	maxObjectBytes := opts.REST.MaxObjectBytes
+	if maxObjectBytes == 0 {
+		maxObjectBytes = rest.DefaultMaxObjectBytes
 	}
+	internal, err := registry.New(registry.Options{
+		Scheme: base, Storage: h.store, Strategies: map[scheme.GroupResource]registry.Strategy{apiextensions.Resource: h.strategy()},
+		GarbageCollection: opts.REST.GarbageCollection, Clock: opts.REST.Clock, Rules: opts.REST.Rules,
+		MaxObjectBytes: maxObjectBytes, Logger: h.log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("crds: building the registry: %w", err)
+	}
+	h.internal = internal
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	for _, crd := range opts.CRDs {
@@ -249,59 +251,67 @@ func (h *Handler) notEstablished(ctx context.Context, crds []*apiextensions.Cust
 	return "", nil
 }
 
-// apply stores one CRD through the internal handler: POST, or PUT over the stored one.
+// apply stores one CRD through the registry, as a client's POST, or PUT over the
+// stored one, would.
 func (h *Handler) apply(ctx context.Context, crd *apiextensions.CustomResourceDefinition) error {
-	path := "/apis/" + apiextensions.GroupVersion.String() + "/" + apiextensions.Resource.Resource
+	res, _ := h.internal.Resource(apiextensions.Resource)
+	rq := registry.Request{Resource: res, Version: apiextensions.GroupVersion.Version, FieldManager: patch.ManagerFromUserAgent("")}
 	for attempt := 0; ; attempt++ {
 		obj, err := h.store.Get(ctx, storage.Key(apiextensions.Resource, "", crd.Name), storage.GetOptions{})
-		method, url, body := http.MethodPost, path, crd.DeepCopy()
+		create, next := err != nil, crd.DeepCopy()
 		switch {
 		case errors.Is(err, storage.ErrNotFound):
-			body.ResourceVersion = ""
+			next.ResourceVersion = ""
 		case err != nil:
 			return fmt.Errorf("crds: reading %s: %w", crd.Name, err)
 		default:
 			stored := obj.(*apiextensions.CustomResourceDefinition)
-			apiextensions.SetDefaults(body)
-			if reflect.DeepEqual(stored.Spec, body.Spec) && maps.Equal(stored.Labels, body.Labels) && maps.Equal(stored.Annotations, body.Annotations) {
+			apiextensions.SetDefaults(next)
+			if reflect.DeepEqual(stored.Spec, next.Spec) && maps.Equal(stored.Labels, next.Labels) && maps.Equal(stored.Annotations, next.Annotations) {
 				return nil // as stored: nothing to write
 			}
-			next := stored.DeepCopy()
-			next.Spec, next.Labels, next.Annotations = body.Spec, body.Labels, body.Annotations
-			method, url, body = http.MethodPut, path+"/"+crd.Name, next
+			spec, labels, annotations := next.Spec, next.Labels, next.Annotations
+			next = stored.DeepCopy()
+			next.Spec, next.Labels, next.Annotations = spec, labels, annotations
 		}
-		body.APIVersion, body.Kind = apiextensions.GroupVersion.String(), "CustomResourceDefinition"
-		code, msg, err := h.do(ctx, method, url, body)
-		switch {
-		case err != nil:
+		next.APIVersion, next.Kind = apiextensions.GroupVersion.String(), "CustomResourceDefinition"
+		// What a request body decodes to: the CRD's JSON form.
+		in, err := asDecoded(next)
+		if err != nil {
 			return fmt.Errorf("crds: applying %s: %w", crd.Name, err)
-		case code < 300:
+		}
+		if create {
+			_, err = h.internal.Create(ctx, rq, in)
+		} else {
+			_, _, err = h.internal.Update(ctx, rq, crd.Name, res.AllowCreateOnUpdate, func(context.Context, scheme.Object) (scheme.Object, error) {
+				return in.DeepCopy(), nil
+			})
+		}
+		var st *scheme.Status
+		switch {
+		case err == nil:
 			return nil
-		case code == http.StatusConflict && attempt < 5:
+		case !errors.As(err, &st):
+			return fmt.Errorf("crds: applying %s: %w", crd.Name, err)
+		case st.Code == http.StatusConflict && attempt < 5:
 			continue // created or changed meanwhile: read it again
 		default:
-			return fmt.Errorf("crds: applying %s: %d %s", crd.Name, code, msg)
+			return fmt.Errorf("crds: applying %s: %d %s", crd.Name, st.Code, st.Message)
 		}
 	}
 }
 
-// do sends one request with a JSON body to the internal handler and returns the status
-// code and, on failure, the Status message.
-func (h *Handler) do(ctx context.Context, method, url string, body any) (int, string, error) {
-	data, err := json.Marshal(body)
+// asDecoded returns crd as a request body carrying it decodes: through its JSON.
+func asDecoded(crd *apiextensions.CustomResourceDefinition) (*apiextensions.CustomResourceDefinition, error) {
+	data, err := json.Marshal(crd)
 	if err != nil {
-		return 0, "", err
+		return nil, err
 	}
-	req := httptest.NewRequestWithContext(ctx, method, url, bytes.NewReader(data))
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	h.internal.ServeHTTP(rec, req)
-	if rec.Code < 300 {
-		return rec.Code, "", nil
+	out := &apiextensions.CustomResourceDefinition{}
+	if err := json.Unmarshal(data, out); err != nil {
+		return nil, err
 	}
-	var st scheme.Status
-	_ = json.Unmarshal(rec.Body.Bytes(), &st)
-	return rec.Code, st.Message, nil
+	return out, nil
 }
 
 // nextReconcile returns a channel closed when the next reconciliation ends.

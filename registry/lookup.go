@@ -1,4 +1,4 @@
-package rest
+package registry
 
 import (
 	"context"
@@ -12,25 +12,32 @@ import (
 	"github.com/apikit-dev/apikit/validation"
 )
 
-// handlerKey is the context key of the Handler serving a request, for Get and List.
-type handlerKey struct{}
+// storeKey is the context key of the Store whose call runs a strategy hook, for Get
+// and List.
+type storeKey struct{}
 
-// errNoHandler is what Get and List answer outside a request a Handler serves.
-var errNoHandler = errors.New("rest: no Handler in the context: Get and List read only within a request a Handler serves")
+// errNoStore is what Get and List answer outside a call of a Store.
+var errNoStore = errors.New("registry: no Store in the context: Get and List read only within the strategy hooks a Store calls")
+
+// withStore is ctx for the strategy hooks of a call of s, which may read with Get and
+// List.
+func withStore(ctx context.Context, s *Store) context.Context {
+	return context.WithValue(ctx, storeKey{}, s)
+}
 
 // Get reads the stored object name of resource gr in namespace ("" for a cluster-scoped
-// resource) for a strategy hook, from the storage of the Handler serving ctx's request:
+// resource) for a strategy hook, from the storage of the Store whose call runs the hook:
 // a most recent read, as a GET without resourceVersion makes it, so a hook sees every
 // write completed before it (kube's RBAC storage reads its roles so, not through an
-// informer that may lag). The object is the caller's own, as the Handler's hooks
+// informer that may lag). The object is the caller's own, as the Store's hooks
 // receive objects: the internal (hub) version when the group has one, else the version
-// it is stored at. A missing object, or one of a resource the Handler does not serve,
+// it is stored at. A missing object, or one of a resource the Store does not keep,
 // is kube's 404 NotFound Status (`roles.rbac.authorization.k8s.io "x" not found`); no
 // namespace for a namespaced resource, no name or a name that is not one path segment
-// is kube's 400 ("Namespace parameter required."). Outside a request the Handler
-// serves, Get fails.
+// is kube's 400 ("Namespace parameter required."). Outside a call of a Store, Get
+// fails.
 func Get(ctx context.Context, gr scheme.GroupResource, namespace, name string) (scheme.Object, error) {
-	h, res, err := handlerFor(ctx, gr)
+	st, res, err := storeFor(ctx, gr)
 	if err != nil {
 		return nil, err
 	}
@@ -50,35 +57,35 @@ func Get(ctx context.Context, gr scheme.GroupResource, namespace, name string) (
 	if msgs := validation.IsPathSegmentName(name); len(msgs) > 0 {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("Name parameter invalid: %q: %s", name, strings.Join(msgs, ";")))
 	}
-	obj, err := h.store.Get(ctx, storage.Key(h.scheme.StorageResource(res).GroupResource(), namespace, name), storage.GetOptions{})
+	obj, err := st.store.Get(ctx, storage.Key(st.scheme.StorageResource(res).GroupResource(), namespace, name), storage.GetOptions{})
 	if err != nil {
-		return nil, h.toStatus(err, gr, name)
+		return nil, st.toStatus(err, gr, name)
 	}
-	return h.forHooks(obj, res)
+	return st.forHooks(obj, res)
 }
 
 // List reads every stored object of resource gr in namespace ("" for all namespaces,
 // or a cluster-scoped resource) for a strategy hook, as Get reads one: a most recent
-// read, the objects the caller's own, in key order. A resource the Handler does not
-// serve has none.
+// read, the objects the caller's own, in key order. A resource the Store does not keep
+// has none.
 func List(ctx context.Context, gr scheme.GroupResource, namespace string) ([]scheme.Object, error) {
-	h, res, err := handlerFor(ctx, gr)
+	st, res, err := storeFor(ctx, gr)
 	if err != nil || res == nil {
 		return nil, err
 	}
 	if !res.Namespaced {
 		namespace = ""
 	}
-	prefix := storage.Prefix(h.scheme.StorageResource(res).GroupResource(), namespace)
+	prefix := storage.Prefix(st.scheme.StorageResource(res).GroupResource(), namespace)
 	var out []scheme.Object
 	opts := storage.ListOptions{}
 	for {
-		page, err := h.store.List(ctx, prefix, opts)
+		page, err := st.store.List(ctx, prefix, opts)
 		if err != nil {
-			return nil, h.toStatus(err, gr, "")
+			return nil, st.toStatus(err, gr, "")
 		}
 		for _, item := range page.Items {
-			obj, err := h.forHooks(item, res)
+			obj, err := st.forHooks(item, res)
 			if err != nil {
 				return nil, err
 			}
@@ -91,35 +98,35 @@ func List(ctx context.Context, gr scheme.GroupResource, namespace string) ([]sch
 	}
 }
 
-// handlerFor returns the Handler serving ctx's request and its resource gr (nil when it
-// serves no such resource).
-func handlerFor(ctx context.Context, gr scheme.GroupResource) (*Handler, *scheme.Resource, error) {
-	h, ok := ctx.Value(handlerKey{}).(*Handler)
-	if !ok || h == nil {
-		return nil, nil, errNoHandler
+// storeFor returns the Store of ctx's call and its resource gr (nil when it keeps no
+// such resource).
+func storeFor(ctx context.Context, gr scheme.GroupResource) (*Store, *scheme.Resource, error) {
+	st, ok := ctx.Value(storeKey{}).(*Store)
+	if !ok || st == nil {
+		return nil, nil, errNoStore
 	}
-	res, ok := h.scheme.Resource(gr)
+	res, ok := st.scheme.Resource(gr)
 	if !ok {
-		return h, nil, nil
+		return st, nil, nil
 	}
-	return h, res, nil
+	return st, res, nil
 }
 
 // forHooks returns a stored object (the caller's own) as strategy hooks receive the
 // objects of res: coerced by its schema, as a read gives it, in res's own group (when
 // it shares storage with another) and converted to the internal version when there is
 // one.
-func (h *Handler) forHooks(obj scheme.Object, res *scheme.Resource) (scheme.Object, error) {
-	if err := h.coerce(obj); err != nil {
-		return nil, h.defaultsTooLargeOnRead(obj)
+func (st *Store) forHooks(obj scheme.Object, res *scheme.Resource) (scheme.Object, error) {
+	if err := st.coerceRead(obj); err != nil {
+		return nil, err
 	}
-	version := h.scheme.StorageVersion(res)
-	if served := h.scheme.ServedVersions(res); len(served) > 0 && h.scheme.StorageResource(res) != res {
+	version := st.scheme.StorageVersion(res)
+	if served := st.scheme.ServedVersions(res); len(served) > 0 && st.scheme.StorageResource(res) != res {
 		version = served[0]
 	}
-	out, err := h.toInternal(obj, res.GroupKind().WithVersion(version))
+	out, err := st.toInternal(obj, res.GroupKind().WithVersion(version))
 	if err != nil {
-		return nil, h.toStatus(err, res.GroupResource(), obj.GetName())
+		return nil, st.toStatus(err, res.GroupResource(), obj.GetName())
 	}
 	return out, nil
 }

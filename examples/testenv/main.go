@@ -21,7 +21,7 @@
 //
 // This command is part of apikit's main module, which does not link CEL (cel-go is a
 // module of its own, github.com/apikit-dev/apikit/cel): CRDs with x-kubernetes-validations
-// rules are refused, with rest/crds' message saying so. Go tests use the envtest module
+// rules are refused, with the CRD server's message saying so. Go tests use the envtest module
 // (github.com/apikit-dev/apikit/envtest), which checks the rules.
 //
 // Kubernetes' core kinds (Namespace, ConfigMap, Secret, ServiceAccount, Event, Lease,

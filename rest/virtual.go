@@ -45,7 +45,7 @@ func (rq *request) serveVirtual(respond func(ctx context.Context, user *User, ob
 		rq.fail(err)
 		return
 	}
-	if err := rq.checkNamespace(in); err != nil {
+	if err := rq.ensureNamespace(in); err != nil {
 		rq.fail(err)
 		return
 	}

@@ -47,13 +47,13 @@
 //     kube-apiserver's authenticators (client certificates, front-proxy headers, token
 //     file, TokenReview), [github.com/apikit-dev/apikit/rest/authz] its authorizers
 //     (RBAC, SubjectAccessReview, privileged groups),
-//     [github.com/apikit-dev/apikit/rest/audit] audit.k8s.io events and policies and
-//     [github.com/apikit-dev/apikit/rest/metrics] the Prometheus registry behind
+//     [github.com/apikit-dev/apikit/audit] audit.k8s.io events and policies and
+//     [github.com/apikit-dev/apikit/metrics] the Prometheus registry behind
 //     /metrics; [github.com/apikit-dev/apikit/serving] assembles them from
 //     kube-apiserver's flags for an aggregated API server. Beside it,
 //     [github.com/apikit-dev/apikit/rest/discovery] serves discovery,
 //     /version and OpenAPI, [github.com/apikit-dev/apikit/rest/table] builds Table and
-//     PartialObjectMetadata output, [github.com/apikit-dev/apikit/rest/kubeconfig]
+//     PartialObjectMetadata output, [github.com/apikit-dev/apikit/kubeconfig]
 //     writes kubeconfigs and self-signed certificates, and
 //     [github.com/apikit-dev/apikit/rest/resttest] starts a whole server in-process for
 //     tests.

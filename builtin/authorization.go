@@ -1,6 +1,9 @@
 package builtin
 
-import "github.com/apikit-dev/apikit/scheme"
+import (
+	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
+	"github.com/apikit-dev/apikit/scheme"
+)
 
 // AuthorizationV1 is the group of the access reviews.
 var AuthorizationV1 = scheme.GroupVersion{Group: "authorization.k8s.io", Version: "v1"}
@@ -102,8 +105,8 @@ type FieldSelectorRequirement struct {
 
 // LabelSelectorAttributes are the label selector of a list or watch being reviewed.
 type LabelSelectorAttributes struct {
-	RawSelector  string                     `json:"rawSelector,omitempty"`
-	Requirements []LabelSelectorRequirement `json:"requirements,omitempty"`
+	RawSelector  string                            `json:"rawSelector,omitempty"`
+	Requirements []metav1.LabelSelectorRequirement `json:"requirements,omitempty"`
 }
 
 // NonResourceAttributes describe a request to a path that is not a resource.

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
@@ -60,7 +62,7 @@ func AuthorizationStrategies() map[scheme.GroupResource]rest.Strategy {
 type accessReviewStrategy struct{}
 
 // RespondToCreate implements rest.CreateResponder.
-func (accessReviewStrategy) RespondToCreate(ctx context.Context, user *rest.User, obj scheme.Object) (scheme.Object, error) {
+func (accessReviewStrategy) RespondToCreate(ctx context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error) {
 	var (
 		spec   SubjectAccessReviewSpec
 		status *SubjectAccessReviewStatus
@@ -102,7 +104,7 @@ func (accessReviewStrategy) RespondToCreate(ctx context.Context, user *rest.User
 // reviewAttributes returns the request a SubjectAccessReview's spec asks about, as kube's
 // AuthorizationAttributesFrom does: an empty version is "*".
 func reviewAttributes(spec SubjectAccessReviewSpec) rest.Attributes {
-	user := &rest.User{Name: spec.User, UID: spec.UID, Groups: spec.Groups}
+	user := &authn.User{Name: spec.User, UID: spec.UID, Groups: spec.Groups}
 	if spec.Extra != nil {
 		user.Extra = make(map[string][]string, len(spec.Extra))
 		for k, v := range spec.Extra {

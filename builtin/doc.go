@@ -1,7 +1,7 @@
 // Package builtin holds Kubernetes' built-in kinds a controller test needs: core/v1
 // Namespace, ConfigMap, Secret, ServiceAccount and Event, events.k8s.io/v1 Event,
 // coordination.k8s.io/v1 Lease, authentication.k8s.io/v1 SelfSubjectReview,
-// rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding and ClusterRoleBinding, and
+// rbac.authorization.k8s.io/v1 rbacv1.Role, rbacv1.ClusterRole, rbacv1.RoleBinding and rbacv1.ClusterRoleBinding, and
 // authorization.k8s.io/v1 SubjectAccessReview, SelfSubjectAccessReview and
 // LocalSubjectAccessReview, with kube's JSON and protobuf encodings, so that client-go's
 // typed clientset, kubectl and controller-runtime talk to an apikit server about them

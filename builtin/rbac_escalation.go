@@ -10,6 +10,10 @@ import (
 	"slices"
 	"strings"
 
+	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
+
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -19,12 +23,12 @@ import (
 // AuthorizeCreate and AuthorizeUpdate hooks of RBACStrategies:
 //
 //   - a member of system:masters may write anything;
-//   - a Role or ClusterRole may be written by a user allowed the verb "escalate" on it,
-//     else only with rules the user holds, each of them; a ClusterRole with an
+//   - a rbacv1.Role or rbacv1.ClusterRole may be written by a user allowed the verb "escalate" on it,
+//     else only with rules the user holds, each of them; a rbacv1.ClusterRole with an
 //     aggregationRule only by a user holding every permission;
-//   - a RoleBinding or ClusterRoleBinding may be written by a user allowed the verb
+//   - a rbacv1.RoleBinding or rbacv1.ClusterRoleBinding may be written by a user allowed the verb
 //     "bind" on the role it refers to, else only when the user holds every rule of
-//     that role, read from storage (an aggregated ClusterRole with the rules its
+//     that role, read from storage (an aggregated rbacv1.ClusterRole with the rules its
 //     selectors gather, AggregatedRules);
 //   - an update that changes nothing but ownerReferences, finalizers and managedFields
 //     (the garbage collector's fields) is not checked.
@@ -43,7 +47,7 @@ import (
 
 // maxEscalationChecks bounds the pieces one write's rules may break down into when they
 // are checked one by one: each is an Authorizer question, a SubjectAccessReview round
-// trip when delegated. The aggregated admin ClusterRole of kube's bootstrap policy
+// trip when delegated. The aggregated admin rbacv1.ClusterRole of kube's bootstrap policy
 // (v1.37) breaks down into 426 pieces, edit into 409, view into 180; a write of 1,024
 // pieces none of which is held costs 4-8 ms through the RBAC authorizer and 190-260 ms
 // through an uncached SubjectAccessReview on a loopback (BenchmarkRBACEscalation).
@@ -54,7 +58,7 @@ const maxEscalationChecks = 1024
 const systemMasters = "system:masters"
 
 // fullAuthority are the rules of a user who holds every permission (cluster-admin's).
-var fullAuthority = []PolicyRule{
+var fullAuthority = []rbacv1.PolicyRule{
 	{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}},
 	{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}},
 }
@@ -63,10 +67,10 @@ var fullAuthority = []PolicyRule{
 // permission.
 var errAggregationRule = errors.New("must have cluster-admin privileges to use the aggregationRule")
 
-// authorizeRoleWrite is the check of a Role (namespace set) or ClusterRole write with
-// rules; aggregated is whether the new or old ClusterRole has an aggregationRule.
-func authorizeRoleWrite(ctx context.Context, namespace string, rules []PolicyRule, aggregated bool) error {
-	user, _ := rest.UserFrom(ctx)
+// authorizeRoleWrite is the check of a rbacv1.Role (namespace set) or rbacv1.ClusterRole write with
+// rules; aggregated is whether the new or old rbacv1.ClusterRole has an aggregationRule.
+func authorizeRoleWrite(ctx context.Context, namespace string, rules []rbacv1.PolicyRule, aggregated bool) error {
+	user, _ := authn.UserFrom(ctx)
 	if escalationAllowed(user) || roleEscalationAuthorized(ctx, user) {
 		return nil
 	}
@@ -85,10 +89,10 @@ func authorizeRoleWrite(ctx context.Context, namespace string, rules []PolicyRul
 	return nil
 }
 
-// authorizeBindingWrite is the check of a RoleBinding (namespace set) or
-// ClusterRoleBinding write referring to ref.
-func authorizeBindingWrite(ctx context.Context, namespace string, ref RoleRef) error {
-	user, _ := rest.UserFrom(ctx)
+// authorizeBindingWrite is the check of a rbacv1.RoleBinding (namespace set) or
+// rbacv1.ClusterRoleBinding write referring to ref.
+func authorizeBindingWrite(ctx context.Context, namespace string, ref rbacv1.RoleRef) error {
+	user, _ := authn.UserFrom(ctx)
 	if escalationAllowed(user) || bindingAuthorized(ctx, user, ref, namespace) {
 		return nil
 	}
@@ -100,17 +104,17 @@ func authorizeBindingWrite(ctx context.Context, namespace string, ref RoleRef) e
 }
 
 // escalationAllowed is kube's EscalationAllowed: a member of system:masters.
-func escalationAllowed(user *rest.User) bool {
+func escalationAllowed(user *authn.User) bool {
 	return user != nil && slices.Contains(user.Groups, systemMasters)
 }
 
 // roleEscalationAuthorized is kube's RoleEscalationAuthorized: the Authorizer allows
 // the verb escalate on the role the request writes (named by the request's URL, so
 // none on a create by POST).
-func roleEscalationAuthorized(ctx context.Context, user *rest.User) bool {
+func roleEscalationAuthorized(ctx context.Context, user *authn.User) bool {
 	info, ok := rest.RequestInfoFrom(ctx)
-	if user == nil || !ok || !info.IsResourceRequest || info.APIGroup != RBACV1.Group ||
-		info.Resource != Roles.Resource && info.Resource != ClusterRoles.Resource {
+	if user == nil || !ok || !info.IsResourceRequest || info.APIGroup != rbacv1.SchemeGroupVersion.Group ||
+		info.Resource != rbacv1.Roles.Resource && info.Resource != rbacv1.ClusterRoles.Resource {
 		return false
 	}
 	// As kube, an Authorizer that fails does not allow; the write is then checked rule by rule.
@@ -120,14 +124,14 @@ func roleEscalationAuthorized(ctx context.Context, user *rest.User) bool {
 }
 
 // bindingAuthorized is kube's BindingAuthorized: the Authorizer allows the verb bind on
-// the role ref names, in the binding's namespace ("" for a ClusterRoleBinding).
-func bindingAuthorized(ctx context.Context, user *rest.User, ref RoleRef, namespace string) bool {
+// the role ref names, in the binding's namespace ("" for a rbacv1.ClusterRoleBinding).
+func bindingAuthorized(ctx context.Context, user *authn.User, ref rbacv1.RoleRef, namespace string) bool {
 	a := rest.Attributes{User: user, Verb: "bind", Namespace: namespace, APIGroup: ref.APIGroup, APIVersion: "*", Name: ref.Name, ResourceRequest: true}
 	switch ref.Kind {
-	case ClusterRoleKind:
-		a.Resource = ClusterRoles.Resource
-	case RoleKind:
-		a.Resource = Roles.Resource
+	case rbacv1.ClusterRoleKind:
+		a.Resource = rbacv1.ClusterRoles.Resource
+	case rbacv1.RoleKind:
+		a.Resource = rbacv1.Roles.Resource
 	default:
 		return false
 	}
@@ -139,10 +143,10 @@ func bindingAuthorized(ctx context.Context, user *rest.User, ref RoleRef, namesp
 }
 
 // roleRefRules is kube's GetRoleReferenceRules over the stored roles: the rules of the
-// Role in namespace or of the ClusterRole ref names, an aggregated ClusterRole's
-// gathered from the stored ClusterRoles. A missing role is kube's 404 NotFound, a name
+// rbacv1.Role in namespace or of the rbacv1.ClusterRole ref names, an aggregated rbacv1.ClusterRole's
+// gathered from the stored rbacv1.ClusterRoles. A missing role is kube's 404 NotFound, a name
 // that cannot be one kube's 400 (rest.Get).
-func roleRefRules(ctx context.Context, ref RoleRef, namespace string) ([]PolicyRule, error) {
+func roleRefRules(ctx context.Context, ref rbacv1.RoleRef, namespace string) ([]rbacv1.PolicyRule, error) {
 	rules, err := storedRoleRules(ctx, ref, namespace)
 	var st *scheme.Status
 	if errors.As(err, &st) && st.Reason == scheme.StatusReasonNotFound {
@@ -156,39 +160,39 @@ func roleRefRules(ctx context.Context, ref RoleRef, namespace string) ([]PolicyR
 }
 
 // storedRoleRules reads the rules of the role ref names for roleRefRules.
-func storedRoleRules(ctx context.Context, ref RoleRef, namespace string) ([]PolicyRule, error) {
+func storedRoleRules(ctx context.Context, ref rbacv1.RoleRef, namespace string) ([]rbacv1.PolicyRule, error) {
 	switch ref.Kind {
-	case RoleKind:
-		// A ClusterRoleBinding of a Role (which validation refuses afterwards) reads it
+	case rbacv1.RoleKind:
+		// A rbacv1.ClusterRoleBinding of a rbacv1.Role (which validation refuses afterwards) reads it
 		// without a namespace: kube's 400, as rest.Get answers.
-		obj, err := rest.Get(ctx, Roles, namespace, ref.Name)
+		obj, err := rest.Get(ctx, rbacv1.Roles, namespace, ref.Name)
 		if err != nil {
 			return nil, err
 		}
-		role, ok := obj.(*Role)
+		role, ok := obj.(*rbacv1.Role)
 		if !ok {
 			return nil, rest.NewInternalError(fmt.Errorf("role %q is stored as a %T", ref.Name, obj))
 		}
 		return role.Rules, nil
-	case ClusterRoleKind:
-		obj, err := rest.Get(ctx, ClusterRoles, "", ref.Name)
+	case rbacv1.ClusterRoleKind:
+		obj, err := rest.Get(ctx, rbacv1.ClusterRoles, "", ref.Name)
 		if err != nil {
 			return nil, err
 		}
-		role, ok := obj.(*ClusterRole)
+		role, ok := obj.(*rbacv1.ClusterRole)
 		if !ok {
 			return nil, rest.NewInternalError(fmt.Errorf("clusterrole %q is stored as a %T", ref.Name, obj))
 		}
 		if role.AggregationRule == nil {
 			return role.Rules, nil
 		}
-		all, err := rest.List(ctx, ClusterRoles, "")
+		all, err := rest.List(ctx, rbacv1.ClusterRoles, "")
 		if err != nil {
 			return nil, err
 		}
-		roles := make(map[string]*ClusterRole, len(all))
+		roles := make(map[string]*rbacv1.ClusterRole, len(all))
 		for _, obj := range all {
-			if r, ok := obj.(*ClusterRole); ok {
+			if r, ok := obj.(*rbacv1.ClusterRole); ok {
 				roles[r.Name] = r
 			}
 		}
@@ -209,9 +213,9 @@ type permission struct {
 }
 
 // attributes is the question that asks whether user holds p in namespace.
-func (p permission) attributes(user *rest.User, namespace string) rest.Attributes {
+func (p permission) attributes(user *authn.User, namespace string) rest.Attributes {
 	if p.nonResource {
-		// The namespace too, as kube's rule resolver counts a RoleBinding's rules for
+		// The namespace too, as kube's rule resolver counts a rbacv1.RoleBinding's rules for
 		// any piece of a write in its namespace; kube's RBAC authorizer reads them so.
 		return rest.Attributes{User: user, Verb: p.verb, Namespace: namespace, Path: p.url}
 	}
@@ -224,7 +228,7 @@ func (p permission) attributes(user *rest.User, namespace string) rest.Attribute
 // nil when user holds every permission of rules in namespace, else kube's error listing
 // those it does not hold; override is the verb that would have allowed the write.
 // Failures to decide are Statuses (500).
-func confirmNoEscalation(ctx context.Context, user *rest.User, namespace string, rules []PolicyRule, override string) error {
+func confirmNoEscalation(ctx context.Context, user *authn.User, namespace string, rules []rbacv1.PolicyRule, override string) error {
 	if user == nil {
 		return errors.New("no user on context")
 	}
@@ -290,7 +294,7 @@ func confirmNoEscalation(ctx context.Context, user *rest.User, namespace string,
 // countPieces returns how many pieces kube's BreakdownRule makes of rules, resource and
 // non-resource ones apart, each at most math.MaxInt (saturating: a rule's lists may be
 // long enough to overflow their product).
-func countPieces(rules []PolicyRule) (resources, urls int) {
+func countPieces(rules []rbacv1.PolicyRule) (resources, urls int) {
 	for _, r := range rules {
 		names := max(1, len(r.ResourceNames))
 		resources = saturatingAdd(resources, saturatingMul(saturatingMul(len(r.APIGroups), len(r.Resources)), saturatingMul(len(r.Verbs), names)))
@@ -315,7 +319,7 @@ func saturatingAdd(a, b int) int {
 
 // breakdown is kube's BreakdownRule over rules, in its order: apiGroup, resource, verb,
 // resourceName; then nonResourceURL, verb.
-func breakdown(rules []PolicyRule) []permission {
+func breakdown(rules []rbacv1.PolicyRule) []permission {
 	var out []permission
 	for _, r := range rules {
 		for _, group := range r.APIGroups {
@@ -387,6 +391,6 @@ func onlyGCFieldsChanged(obj, old scheme.Object) bool {
 }
 
 // hasAggregationRule is kube's: an aggregationRule with a selector.
-func hasAggregationRule(r *ClusterRole) bool {
+func hasAggregationRule(r *rbacv1.ClusterRole) bool {
 	return r.AggregationRule != nil && len(r.AggregationRule.ClusterRoleSelectors) > 0
 }

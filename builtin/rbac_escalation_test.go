@@ -10,6 +10,12 @@ import (
 	"sync/atomic"
 	"testing"
 
+	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
+
+	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
+
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/authz"
@@ -21,12 +27,12 @@ import (
 // "admin" is in system:masters too.
 type bearerIsName struct{}
 
-func (bearerIsName) Authenticate(r *http.Request) (*rest.User, bool, error) {
+func (bearerIsName) Authenticate(r *http.Request) (*authn.User, bool, error) {
 	name, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok || name == "" {
 		return nil, false, nil
 	}
-	u := &rest.User{Name: name, Groups: []string{"system:authenticated"}}
+	u := &authn.User{Name: name, Groups: []string{"system:authenticated"}}
 	if name == "admin" {
 		u.Groups = append(u.Groups, "system:masters")
 	}
@@ -52,34 +58,34 @@ func (c *countingAuthorizer) Authorize(ctx context.Context, a rest.Attributes) (
 // on the pod "web".
 func escalationFixture() []scheme.Object {
 	tm := func(kind string) scheme.TypeMeta {
-		return scheme.TypeMeta{APIVersion: builtin.RBACV1.String(), Kind: kind}
+		return scheme.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: kind}
 	}
-	rule := func(verbs, groups, resources []string, names ...string) builtin.PolicyRule {
-		return builtin.PolicyRule{Verbs: verbs, APIGroups: groups, Resources: resources, ResourceNames: names}
+	rule := func(verbs, groups, resources []string, names ...string) rbacv1.PolicyRule {
+		return rbacv1.PolicyRule{Verbs: verbs, APIGroups: groups, Resources: resources, ResourceNames: names}
 	}
 	l := func(s ...string) []string { return s }
-	clusterRole := func(name string, labels map[string]string, rules ...builtin.PolicyRule) *builtin.ClusterRole {
-		return &builtin.ClusterRole{TypeMeta: tm("ClusterRole"), ObjectMeta: scheme.ObjectMeta{Name: name, Labels: labels}, Rules: rules}
+	clusterRole := func(name string, labels map[string]string, rules ...rbacv1.PolicyRule) *rbacv1.ClusterRole {
+		return &rbacv1.ClusterRole{TypeMeta: tm("ClusterRole"), ObjectMeta: scheme.ObjectMeta{Name: name, Labels: labels}, Rules: rules}
 	}
-	crb := func(name, role string, users ...string) *builtin.ClusterRoleBinding {
-		b := &builtin.ClusterRoleBinding{TypeMeta: tm("ClusterRoleBinding"), ObjectMeta: scheme.ObjectMeta{Name: name},
-			RoleRef: builtin.RoleRef{APIGroup: builtin.RBACV1.Group, Kind: builtin.ClusterRoleKind, Name: role}}
+	crb := func(name, role string, users ...string) *rbacv1.ClusterRoleBinding {
+		b := &rbacv1.ClusterRoleBinding{TypeMeta: tm("ClusterRoleBinding"), ObjectMeta: scheme.ObjectMeta{Name: name},
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.SchemeGroupVersion.Group, Kind: rbacv1.ClusterRoleKind, Name: role}}
 		for _, u := range users {
-			b.Subjects = append(b.Subjects, builtin.Subject{Kind: builtin.UserKind, APIGroup: builtin.RBACV1.Group, Name: u})
+			b.Subjects = append(b.Subjects, rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.SchemeGroupVersion.Group, Name: u})
 		}
 		return b
 	}
-	rb := func(name, kind, role, user string) *builtin.RoleBinding {
-		return &builtin.RoleBinding{TypeMeta: tm("RoleBinding"), ObjectMeta: scheme.ObjectMeta{Name: name, Namespace: "default"},
-			RoleRef:  builtin.RoleRef{APIGroup: builtin.RBACV1.Group, Kind: kind, Name: role},
-			Subjects: []builtin.Subject{{Kind: builtin.UserKind, APIGroup: builtin.RBACV1.Group, Name: user}}}
+	rb := func(name, kind, role, user string) *rbacv1.RoleBinding {
+		return &rbacv1.RoleBinding{TypeMeta: tm("RoleBinding"), ObjectMeta: scheme.ObjectMeta{Name: name, Namespace: "default"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.SchemeGroupVersion.Group, Kind: kind, Name: role},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.SchemeGroupVersion.Group, Name: user}}}
 	}
 	rbac := l("rbac.authorization.k8s.io")
 	writes := l("create", "update", "patch")
 	agg := clusterRole("agg", nil)
-	agg.AggregationRule = &builtin.AggregationRule{ClusterRoleSelectors: []builtin.LabelSelector{{MatchLabels: map[string]string{"agg": "yes"}}}}
+	agg.AggregationRule = &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{{MatchLabels: map[string]string{"agg": "yes"}}}}
 	return []scheme.Object{
-		clusterRole("cluster-admin", nil, rule(l("*"), l("*"), l("*")), builtin.PolicyRule{Verbs: l("*"), NonResourceURLs: l("*")}),
+		clusterRole("cluster-admin", nil, rule(l("*"), l("*"), l("*")), rbacv1.PolicyRule{Verbs: l("*"), NonResourceURLs: l("*")}),
 		clusterRole("pod-reader", nil, rule(l("get", "list"), l(""), l("pods"))),
 		clusterRole("secret-admin", nil, rule(l("*"), l(""), l("secrets"))),
 		clusterRole("rbac-writer", nil, rule(writes, rbac, l("roles", "clusterroles", "rolebindings", "clusterrolebindings"))),
@@ -97,10 +103,10 @@ func escalationFixture() []scheme.Object {
 		clusterRole("admin-sized", nil, adminSizedRule()),
 		crb("holder-writes", "rbac-writer", "holder"),
 		crb("holder-holds", "admin-sized", "holder"),
-		rb("dave-creates", builtin.ClusterRoleKind, "rolebinding-creator", "dave"),
-		rb("dave-pods", builtin.ClusterRoleKind, "pod-reader", "dave"),
-		&builtin.Role{TypeMeta: tm("Role"), ObjectMeta: scheme.ObjectMeta{Name: "carol-role", Namespace: "default"}, Rules: []builtin.PolicyRule{rule(l("get"), l(""), l("pods"))}},
-		&builtin.Role{TypeMeta: tm("Role"), ObjectMeta: scheme.ObjectMeta{Name: "everything", Namespace: "default"}, Rules: []builtin.PolicyRule{rule(l("*"), l("*"), l("*"))}},
+		rb("dave-creates", rbacv1.ClusterRoleKind, "rolebinding-creator", "dave"),
+		rb("dave-pods", rbacv1.ClusterRoleKind, "pod-reader", "dave"),
+		&rbacv1.Role{TypeMeta: tm("Role"), ObjectMeta: scheme.ObjectMeta{Name: "carol-role", Namespace: "default"}, Rules: []rbacv1.PolicyRule{rule(l("get"), l(""), l("pods"))}},
+		&rbacv1.Role{TypeMeta: tm("Role"), ObjectMeta: scheme.ObjectMeta{Name: "everything", Namespace: "default"}, Rules: []rbacv1.PolicyRule{rule(l("*"), l("*"), l("*"))}},
 	}
 }
 
@@ -406,8 +412,8 @@ func TestRBACEscalation_KubesCasesThroughADelegatedSubjectAccessReview(t *testin
 // anyone authenticates every request as the delegating server.
 type anyone struct{}
 
-func (anyone) Authenticate(*http.Request) (*rest.User, bool, error) {
-	return &rest.User{Name: "system:apiserver", Groups: []string{"system:authenticated"}}, true, nil
+func (anyone) Authenticate(*http.Request) (*authn.User, bool, error) {
+	return &authn.User{Name: "system:apiserver", Groups: []string{"system:authenticated"}}, true, nil
 }
 
 // TestRBACEscalation_HeldAcrossAUnion splits carol's permissions between two
@@ -417,9 +423,9 @@ func TestRBACEscalation_HeldAcrossAUnion(t *testing.T) {
 	l := func(s ...string) []string { return s }
 	half := func(verb string) rest.Authorizer {
 		rbac, err := authz.NewRBAC(
-			&builtin.ClusterRole{ObjectMeta: scheme.ObjectMeta{Name: verb}, Rules: []builtin.PolicyRule{{Verbs: l(verb), APIGroups: l(""), Resources: l("configmaps")}}},
-			&builtin.ClusterRoleBinding{ObjectMeta: scheme.ObjectMeta{Name: verb}, RoleRef: builtin.RoleRef{APIGroup: builtin.RBACV1.Group, Kind: builtin.ClusterRoleKind, Name: verb},
-				Subjects: []builtin.Subject{{Kind: builtin.UserKind, APIGroup: builtin.RBACV1.Group, Name: "carol"}}})
+			&rbacv1.ClusterRole{ObjectMeta: scheme.ObjectMeta{Name: verb}, Rules: []rbacv1.PolicyRule{{Verbs: l(verb), APIGroups: l(""), Resources: l("configmaps")}}},
+			&rbacv1.ClusterRoleBinding{ObjectMeta: scheme.ObjectMeta{Name: verb}, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.SchemeGroupVersion.Group, Kind: rbacv1.ClusterRoleKind, Name: verb},
+				Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.SchemeGroupVersion.Group, Name: "carol"}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -442,8 +448,8 @@ func TestRBACEscalation_HeldAcrossAUnion(t *testing.T) {
 
 // adminSizedRule is a rule of 6 verbs on 71 resources: 426 pieces, as many as the
 // aggregated admin ClusterRole of kube's bootstrap policy.
-func adminSizedRule() builtin.PolicyRule {
-	r := builtin.PolicyRule{Verbs: []string{"get", "list", "watch", "create", "update", "delete"}, APIGroups: []string{"example.com"}}
+func adminSizedRule() rbacv1.PolicyRule {
+	r := rbacv1.PolicyRule{Verbs: []string{"get", "list", "watch", "create", "update", "delete"}, APIGroups: []string{"example.com"}}
 	for i := range 71 {
 		r.Resources = append(r.Resources, fmt.Sprintf("things%d", i))
 	}
@@ -465,7 +471,7 @@ func squareRule(n int) string {
 // RBAC authorizer and through a SubjectAccessReview delegated to another server
 // (uncached: every question a round trip).
 func BenchmarkRBACEscalation(b *testing.B) {
-	rules, err := json.Marshal([]builtin.PolicyRule{adminSizedRule()})
+	rules, err := json.Marshal([]rbacv1.PolicyRule{adminSizedRule()})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,11 +1,12 @@
 package builtin
 
 import (
+	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
-// policyRule, subject and roleRef are rbac/v1 PolicyRule, Subject and RoleRef.
+// policyRule, subject and roleRef are rbac/v1 rbacv1.PolicyRule, rbacv1.Subject and rbacv1.RoleRef.
 var (
 	policyRule = fields{
 		repeated("verbs", 1, protobuf.TypeString),
@@ -25,7 +26,7 @@ var (
 		field("kind", 2, protobuf.TypeString),
 		field("name", 3, protobuf.TypeString),
 	}
-	// labelSelector is meta/v1 LabelSelector.
+	// labelSelector is meta/v1 metav1.LabelSelector.
 	labelSelector = fields{
 		field("matchLabels", 1, protobuf.TypeStringMap),
 		repeated("matchExpressions", 2, protobuf.TypeMessage),
@@ -48,9 +49,9 @@ func rbacProtobufFields() map[scheme.GroupVersionKind]fields {
 		repeated("aggregationRule.clusterRoleSelectors", 1, protobuf.TypeMessage),
 	}, append(under("rules", policyRule), under("aggregationRule.clusterRoleSelectors", labelSelector)...)...)
 	return map[scheme.GroupVersionKind]fields{
-		RBACV1.WithKind("Role"):               append(fields{meta, rules}, under("rules", policyRule)...),
-		RBACV1.WithKind("ClusterRole"):        clusterRole,
-		RBACV1.WithKind("RoleBinding"):        bindingFields,
-		RBACV1.WithKind("ClusterRoleBinding"): bindingFields,
+		rbacv1.SchemeGroupVersion.WithKind("Role"):               append(fields{meta, rules}, under("rules", policyRule)...),
+		rbacv1.SchemeGroupVersion.WithKind("ClusterRole"):        clusterRole,
+		rbacv1.SchemeGroupVersion.WithKind("RoleBinding"):        bindingFields,
+		rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding"): bindingFields,
 	}
 }

@@ -4,42 +4,36 @@ import (
 	"context"
 	"fmt"
 
+	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
+
 	"github.com/apikit-dev/apikit/conversion"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
 )
 
-// Resource names of the RBAC kinds.
-var (
-	Roles               = scheme.GroupResource{Group: RBACV1.Group, Resource: "roles"}
-	ClusterRoles        = scheme.GroupResource{Group: RBACV1.Group, Resource: "clusterroles"}
-	RoleBindings        = scheme.GroupResource{Group: RBACV1.Group, Resource: "rolebindings"}
-	ClusterRoleBindings = scheme.GroupResource{Group: RBACV1.Group, Resource: "clusterrolebindings"}
-)
-
 // rbacResources are the RBAC resources as kube-apiserver's discovery lists them. Like
 // kube's RBAC strategies, a PUT of a missing object creates it (checked for
 // escalation as any create).
 var rbacResources = []scheme.Resource{
-	{Group: RBACV1.Group, Kind: "Role", Plural: "roles", Namespaced: true, NameValidation: validation.NameIsPathSegment, AllowCreateOnUpdate: true},
-	{Group: RBACV1.Group, Kind: "ClusterRole", Plural: "clusterroles", NameValidation: validation.NameIsPathSegment, AllowCreateOnUpdate: true},
-	{Group: RBACV1.Group, Kind: "RoleBinding", Plural: "rolebindings", Namespaced: true, NameValidation: validation.NameIsPathSegment, AllowCreateOnUpdate: true,
+	{Group: rbacv1.SchemeGroupVersion.Group, Kind: "Role", Plural: "roles", Namespaced: true, NameValidation: validation.NameIsPathSegment, AllowCreateOnUpdate: true},
+	{Group: rbacv1.SchemeGroupVersion.Group, Kind: "ClusterRole", Plural: "clusterroles", NameValidation: validation.NameIsPathSegment, AllowCreateOnUpdate: true},
+	{Group: rbacv1.SchemeGroupVersion.Group, Kind: "RoleBinding", Plural: "rolebindings", Namespaced: true, NameValidation: validation.NameIsPathSegment, AllowCreateOnUpdate: true,
 		PrinterColumns: []scheme.PrinterColumn{{Name: "Role", Type: "string", JSONPath: ".roleRef.name"}}},
-	{Group: RBACV1.Group, Kind: "ClusterRoleBinding", Plural: "clusterrolebindings", NameValidation: validation.NameIsPathSegment, AllowCreateOnUpdate: true,
+	{Group: rbacv1.SchemeGroupVersion.Group, Kind: "ClusterRoleBinding", Plural: "clusterrolebindings", NameValidation: validation.NameIsPathSegment, AllowCreateOnUpdate: true,
 		PrinterColumns: []scheme.PrinterColumn{{Name: "Role", Type: "string", JSONPath: ".roleRef.name"}}},
 }
 
-// AddRBACToScheme registers the rbac.authorization.k8s.io/v1 kinds (Role, ClusterRole,
-// RoleBinding, ClusterRoleBinding and their lists), their resources, kube's defaults
+// AddRBACToScheme registers the rbac.authorization.k8s.io/v1 kinds (rbacv1.Role, rbacv1.ClusterRole,
+// rbacv1.RoleBinding, rbacv1.ClusterRoleBinding and their lists), their resources, kube's defaults
 // (a roleRef's and a User or Group subject's apiGroup) and their protobuf field numbers,
 // so that kubectl and client-go create and read RBAC objects as on kube-apiserver.
 // AddToScheme calls it; a host that serves none of the other built-in kinds calls it
 // alone and passes RBACStrategies as rest.Options.Strategies. Package rest/authz's RBAC
 // authorizer follows the stored objects with RBAC.WatchStorage.
 func AddRBACToScheme(s *scheme.Scheme) error {
-	s.AddKnownTypes(RBACV1, &Role{}, &RoleList{}, &ClusterRole{}, &ClusterRoleList{},
-		&RoleBinding{}, &RoleBindingList{}, &ClusterRoleBinding{}, &ClusterRoleBindingList{})
+	s.AddKnownTypes(rbacv1.SchemeGroupVersion, &rbacv1.Role{}, &rbacv1.RoleList{}, &rbacv1.ClusterRole{}, &rbacv1.ClusterRoleList{},
+		&rbacv1.RoleBinding{}, &rbacv1.RoleBindingList{}, &rbacv1.ClusterRoleBinding{}, &rbacv1.ClusterRoleBindingList{})
 	for _, r := range rbacResources {
 		if err := s.AddResource(r); err != nil {
 			return fmt.Errorf("builtin: %w", err)
@@ -55,73 +49,77 @@ func AddRBACToScheme(s *scheme.Scheme) error {
 
 // RBACStrategies returns kube-apiserver's rules on writes of the RBAC kinds, for
 // rest.Options.Strategies. Its validation: rules name verbs and either resources (with
-// api groups) or non-resource URLs, never both, and the latter only in ClusterRoles;
-// bindings refer to a Role or ClusterRole of rbac.authorization.k8s.io and never change
+// api groups) or non-resource URLs, never both, and the latter only in rbacv1.ClusterRoles;
+// bindings refer to a rbacv1.Role or rbacv1.ClusterRole of rbac.authorization.k8s.io and never change
 // that reference; subjects are Users, Groups or ServiceAccounts; no
 // metadata.generation, as kube's RBAC strategies set none. Its escalation checks
 // (AuthorizeCreate and AuthorizeUpdate, on every create, update, patch and apply): a
 // user grants only permissions the Handler's Authorizer allows the user, unless the
-// user is in system:masters or allowed the verb escalate on the Role or ClusterRole
+// user is in system:masters or allowed the verb escalate on the rbacv1.Role or rbacv1.ClusterRole
 // written, or bind on the role a binding refers to; an aggregationRule takes every
 // permission. The refusals are kube's 403 Forbidden, word for word (`user "carol"
 // (groups=[...]) is attempting to grant RBAC permissions not currently held:` and the
 // rules missing). Strategies includes them.
 func RBACStrategies() map[scheme.GroupResource]rest.Strategy {
 	return map[scheme.GroupResource]rest.Strategy{
-		Roles: withoutGeneration(rest.StrategyFor[*Role]{
-			Validate:       func(_ context.Context, r *Role) validation.ErrorList { return validateRules(r.Rules, true) },
-			ValidateUpdate: func(_ context.Context, r, _ *Role) validation.ErrorList { return validateRules(r.Rules, true) },
-			AuthorizeCreate: func(ctx context.Context, r *Role) error {
+		rbacv1.Roles: withoutGeneration(rest.StrategyFor[*rbacv1.Role]{
+			Validate:       func(_ context.Context, r *rbacv1.Role) validation.ErrorList { return validateRules(r.Rules, true) },
+			ValidateUpdate: func(_ context.Context, r, _ *rbacv1.Role) validation.ErrorList { return validateRules(r.Rules, true) },
+			AuthorizeCreate: func(ctx context.Context, r *rbacv1.Role) error {
 				return authorizeRoleWrite(ctx, r.Namespace, r.Rules, false)
 			},
-			AuthorizeUpdate: func(ctx context.Context, r, old *Role) error {
+			AuthorizeUpdate: func(ctx context.Context, r, old *rbacv1.Role) error {
 				if onlyGCFieldsChanged(r, old) {
 					return nil
 				}
 				return authorizeRoleWrite(ctx, r.Namespace, r.Rules, false)
 			},
 		}),
-		ClusterRoles: withoutGeneration(rest.StrategyFor[*ClusterRole]{
-			Validate:       func(_ context.Context, r *ClusterRole) validation.ErrorList { return validateRules(r.Rules, false) },
-			ValidateUpdate: func(_ context.Context, r, _ *ClusterRole) validation.ErrorList { return validateRules(r.Rules, false) },
-			AuthorizeCreate: func(ctx context.Context, r *ClusterRole) error {
+		rbacv1.ClusterRoles: withoutGeneration(rest.StrategyFor[*rbacv1.ClusterRole]{
+			Validate: func(_ context.Context, r *rbacv1.ClusterRole) validation.ErrorList {
+				return validateRules(r.Rules, false)
+			},
+			ValidateUpdate: func(_ context.Context, r, _ *rbacv1.ClusterRole) validation.ErrorList {
+				return validateRules(r.Rules, false)
+			},
+			AuthorizeCreate: func(ctx context.Context, r *rbacv1.ClusterRole) error {
 				return authorizeRoleWrite(ctx, "", r.Rules, hasAggregationRule(r))
 			},
-			AuthorizeUpdate: func(ctx context.Context, r, old *ClusterRole) error {
+			AuthorizeUpdate: func(ctx context.Context, r, old *rbacv1.ClusterRole) error {
 				if onlyGCFieldsChanged(r, old) {
 					return nil
 				}
 				return authorizeRoleWrite(ctx, "", r.Rules, hasAggregationRule(r) || hasAggregationRule(old))
 			},
 		}),
-		RoleBindings: withoutGeneration(rest.StrategyFor[*RoleBinding]{
-			Validate: func(_ context.Context, b *RoleBinding) validation.ErrorList {
+		rbacv1.RoleBindings: withoutGeneration(rest.StrategyFor[*rbacv1.RoleBinding]{
+			Validate: func(_ context.Context, b *rbacv1.RoleBinding) validation.ErrorList {
 				return validateBinding(b.RoleRef, b.Subjects, true)
 			},
-			ValidateUpdate: func(_ context.Context, b, old *RoleBinding) validation.ErrorList {
+			ValidateUpdate: func(_ context.Context, b, old *rbacv1.RoleBinding) validation.ErrorList {
 				return append(validateBinding(b.RoleRef, b.Subjects, true), validateRoleRefUnchanged(b.RoleRef, old.RoleRef)...)
 			},
-			AuthorizeCreate: func(ctx context.Context, b *RoleBinding) error {
+			AuthorizeCreate: func(ctx context.Context, b *rbacv1.RoleBinding) error {
 				return authorizeBindingWrite(ctx, b.Namespace, b.RoleRef)
 			},
-			AuthorizeUpdate: func(ctx context.Context, b, old *RoleBinding) error {
+			AuthorizeUpdate: func(ctx context.Context, b, old *rbacv1.RoleBinding) error {
 				if onlyGCFieldsChanged(b, old) {
 					return nil
 				}
 				return authorizeBindingWrite(ctx, b.Namespace, b.RoleRef)
 			},
 		}),
-		ClusterRoleBindings: withoutGeneration(rest.StrategyFor[*ClusterRoleBinding]{
-			Validate: func(_ context.Context, b *ClusterRoleBinding) validation.ErrorList {
+		rbacv1.ClusterRoleBindings: withoutGeneration(rest.StrategyFor[*rbacv1.ClusterRoleBinding]{
+			Validate: func(_ context.Context, b *rbacv1.ClusterRoleBinding) validation.ErrorList {
 				return validateBinding(b.RoleRef, b.Subjects, false)
 			},
-			ValidateUpdate: func(_ context.Context, b, old *ClusterRoleBinding) validation.ErrorList {
+			ValidateUpdate: func(_ context.Context, b, old *rbacv1.ClusterRoleBinding) validation.ErrorList {
 				return append(validateBinding(b.RoleRef, b.Subjects, false), validateRoleRefUnchanged(b.RoleRef, old.RoleRef)...)
 			},
-			AuthorizeCreate: func(ctx context.Context, b *ClusterRoleBinding) error {
+			AuthorizeCreate: func(ctx context.Context, b *rbacv1.ClusterRoleBinding) error {
 				return authorizeBindingWrite(ctx, "", b.RoleRef)
 			},
-			AuthorizeUpdate: func(ctx context.Context, b, old *ClusterRoleBinding) error {
+			AuthorizeUpdate: func(ctx context.Context, b, old *rbacv1.ClusterRoleBinding) error {
 				if onlyGCFieldsChanged(b, old) {
 					return nil
 				}
@@ -133,21 +131,21 @@ func RBACStrategies() map[scheme.GroupResource]rest.Strategy {
 
 // defaultRoleRef is kube's SetDefaults_RoleBinding and SetDefaults_ClusterRoleBinding:
 // a role reference is of the RBAC group.
-func defaultRoleRef(ref *RoleRef) {
+func defaultRoleRef(ref *rbacv1.RoleRef) {
 	if ref.APIGroup == "" {
-		ref.APIGroup = RBACV1.Group
+		ref.APIGroup = rbacv1.SchemeGroupVersion.Group
 	}
 }
 
 // defaultSubject is kube's SetDefaults_Subject: Users and Groups are of the RBAC group.
-func defaultSubject(s *Subject) {
-	if s.APIGroup == "" && (s.Kind == UserKind || s.Kind == GroupKind) {
-		s.APIGroup = RBACV1.Group
+func defaultSubject(s *rbacv1.Subject) {
+	if s.APIGroup == "" && (s.Kind == rbacv1.UserKind || s.Kind == rbacv1.GroupKind) {
+		s.APIGroup = rbacv1.SchemeGroupVersion.Group
 	}
 }
 
 // validateRules is kube's validatePolicyRule over rules, word for word.
-func validateRules(rules []PolicyRule, namespaced bool) validation.ErrorList {
+func validateRules(rules []rbacv1.PolicyRule, namespaced bool) validation.ErrorList {
 	var errs validation.ErrorList
 	for i, rule := range rules {
 		p := validation.NewPath("rules").Index(i)
@@ -178,16 +176,16 @@ func validateRules(rules []PolicyRule, namespaced bool) validation.ErrorList {
 
 // validateBinding is kube's ValidateRoleBinding and ValidateClusterRoleBinding without
 // the metadata checks, which the REST handler makes.
-func validateBinding(ref RoleRef, subjects []Subject, namespaced bool) validation.ErrorList {
+func validateBinding(ref rbacv1.RoleRef, subjects []rbacv1.Subject, namespaced bool) validation.ErrorList {
 	var errs validation.ErrorList
-	if ref.APIGroup != RBACV1.Group {
-		errs = append(errs, validation.NotSupported(validation.NewPath("roleRef", "apiGroup"), ref.APIGroup, []string{RBACV1.Group}))
+	if ref.APIGroup != rbacv1.SchemeGroupVersion.Group {
+		errs = append(errs, validation.NotSupported(validation.NewPath("roleRef", "apiGroup"), ref.APIGroup, []string{rbacv1.SchemeGroupVersion.Group}))
 	}
-	kinds := []string{ClusterRoleKind}
+	kinds := []string{rbacv1.ClusterRoleKind}
 	if namespaced {
-		kinds = []string{RoleKind, ClusterRoleKind}
+		kinds = []string{rbacv1.RoleKind, rbacv1.ClusterRoleKind}
 	}
-	if ref.Kind != ClusterRoleKind && (!namespaced || ref.Kind != RoleKind) {
+	if ref.Kind != rbacv1.ClusterRoleKind && (!namespaced || ref.Kind != rbacv1.RoleKind) {
 		errs = append(errs, validation.NotSupported(validation.NewPath("roleRef", "kind"), ref.Kind, kinds))
 	}
 	if ref.Name == "" {
@@ -204,13 +202,13 @@ func validateBinding(ref RoleRef, subjects []Subject, namespaced bool) validatio
 }
 
 // validateSubject is kube's validateRoleBindingSubject.
-func validateSubject(s Subject, namespaced bool, p *validation.Path) validation.ErrorList {
+func validateSubject(s rbacv1.Subject, namespaced bool, p *validation.Path) validation.ErrorList {
 	var errs validation.ErrorList
 	if s.Name == "" {
 		errs = append(errs, validation.Required(p.Child("name"), ""))
 	}
 	switch s.Kind {
-	case ServiceAccountKind:
+	case rbacv1.ServiceAccountKind:
 		if s.Name != "" {
 			for _, msg := range validation.NameIsDNSSubdomain(s.Name, false) {
 				errs = append(errs, validation.Invalid(p.Child("name"), s.Name, msg))
@@ -222,22 +220,22 @@ func validateSubject(s Subject, namespaced bool, p *validation.Path) validation.
 		if !namespaced && s.Namespace == "" {
 			errs = append(errs, validation.Required(p.Child("namespace"), ""))
 		}
-	case UserKind, GroupKind:
+	case rbacv1.UserKind, rbacv1.GroupKind:
 		if s.Name == "" {
-			errs = append(errs, validation.Invalid(p.Child("name"), s.Name, map[string]string{UserKind: "user", GroupKind: "group"}[s.Kind]+" name cannot be empty"))
+			errs = append(errs, validation.Invalid(p.Child("name"), s.Name, map[string]string{rbacv1.UserKind: "user", rbacv1.GroupKind: "group"}[s.Kind]+" name cannot be empty"))
 		}
-		if s.APIGroup != RBACV1.Group {
-			errs = append(errs, validation.NotSupported(p.Child("apiGroup"), s.APIGroup, []string{RBACV1.Group}))
+		if s.APIGroup != rbacv1.SchemeGroupVersion.Group {
+			errs = append(errs, validation.NotSupported(p.Child("apiGroup"), s.APIGroup, []string{rbacv1.SchemeGroupVersion.Group}))
 		}
 	default:
-		errs = append(errs, validation.NotSupported(p.Child("kind"), s.Kind, []string{ServiceAccountKind, UserKind, GroupKind}))
+		errs = append(errs, validation.NotSupported(p.Child("kind"), s.Kind, []string{rbacv1.ServiceAccountKind, rbacv1.UserKind, rbacv1.GroupKind}))
 	}
 	return errs
 }
 
 // validateRoleRefUnchanged is kube's rule that a binding's roleRef never changes: a
 // binding to another role is a new binding.
-func validateRoleRefUnchanged(ref, old RoleRef) validation.ErrorList {
+func validateRoleRefUnchanged(ref, old rbacv1.RoleRef) validation.ErrorList {
 	if ref == old {
 		return nil
 	}

@@ -4,9 +4,14 @@ import (
 	"context"
 	"testing"
 
+	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
+
+	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
+
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/conversion"
-	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/google/go-cmp/cmp"
 )
@@ -14,26 +19,26 @@ import (
 func TestProtobuf_RBACAndAccessReviewKindsRoundTrip(t *testing.T) {
 	ser := protobuf.New(newScheme(t))
 	meta := scheme.ObjectMeta{Name: "x", Namespace: "ns", Labels: map[string]string{"a": "b"}}
-	rules := []PolicyRule{
+	rules := []rbacv1.PolicyRule{
 		{Verbs: []string{"get", "list"}, APIGroups: []string{"", "apps"}, Resources: []string{"pods", "pods/log"}, ResourceNames: []string{"p"}},
 		{Verbs: []string{"get"}, NonResourceURLs: []string{"/healthz", "/logs/*"}},
 	}
-	subjects := []Subject{{Kind: UserKind, APIGroup: RBACV1.Group, Name: "bob"}, {Kind: ServiceAccountKind, Name: "robot", Namespace: "ci"}}
-	ref := RoleRef{APIGroup: RBACV1.Group, Kind: ClusterRoleKind, Name: "view"}
+	subjects := []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.SchemeGroupVersion.Group, Name: "bob"}, {Kind: rbacv1.ServiceAccountKind, Name: "robot", Namespace: "ci"}}
+	ref := rbacv1.RoleRef{APIGroup: rbacv1.SchemeGroupVersion.Group, Kind: rbacv1.ClusterRoleKind, Name: "view"}
 	attrs := &ResourceAttributes{Namespace: "ns", Verb: "list", Group: "apps", Version: "v1", Resource: "deployments", Subresource: "scale", Name: "d",
-		LabelSelector: &LabelSelectorAttributes{RawSelector: "a=b", Requirements: []LabelSelectorRequirement{{Key: "k", Operator: "In", Values: []string{"v"}}}},
+		LabelSelector: &LabelSelectorAttributes{RawSelector: "a=b", Requirements: []metav1.LabelSelectorRequirement{{Key: "k", Operator: "In", Values: []string{"v"}}}},
 		FieldSelector: &FieldSelectorAttributes{Requirements: []FieldSelectorRequirement{{Key: "metadata.name", Operator: "In", Values: []string{"d"}}}}}
 	status := SubjectAccessReviewStatus{Allowed: true, Denied: false, Reason: "r", EvaluationError: "e"}
 	tm := func(group scheme.GroupVersion, kind string) scheme.TypeMeta {
 		return scheme.TypeMeta{APIVersion: group.String(), Kind: kind}
 	}
 	roundTripProtobuf(t, ser, []scheme.Kinded{
-		&Role{TypeMeta: tm(RBACV1, "Role"), ObjectMeta: meta, Rules: rules},
-		&ClusterRole{TypeMeta: tm(RBACV1, "ClusterRole"), ObjectMeta: scheme.ObjectMeta{Name: "x"}, Rules: rules,
-			AggregationRule: &AggregationRule{ClusterRoleSelectors: []LabelSelector{{MatchLabels: map[string]string{"a": "b"},
-				MatchExpressions: []LabelSelectorRequirement{{Key: "k", Operator: "NotIn", Values: []string{"v", "w"}}, {Key: "e", Operator: "Exists"}}}}}},
-		&RoleBinding{TypeMeta: tm(RBACV1, "RoleBinding"), ObjectMeta: meta, Subjects: subjects, RoleRef: ref},
-		&ClusterRoleBinding{TypeMeta: tm(RBACV1, "ClusterRoleBinding"), ObjectMeta: scheme.ObjectMeta{Name: "x"}, Subjects: subjects, RoleRef: ref},
+		&rbacv1.Role{TypeMeta: tm(rbacv1.SchemeGroupVersion, "Role"), ObjectMeta: meta, Rules: rules},
+		&rbacv1.ClusterRole{TypeMeta: tm(rbacv1.SchemeGroupVersion, "ClusterRole"), ObjectMeta: scheme.ObjectMeta{Name: "x"}, Rules: rules,
+			AggregationRule: &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{{MatchLabels: map[string]string{"a": "b"},
+				MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: "NotIn", Values: []string{"v", "w"}}, {Key: "e", Operator: "Exists"}}}}}},
+		&rbacv1.RoleBinding{TypeMeta: tm(rbacv1.SchemeGroupVersion, "RoleBinding"), ObjectMeta: meta, Subjects: subjects, RoleRef: ref},
+		&rbacv1.ClusterRoleBinding{TypeMeta: tm(rbacv1.SchemeGroupVersion, "ClusterRoleBinding"), ObjectMeta: scheme.ObjectMeta{Name: "x"}, Subjects: subjects, RoleRef: ref},
 		&SubjectAccessReview{TypeMeta: tm(AuthorizationV1, "SubjectAccessReview"), Spec: SubjectAccessReviewSpec{ResourceAttributes: attrs,
 			User: "bob", Groups: []string{"g"}, Extra: map[string]ExtraValue{"k": {"v1", "v2"}}, UID: "1"}, Status: status},
 		&LocalSubjectAccessReview{TypeMeta: tm(AuthorizationV1, "LocalSubjectAccessReview"), ObjectMeta: scheme.ObjectMeta{Namespace: "ns"},
@@ -44,11 +49,11 @@ func TestProtobuf_RBACAndAccessReviewKindsRoundTrip(t *testing.T) {
 
 func TestRBACDefaults_RoleRefAndUserOrGroupSubjectsGetTheRBACGroup(t *testing.T) {
 	s := newScheme(t)
-	b := &RoleBinding{Subjects: []Subject{{Kind: UserKind, Name: "u"}, {Kind: GroupKind, Name: "g"}, {Kind: ServiceAccountKind, Name: "s"}},
-		RoleRef: RoleRef{Kind: RoleKind, Name: "r"}}
+	b := &rbacv1.RoleBinding{Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "u"}, {Kind: rbacv1.GroupKind, Name: "g"}, {Kind: rbacv1.ServiceAccountKind, Name: "s"}},
+		RoleRef: rbacv1.RoleRef{Kind: rbacv1.RoleKind, Name: "r"}}
 	conversion.Default(s, b)
-	want := &RoleBinding{Subjects: []Subject{{Kind: UserKind, APIGroup: RBACV1.Group, Name: "u"}, {Kind: GroupKind, APIGroup: RBACV1.Group, Name: "g"},
-		{Kind: ServiceAccountKind, Name: "s"}}, RoleRef: RoleRef{APIGroup: RBACV1.Group, Kind: RoleKind, Name: "r"}}
+	want := &rbacv1.RoleBinding{Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.SchemeGroupVersion.Group, Name: "u"}, {Kind: rbacv1.GroupKind, APIGroup: rbacv1.SchemeGroupVersion.Group, Name: "g"},
+		{Kind: rbacv1.ServiceAccountKind, Name: "s"}}, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.SchemeGroupVersion.Group, Kind: rbacv1.RoleKind, Name: "r"}}
 	if d := cmp.Diff(want, b); d != "" {
 		t.Errorf("defaulted binding (-want +got):\n%s", d)
 	}
@@ -60,17 +65,17 @@ func TestValidateRBAC_AsKubeWordsIt(t *testing.T) {
 		got  []string
 		want []string
 	}{
-		{"a resource rule names groups, resources and verbs", causes(validateRules([]PolicyRule{{}}, false)), []string{
+		{"a resource rule names groups, resources and verbs", causes(validateRules([]rbacv1.PolicyRule{{}}, false)), []string{
 			"rules[0].verbs: Required value: verbs must contain at least one value",
 			"rules[0].apiGroups: Required value: resource rules must supply at least one api group",
 			"rules[0].resources: Required value: resource rules must supply at least one resource"}},
-		{"resourceNames need one resource", causes(validateRules([]PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"a", "b"}, ResourceNames: []string{"n"}}}, false)),
+		{"resourceNames need one resource", causes(validateRules([]rbacv1.PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"a", "b"}, ResourceNames: []string{"n"}}}, false)),
 			[]string{"rules[0].resourceNames: Required value: resource names cannot apply to multiple resources"}},
-		{"non-resource URLs alone, and only cluster-wide", causes(validateRules([]PolicyRule{{Verbs: []string{"get"}, Resources: []string{"a"}, NonResourceURLs: []string{"/x"}}}, true)), []string{
+		{"non-resource URLs alone, and only cluster-wide", causes(validateRules([]rbacv1.PolicyRule{{Verbs: []string{"get"}, Resources: []string{"a"}, NonResourceURLs: []string{"/x"}}}, true)), []string{
 			`rules[0].nonResourceURLs: Invalid value: ["/x"]: namespaced rules cannot apply to non-resource URLs`,
 			`rules[0].nonResourceURLs: Invalid value: ["/x"]: rules cannot apply to both regular resources and non-resource URLs`}},
-		{"a good binding", causes(validateBinding(RoleRef{APIGroup: RBACV1.Group, Kind: RoleKind, Name: "r"}, []Subject{{Kind: ServiceAccountKind, Name: "s"}}, true)), nil},
-		{"a bad binding", causes(validateBinding(RoleRef{APIGroup: "x", Kind: "Thing"}, []Subject{{Kind: UserKind, Name: "u"}, {Kind: "Robot", Name: "r"}, {Kind: ServiceAccountKind, Name: "S_A", APIGroup: "x"}}, false)), []string{
+		{"a good binding", causes(validateBinding(rbacv1.RoleRef{APIGroup: rbacv1.SchemeGroupVersion.Group, Kind: rbacv1.RoleKind, Name: "r"}, []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "s"}}, true)), nil},
+		{"a bad binding", causes(validateBinding(rbacv1.RoleRef{APIGroup: "x", Kind: "Thing"}, []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "u"}, {Kind: "Robot", Name: "r"}, {Kind: rbacv1.ServiceAccountKind, Name: "S_A", APIGroup: "x"}}, false)), []string{
 			`roleRef.apiGroup: Unsupported value: "x": supported values: "rbac.authorization.k8s.io"`,
 			`roleRef.kind: Unsupported value: "Thing": supported values: "ClusterRole"`,
 			`roleRef.name: Required value`,
@@ -79,7 +84,7 @@ func TestValidateRBAC_AsKubeWordsIt(t *testing.T) {
 			`subjects[2].name: Invalid value: "S_A": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
 			`subjects[2].apiGroup: Unsupported value: "x": supported values: ""`,
 			`subjects[2].namespace: Required value`}},
-		{"roleRef never changes", causes(validateRoleRefUnchanged(RoleRef{Kind: RoleKind, Name: "a"}, RoleRef{Kind: RoleKind, Name: "b"})), []string{
+		{"roleRef never changes", causes(validateRoleRefUnchanged(rbacv1.RoleRef{Kind: rbacv1.RoleKind, Name: "a"}, rbacv1.RoleRef{Kind: rbacv1.RoleKind, Name: "b"})), []string{
 			`roleRef: Invalid value: {"apiGroup":"","kind":"Role","name":"a"}: cannot change roleRef`}},
 	}
 	for _, tt := range tests {
@@ -93,7 +98,7 @@ func TestValidateRBAC_AsKubeWordsIt(t *testing.T) {
 
 func TestAccessReview_OutsideARequestFailsClosed(t *testing.T) {
 	review := &SelfSubjectAccessReview{Spec: SelfSubjectAccessReviewSpec{NonResourceAttributes: &NonResourceAttributes{Path: "/", Verb: "get"}}}
-	got, err := accessReviewStrategy{}.RespondToCreate(context.Background(), &rest.User{Name: "bob"}, review)
+	got, err := accessReviewStrategy{}.RespondToCreate(context.Background(), &authn.User{Name: "bob"}, review)
 	if err != nil {
 		t.Fatal(err)
 	}

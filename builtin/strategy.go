@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
@@ -176,7 +178,7 @@ type selfSubjectReviewStrategy struct{}
 
 // RespondToCreate implements rest.CreateResponder: kube-apiserver returns the request's
 // object with status.userInfo filled in, and stores nothing.
-func (selfSubjectReviewStrategy) RespondToCreate(_ context.Context, user *rest.User, obj scheme.Object) (scheme.Object, error) {
+func (selfSubjectReviewStrategy) RespondToCreate(_ context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error) {
 	review := obj.(*SelfSubjectReview)
 	info := UserInfo{Username: user.Name, UID: user.UID, Groups: slices.Clone(user.Groups)}
 	if len(user.Extra) > 0 {

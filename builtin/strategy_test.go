@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/validation"
 	"github.com/google/go-cmp/cmp"
@@ -79,7 +81,7 @@ func TestValidateUpdate_ImmutableConfigMapsAndSecretsRefuseChanges(t *testing.T)
 }
 
 func TestSelfSubjectReview_AnswersWithTheRequestingUser(t *testing.T) {
-	user := &rest.User{Name: "alice", UID: "42", Groups: []string{"dev"}, Extra: map[string][]string{"scopes": {"a"}}}
+	user := &authn.User{Name: "alice", UID: "42", Groups: []string{"dev"}, Extra: map[string][]string{"scopes": {"a"}}}
 	got, err := selfSubjectReviewStrategy{}.RespondToCreate(context.Background(), user, &SelfSubjectReview{})
 	if err != nil {
 		t.Fatal(err)

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/metrics"
 )
 
 // The names of the controllers' health checks: kube-controller-manager's names of the

@@ -20,7 +20,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/group"
 	"k8s.io/apiserver/pkg/authentication/request/headerrequest"
 
-	"github.com/apikit-dev/apikit/rest/authn"
+	"github.com/apikit-dev/apikit/authn"
 )
 
 // TestAuthnDiff_RequestHeaderMatchesKube feeds the same generated front-proxy requests

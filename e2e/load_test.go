@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apikit-dev/apikit/rest/kubeconfig"
+	"github.com/apikit-dev/apikit/kubeconfig"
 )
 
 // The load of the issue that drove the example server past 6 GB: 3,000 objects of

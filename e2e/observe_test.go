@@ -25,10 +25,10 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	sigsjson "sigs.k8s.io/json"
 
+	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/examples/widgets/api"
+	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/audit"
-	"github.com/apikit-dev/apikit/rest/metrics"
 	"github.com/apikit-dev/apikit/rest/resttest"
 )
 

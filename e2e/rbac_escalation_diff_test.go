@@ -12,13 +12,14 @@ import (
 	"testing"
 	"time"
 
+	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
+
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/rest/authz"
 	"github.com/apikit-dev/apikit/rest/resttest"
 )
@@ -34,7 +35,7 @@ func storeDefaultPolicy(t *testing.T, srv *resttest.Server) {
 			t.Fatal(err)
 		}
 		path := "/apis/rbac.authorization.k8s.io/v1/clusterroles"
-		if _, ok := obj.(*builtin.ClusterRoleBinding); ok {
+		if _, ok := obj.(*rbacv1.ClusterRoleBinding); ok {
 			path = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"
 		}
 		resp, err := srv.Client().Post(srv.URL+path, "application/json", bytes.NewReader(data))

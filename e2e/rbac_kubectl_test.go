@@ -8,13 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/apikit-dev/apikit/builtin"
-	apikitrest "github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/authz"
 	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
@@ -23,12 +24,12 @@ import (
 // tokenIsName authenticates "Bearer NAME" as the user NAME; "admin" is in system:masters.
 type tokenIsName struct{}
 
-func (tokenIsName) Authenticate(r *http.Request) (*apikitrest.User, bool, error) {
+func (tokenIsName) Authenticate(r *http.Request) (*authn.User, bool, error) {
 	name, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok || name == "" {
 		return nil, false, nil
 	}
-	u := &apikitrest.User{Name: name, Groups: []string{"system:authenticated"}}
+	u := &authn.User{Name: name, Groups: []string{"system:authenticated"}}
 	if name == "admin" {
 		u.Groups = append(u.Groups, "system:masters")
 	}

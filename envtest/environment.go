@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -110,7 +112,7 @@ func (te *Environment) Start() (*rest.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	te.users = &tokenUsers{byToken: map[string]*apikitrest.User{adminToken: apikitUser(adminUser)}}
+	te.users = &tokenUsers{byToken: map[string]*authn.User{adminToken: apikitUser(adminUser)}}
 	srv, err := resttest.Start(s,
 		resttest.WithTLS(),
 		resttest.WithToken(adminToken),

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"k8s.io/client-go/rest"
 
-	apikitrest "github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/resttest"
 )
 
@@ -68,30 +69,30 @@ func (te *Environment) userConfig(token string, base *rest.Config) *rest.Config 
 
 // apikitUser returns the request user of u, in group system:authenticated as well, as
 // kube-apiserver adds it to every authenticated user.
-func apikitUser(u User) *apikitrest.User {
+func apikitUser(u User) *authn.User {
 	groups := append([]string(nil), u.Groups...)
 	if !slices.Contains(groups, "system:authenticated") {
 		groups = append(groups, "system:authenticated")
 	}
-	return &apikitrest.User{Name: u.Name, Groups: groups}
+	return &authn.User{Name: u.Name, Groups: groups}
 }
 
 // tokenUsers authenticates requests by bearer token; AddUser adds tokens while the
 // server runs.
 type tokenUsers struct {
 	mu      sync.RWMutex
-	byToken map[string]*apikitrest.User
+	byToken map[string]*authn.User
 }
 
-func (a *tokenUsers) add(token string, u *apikitrest.User) {
+func (a *tokenUsers) add(token string, u *authn.User) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.byToken[token] = u
 }
 
-// Authenticate implements rest.Authenticator: a request without a known token is
+// Authenticate implements authn.Authenticator: a request without a known token is
 // unauthenticated (401).
-func (a *tokenUsers) Authenticate(r *http.Request) (*apikitrest.User, bool, error) {
+func (a *tokenUsers) Authenticate(r *http.Request) (*authn.User, bool, error) {
 	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {
 		return nil, false, nil
@@ -105,4 +106,4 @@ func (a *tokenUsers) Authenticate(r *http.Request) (*apikitrest.User, bool, erro
 	return u, true, nil
 }
 
-var _ apikitrest.Authenticator = (*tokenUsers)(nil)
+var _ authn.Authenticator = (*tokenUsers)(nil)

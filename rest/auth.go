@@ -2,65 +2,15 @@ package rest
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/scheme"
 )
-
-// User is who sent a request, as an Authenticator established it.
-type User struct {
-	Name   string
-	UID    string
-	Groups []string
-	Extra  map[string][]string
-}
-
-// Anonymous is the user of requests that carry no accepted credentials, when
-// Options.AllowAnonymous lets them in, and of public paths (PublicInfoPaths).
-var Anonymous = User{Name: "system:anonymous", Groups: []string{"system:unauthenticated"}}
-
-// Authenticator establishes who sent a request. It returns ok=false when the request
-// carries no acceptable credentials (401 Unauthorized) and an error when it cannot tell
-// (also 401, the error is logged).
-type Authenticator interface {
-	Authenticate(r *http.Request) (user *User, ok bool, err error)
-}
-
-// TokenAuthenticator is the simplest Authenticator: a request carrying
-// "Authorization: Bearer <Token>" is User, every other request is unauthenticated (401).
-type TokenAuthenticator struct {
-	// Token is the one accepted bearer token; an empty Token accepts nothing.
-	Token string
-	// User is who a request with the token is; nil means "admin" in group system:masters.
-	User *User
-}
-
-// Authenticate implements Authenticator, comparing tokens in constant time.
-func (a TokenAuthenticator) Authenticate(r *http.Request) (*User, bool, error) {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || a.Token == "" || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(a.Token)) != 1 {
-		return nil, false, nil
-	}
-	if a.User != nil {
-		return a.User, true, nil
-	}
-	return &User{Name: "admin", Groups: []string{"system:masters", "system:authenticated"}}, true, nil
-}
-
-// WithUser returns a context carrying user.
-func WithUser(ctx context.Context, user *User) context.Context {
-	return context.WithValue(ctx, userKey, user)
-}
-
-// UserFrom returns the authenticated user the Handler put in a request's context.
-func UserFrom(ctx context.Context) (*User, bool) {
-	u, ok := ctx.Value(userKey).(*User)
-	return u, ok
-}
 
 // PublicInfoPaths are served to anyone, with or without credentials, whatever the
 // Authorizer says, as kube-apiserver's system:public-info-viewer role makes them: a
@@ -82,7 +32,7 @@ func isPublicInfo(path string) bool {
 // AllowAnonymous lets in a request without accepted credentials. A public path is
 // served to a request without credentials too. A bearer token over plain HTTP is
 // refused unless AllowBearerTokensOverHTTP.
-func (h *Handler) authenticate(r *http.Request, public bool) (*User, *scheme.Status) {
+func (h *Handler) authenticate(r *http.Request, public bool) (*authn.User, *scheme.Status) {
 	if r.TLS == nil && !h.opts.AllowBearerTokensOverHTTP && hasBearerToken(r) {
 		return nil, NewUnauthorized()
 	}
@@ -97,7 +47,7 @@ func (h *Handler) authenticate(r *http.Request, public bool) (*User, *scheme.Sta
 		}
 	}
 	if h.opts.AllowAnonymous || public {
-		u := Anonymous
+		u := authn.Anonymous
 		return &u, nil
 	}
 	return nil, NewUnauthorized()
@@ -122,7 +72,7 @@ func (AlwaysAllow) Authorize(context.Context, Attributes) (bool, string, error) 
 
 // Attributes describe a request to an Authorizer, like kube's authorizer.Attributes.
 type Attributes struct {
-	User *User
+	User *authn.User
 	// Verb is the API verb (get, list, watch, create, update, patch, delete,
 	// deletecollection) for resource requests, the lowercased HTTP method otherwise.
 	Verb        string
@@ -165,7 +115,7 @@ const (
 // authorizeAttributes and are not recorded: kube's impersonation filter asks its
 // authorizer directly, so the decision annotated is the request's own, as the
 // impersonated user.
-func (h *Handler) authorize(ctx context.Context, info *RequestInfo, user *User) *scheme.Status {
+func (h *Handler) authorize(ctx context.Context, info *RequestInfo, user *authn.User) *scheme.Status {
 	a := attributesOf(info, user)
 	allowed, reason, err := h.opts.Authorizer.Authorize(ctx, a)
 	if rec := h.auditRecordIn(ctx); rec != nil {
@@ -212,7 +162,7 @@ func (h *Handler) decisionStatus(a Attributes, allowed bool, reason string, err 
 	return NewForbidden(gr, a.Name, errors.New(msg))
 }
 
-func attributesOf(info *RequestInfo, user *User) Attributes {
+func attributesOf(info *RequestInfo, user *authn.User) Attributes {
 	return Attributes{
 		User:            user,
 		Verb:            info.Verb,

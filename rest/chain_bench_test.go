@@ -17,12 +17,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/authn"
+
+	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/internal/testapi"
+	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/audit"
-	"github.com/apikit-dev/apikit/rest/authn"
 	"github.com/apikit-dev/apikit/rest/authz"
-	"github.com/apikit-dev/apikit/rest/metrics"
 	"github.com/apikit-dev/apikit/storage/memory"
 )
 

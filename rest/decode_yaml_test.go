@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/audit"
 	"sigs.k8s.io/yaml"
 )
 

@@ -10,10 +10,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apikit-dev/apikit/authn"
+
+	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/codec/standard"
-	"github.com/apikit-dev/apikit/rest/audit"
-	"github.com/apikit-dev/apikit/rest/metrics"
+	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/validation/structural"
@@ -35,7 +37,7 @@ type Options struct {
 	Strategies map[scheme.GroupResource]Strategy
 	// Authenticator tells who sent a request. It is required unless AllowAnonymous is
 	// set: New refuses a Handler that could tell no one apart.
-	Authenticator Authenticator
+	Authenticator authn.Authenticator
 	// AllowAnonymous, like kube-apiserver's --anonymous-auth, makes a request that
 	// carries no credentials the Authenticator accepts the user "system:anonymous"
 	// (group "system:unauthenticated") instead of 401 Unauthorized. Credentials the
@@ -140,7 +142,7 @@ type Options struct {
 	// contentType, audit-ID, srcIP, user, resp.
 	AccessLog *slog.Logger
 	// Audit, when set with a Policy and a Sink, records audit.k8s.io/v1 events of the
-	// requests the policy selects (package rest/audit). With Audit or AccessLog set,
+	// requests the policy selects (package audit). With Audit or AccessLog set,
 	// every response carries an Audit-Id header: the client's Audit-ID, or a new one.
 	Audit *audit.Config
 	// ReadyChecks are the checks of /readyz, after kube's "ping": a load balancer sends
@@ -317,7 +319,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	user, st := h.authenticate(r, public)
 	obs.authenticated(info, user)
 	if st == nil {
-		var as *User
+		var as *authn.User
 		if as, st = h.impersonate(ctx, r, user); as != user && st == nil { // impersonate.go
 			obs.impersonated(as)
 		}
@@ -327,7 +329,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeStatus(rw, r, st)
 		return
 	}
-	ctx = WithUser(ctx, user)
+	ctx = authn.WithUser(ctx, user)
 	r = r.WithContext(ctx)
 
 	if limit := h.limits.inFlightFor(info); limit != nil && !longRunning {

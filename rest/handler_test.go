@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -273,9 +275,9 @@ func (panicAuthorizer) Authorize(context.Context, rest.Attributes) (bool, string
 
 type tokenAuth struct{}
 
-func (tokenAuth) Authenticate(r *http.Request) (*rest.User, bool, error) {
+func (tokenAuth) Authenticate(r *http.Request) (*authn.User, bool, error) {
 	if r.Header.Get("Authorization") == "Bearer good" {
-		return &rest.User{Name: "alice"}, true, nil
+		return &authn.User{Name: "alice"}, true, nil
 	}
 	return nil, false, nil
 }

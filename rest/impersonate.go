@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
 )
@@ -48,7 +50,7 @@ func (i impersonation) String() string {
 // system:anonymous) unless the groups name one of them, and a service account its
 // groups when no group is named. The headers are removed from r. A request without
 // impersonation headers keeps user.
-func (h *Handler) impersonate(ctx context.Context, r *http.Request, user *User) (*User, *scheme.Status) {
+func (h *Handler) impersonate(ctx context.Context, r *http.Request, user *authn.User) (*authn.User, *scheme.Status) {
 	if !hasImpersonationHeader(r.Header) {
 		return user, nil // nearly every request: no header to parse
 	}
@@ -57,7 +59,7 @@ func (h *Handler) impersonate(ctx context.Context, r *http.Request, user *User) 
 		return user, st
 	}
 	groupsGiven := len(r.Header.Values(ImpersonateGroupHeader)) > 0
-	as := &User{}
+	as := &authn.User{}
 	for _, w := range wanted {
 		a := w.attrs
 		a.User, a.Verb, a.ResourceRequest = user, "impersonate", true
@@ -84,9 +86,9 @@ func (h *Handler) impersonate(ctx context.Context, r *http.Request, user *User) 
 		}
 	}
 	switch {
-	case as.Name == Anonymous.Name && !slices.Contains(as.Groups, allUnauthenticatedGroup):
+	case as.Name == authn.Anonymous.Name && !slices.Contains(as.Groups, allUnauthenticatedGroup):
 		as.Groups = append(as.Groups, allUnauthenticatedGroup)
-	case as.Name != Anonymous.Name && !slices.Contains(as.Groups, allAuthenticatedGroup) && !slices.Contains(as.Groups, allUnauthenticatedGroup):
+	case as.Name != authn.Anonymous.Name && !slices.Contains(as.Groups, allAuthenticatedGroup) && !slices.Contains(as.Groups, allUnauthenticatedGroup):
 		as.Groups = append(as.Groups, allAuthenticatedGroup)
 	}
 	r.Header.Del(ImpersonateUserHeader)

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/google/go-cmp/cmp"
 )
@@ -14,12 +16,12 @@ import (
 // bearerNames authenticates "Bearer NAME" as the user NAME.
 type bearerNames struct{}
 
-func (bearerNames) Authenticate(r *http.Request) (*rest.User, bool, error) {
+func (bearerNames) Authenticate(r *http.Request) (*authn.User, bool, error) {
 	name, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {
 		return nil, false, nil
 	}
-	return &rest.User{Name: name, Groups: []string{"system:authenticated"}}, true, nil
+	return &authn.User{Name: name, Groups: []string{"system:authenticated"}}, true, nil
 }
 
 // impersonationPolicy lets anyone do anything but impersonate: only what may lists,
@@ -27,7 +29,7 @@ func (bearerNames) Authenticate(r *http.Request) (*rest.User, bool, error) {
 type impersonationPolicy struct {
 	may  map[string]bool
 	mu   sync.Mutex
-	seen *rest.User
+	seen *authn.User
 }
 
 func (p *impersonationPolicy) Authorize(_ context.Context, a rest.Attributes) (bool, string, error) {
@@ -57,19 +59,19 @@ func TestImpersonation_AuthorizedAsKubeAndServedAsTheImpersonatedUser(t *testing
 		name    string
 		headers []string
 		code    int
-		want    *rest.User
+		want    *authn.User
 		message string
 	}{
-		{"without headers the requester is the user", nil, 200, &rest.User{Name: "bob", Groups: []string{"system:authenticated"}}, ""},
+		{"without headers the requester is the user", nil, 200, &authn.User{Name: "bob", Groups: []string{"system:authenticated"}}, ""},
 		{"a user, a group, an extra and a uid", []string{"Impersonate-User", "alice", "Impersonate-Group", "admins",
 			"Impersonate-Extra-Scopes", "view", "Impersonate-Uid", "42"}, 200,
-			&rest.User{Name: "alice", UID: "42", Groups: []string{"admins", "system:authenticated"}, Extra: map[string][]string{"scopes": {"view"}}}, ""},
+			&authn.User{Name: "alice", UID: "42", Groups: []string{"admins", "system:authenticated"}, Extra: map[string][]string{"scopes": {"view"}}}, ""},
 		{"a service account gets its groups", []string{"Impersonate-User", "system:serviceaccount:ci:robot"}, 200,
-			&rest.User{Name: "system:serviceaccount:ci:robot", Groups: []string{"system:serviceaccounts", "system:serviceaccounts:ci", "system:authenticated"}}, ""},
+			&authn.User{Name: "system:serviceaccount:ci:robot", Groups: []string{"system:serviceaccounts", "system:serviceaccounts:ci", "system:authenticated"}}, ""},
 		{"system:unauthenticated keeps system:authenticated out", []string{"Impersonate-User", "alice", "Impersonate-Group", "system:unauthenticated"}, 200,
-			&rest.User{Name: "alice", Groups: []string{"system:unauthenticated"}}, ""},
+			&authn.User{Name: "alice", Groups: []string{"system:unauthenticated"}}, ""},
 		{"system:anonymous is unauthenticated", []string{"Impersonate-User", "system:anonymous"}, 200,
-			&rest.User{Name: "system:anonymous", Groups: []string{"system:unauthenticated"}}, ""},
+			&authn.User{Name: "system:anonymous", Groups: []string{"system:unauthenticated"}}, ""},
 		{"a user not allowed", []string{"Impersonate-User", "root"}, 403, nil,
 			`users "root" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope`},
 		{"a group not allowed", []string{"Impersonate-User", "alice", "Impersonate-Group", "system:masters"}, 403, nil,

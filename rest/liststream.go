@@ -11,8 +11,8 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/codec"
-	"github.com/apikit-dev/apikit/rest/audit"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 )

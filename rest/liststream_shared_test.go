@@ -11,9 +11,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/apikit-dev/apikit/audit"
+	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/audit"
-	"github.com/apikit-dev/apikit/rest/metrics"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/storage/memory"

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/internal/testapi/toys"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/audit"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 )

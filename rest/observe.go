@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -56,7 +58,7 @@ type observation struct {
 	// auditID is set when the access log or the audit log is on.
 	auditID string
 	info    *RequestInfo
-	user    *User
+	user    *authn.User
 	// code is the response code, 0 until the header goes out.
 	code  int
 	bytes int64
@@ -101,7 +103,7 @@ func (h *Handler) observe(w http.ResponseWriter, r *http.Request, start time.Tim
 
 // authenticated records who sent the request (nil: authentication failed) once its
 // RequestInfo is known: the audit log receives its RequestReceived event.
-func (o *observation) authenticated(info *RequestInfo, user *User) {
+func (o *observation) authenticated(info *RequestInfo, user *authn.User) {
 	if o == nil {
 		return
 	}
@@ -113,7 +115,7 @@ func (o *observation) authenticated(info *RequestInfo, user *User) {
 
 // impersonated records the user the request acts as (Impersonate-* headers): the audit
 // event's impersonatedUser, as kube-apiserver records it after RequestReceived.
-func (o *observation) impersonated(as *User) {
+func (o *observation) impersonated(as *authn.User) {
 	if o == nil || o.audit == nil {
 		return
 	}

@@ -14,8 +14,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apikit-dev/apikit/authn"
+
+	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/codec"
-	"github.com/apikit-dev/apikit/rest/audit"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -57,14 +59,14 @@ type auditRecord struct {
 }
 
 // auditUser is user as an audit event records it (authentication/v1 UserInfo).
-func auditUser(user *User) audit.UserInfo {
+func auditUser(user *authn.User) audit.UserInfo {
 	return audit.UserInfo{Username: user.Name, UID: user.UID, Groups: user.Groups, Extra: user.Extra}
 }
 
 // begin evaluates the policy for the request and, unless its level is None, fills the
 // event's metadata and sends RequestReceived (not for a request that failed
 // authentication, user nil).
-func (a *auditor) begin(o *observation, user *User) *auditRecord {
+func (a *auditor) begin(o *observation, user *authn.User) *auditRecord {
 	info := o.info
 	attrs := audit.Attributes{
 		Verb: info.Verb, Namespace: info.Namespace, APIGroup: info.APIGroup, APIVersion: info.APIVersion,

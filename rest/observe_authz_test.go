@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/audit"
 	"github.com/apikit-dev/apikit/scheme"
 )
 

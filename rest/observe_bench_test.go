@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/internal/testapi"
+	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/audit"
-	"github.com/apikit-dev/apikit/rest/metrics"
 	"github.com/apikit-dev/apikit/storage/memory"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apikit-dev/apikit/rest/metrics"
+	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 )

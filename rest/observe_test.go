@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/audit"
+	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/audit"
-	"github.com/apikit-dev/apikit/rest/metrics"
 	"github.com/apikit-dev/apikit/scheme"
 )
 

@@ -149,7 +149,6 @@ type ctxKey int
 
 const (
 	requestInfoKey ctxKey = iota
-	userKey
 )
 
 // WithRequestInfo returns a context carrying info.

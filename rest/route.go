@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 )
@@ -53,7 +55,7 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 		h.writeStatus(w, r, errPathNotFound())
 		return
 	}
-	user, _ := UserFrom(r.Context())
+	user, _ := authn.UserFrom(r.Context())
 	rq := &request{
 		h: h, w: w, r: r, ctx: r.Context(), info: info, user: user,
 		res: res, gr: gr, stored: h.scheme.StorageResource(res).GroupResource(), gv: gv, gvk: gv.WithKind(res.Kind),
@@ -131,7 +133,7 @@ type request struct {
 	r    *http.Request
 	ctx  context.Context
 	info *RequestInfo
-	user *User
+	user *authn.User
 	res  *scheme.Resource
 	gr   scheme.GroupResource
 	// stored is the resource whose storage keys the objects have: gr's own, or those of

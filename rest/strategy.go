@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
 )
@@ -45,7 +47,7 @@ import (
 //     kube-apiserver runs its RBAC storage's checks, on every create and update,
 //     including patch, server-side apply and dry runs. An error that is a
 //     *scheme.Status is the answer as it is; any other is 403 Forbidden naming the
-//     object, its text the reason. The hooks find the user with [UserFrom], ask the
+//     object, its text the reason. The hooks find the user with [authn.UserFrom], ask the
 //     Handler's Authorizer with [Authorize] and read stored objects with [Get] and [List].
 //
 // Whether a PUT may create a missing object is scheme.Resource.AllowCreateOnUpdate.
@@ -124,7 +126,7 @@ type strategyHooks struct {
 	authorizeCreate  func(ctx context.Context, obj scheme.Object) error
 	authorizeUpdate  func(ctx context.Context, obj, old scheme.Object) error
 	// respondToCreate makes the resource create-only and storage-free (virtual.go).
-	respondToCreate func(ctx context.Context, user *User, obj scheme.Object) (scheme.Object, error)
+	respondToCreate func(ctx context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error)
 }
 
 // noHooks are the hooks of a resource without a Strategy.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -16,12 +18,12 @@ import (
 // collection answers other methods with 405 MethodNotAllowed and items do not exist
 // (404).
 type CreateResponder interface {
-	RespondToCreate(ctx context.Context, user *User, obj scheme.Object) (scheme.Object, error)
+	RespondToCreate(ctx context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error)
 }
 
 // serveVirtual serves a resource whose Strategy is a CreateResponder: only POST on
 // the collection.
-func (rq *request) serveVirtual(respond func(ctx context.Context, user *User, obj scheme.Object) (scheme.Object, error)) {
+func (rq *request) serveVirtual(respond func(ctx context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error)) {
 	switch {
 	case len(rq.info.Parts) > 1 || rq.info.Namespace != "" && !rq.res.Namespaced:
 		rq.h.writeStatus(rq.w, rq.r, errPathNotFound())
@@ -51,7 +53,7 @@ func (rq *request) serveVirtual(respond func(ctx context.Context, user *User, ob
 	}
 	user := rq.user
 	if user == nil {
-		user = &Anonymous
+		user = &authn.Anonymous
 	}
 	answer, err := respond(rq.ctx, user, in)
 	if err != nil {

@@ -10,17 +10,17 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/apikit-dev/apikit/authn"
+	"github.com/apikit-dev/apikit/kubeconfig"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/authn"
 	"github.com/apikit-dev/apikit/rest/authz"
-	"github.com/apikit-dev/apikit/rest/kubeconfig"
 )
 
 // Host is what the host program adds to the chains Build assembles.
 type Host struct {
 	// Authenticators are the host's own, such as a fixed admin token; they are tried
 	// after the token file and before TokenReview.
-	Authenticators []rest.Authenticator
+	Authenticators []authn.Authenticator
 	// Authorizer is the host's own authorization, such as RBAC over its storage; it is
 	// asked after the always-allowed paths and groups and before SubjectAccessReview.
 	Authorizer rest.Authorizer
@@ -84,7 +84,7 @@ func (o *Options) withDefaults() *Options {
 	return &c
 }
 
-func (o *Options) authenticator(ctx context.Context, host Host, log *slog.Logger) (rest.Authenticator, error) {
+func (o *Options) authenticator(ctx context.Context, host Host, log *slog.Logger) (authn.Authenticator, error) {
 	var client *kubeconfig.Client
 	var cm *authenticationConfigMap
 	if o.AuthenticationKubeconfig != "" {
@@ -99,7 +99,7 @@ func (o *Options) authenticator(ctx context.Context, host Host, log *slog.Logger
 		}
 	}
 
-	var chain []rest.Authenticator
+	var chain []authn.Authenticator
 	switch {
 	case o.RequestHeader.ClientCAFile != "":
 		ca, err := newReloadingFiles("requestheader client CA", o.FileCheckInterval, log, parseCABundle, o.RequestHeader.ClientCAFile)
@@ -199,8 +199,8 @@ type builtRequestHeader struct {
 	auth authn.RequestHeader
 }
 
-// Authenticate implements rest.Authenticator.
-func (a *configMapRequestHeader) Authenticate(r *http.Request) (*rest.User, bool, error) {
+// Authenticate implements authn.Authenticator.
+func (a *configMapRequestHeader) Authenticate(r *http.Request) (*authn.User, bool, error) {
 	cfg := a.cm.requestHeader()
 	if cfg == nil {
 		return nil, false, nil

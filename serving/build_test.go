@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/authn"
+
+	"github.com/apikit-dev/apikit/kubeconfig"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/kubeconfig"
 )
 
 // reviews makes the fake kube-apiserver answer TokenReviews (tokens maps a token to its
@@ -127,7 +129,7 @@ func TestBuild_DelegatesToTheKubeAPIServer(t *testing.T) {
 		}
 	}
 
-	erin := &rest.User{Name: "erin", Groups: []string{"devs", "system:authenticated"}}
+	erin := &authn.User{Name: "erin", Groups: []string{"devs", "system:authenticated"}}
 	for _, tt := range []struct {
 		name string
 		a    rest.Attributes
@@ -136,7 +138,7 @@ func TestBuild_DelegatesToTheKubeAPIServer(t *testing.T) {
 		{name: "SubjectAccessReview allows", a: rest.Attributes{User: erin, Verb: "get", Resource: "widgets", ResourceRequest: true}, want: true},
 		{name: "SubjectAccessReview denies", a: rest.Attributes{User: erin, Verb: "delete", Resource: "widgets", ResourceRequest: true}},
 		{name: "an always-allowed path", a: rest.Attributes{User: erin, Verb: "get", Path: "/healthz"}, want: true},
-		{name: "system:masters", a: rest.Attributes{User: &rest.User{Name: "root", Groups: []string{"system:masters"}}, Verb: "delete", Resource: "widgets", ResourceRequest: true}, want: true},
+		{name: "system:masters", a: rest.Attributes{User: &authn.User{Name: "root", Groups: []string{"system:masters"}}, Verb: "delete", Resource: "widgets", ResourceRequest: true}, want: true},
 	} {
 		if got, _, _ := cfg.Authorizer.Authorize(context.Background(), tt.a); got != tt.want {
 			t.Errorf("%s: allowed = %v, want %v", tt.name, got, tt.want)

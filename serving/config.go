@@ -3,6 +3,8 @@ package serving
 import (
 	"crypto/tls"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/rest"
 )
 
@@ -12,7 +14,7 @@ type Config struct {
 	// Authenticator is the union of the configured authenticators in kube's order:
 	// front proxy (requestheader), client certificates, the token file, the host's
 	// own, TokenReview.
-	Authenticator rest.Authenticator
+	Authenticator authn.Authenticator
 	// AllowAnonymous is Options.AnonymousAuth, for rest.Options.AllowAnonymous.
 	AllowAnonymous bool
 	// Authorizer is the union, first decision wins, of the always-allowed paths, the

@@ -8,7 +8,7 @@
 // -client-ca-file, the -requestheader-* flags, -authentication-kubeconfig,
 // -authorization-kubeconfig, -token-auth-file, -authorization-always-allow-paths and
 // -anonymous-auth); NewOptions has kube's defaults. Options.Build turns them into a
-// Config: the rest.Authenticator and rest.Authorizer chains of packages rest/authn and
+// Config: the authn.Authenticator and rest.Authorizer chains of packages rest/authn and
 // rest/authz in kube's order, whether anonymous access is on, and the TLS configuration;
 // Config.ApplyTo puts the first three into rest.Options and Config.HTTPServer makes the
 // http.Server with kube's timeouts.
@@ -19,7 +19,7 @@
 // load keeps the previous one), and with -authentication-kubeconfig the client and
 // front-proxy CAs and header names of the kube-system/extension-apiserver-authentication
 // ConfigMap are read at Build and refreshed every ConfigMapRefresh until Build's context
-// ends. The kubeconfigs are read with rest/kubeconfig.Load.
+// ends. The kubeconfigs are read with kubeconfig.Load.
 //
 // The handshake requests client certificates without verifying them, so that a client
 // without one still reaches token authentication and so that the x509 and front-proxy

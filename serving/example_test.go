@@ -13,9 +13,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/apikit-dev/apikit/kubeconfig"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/discovery"
-	"github.com/apikit-dev/apikit/rest/kubeconfig"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/serving"
 	"github.com/apikit-dev/apikit/storage/memory"

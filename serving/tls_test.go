@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apikit-dev/apikit/rest/kubeconfig"
+	"github.com/apikit-dev/apikit/kubeconfig"
 )
 
 // certFiles is a certificate and its key as PEM.

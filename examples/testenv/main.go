@@ -44,8 +44,8 @@ import (
 
 	"github.com/apikit-dev/apikit/apiextensions"
 	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/metrics"
 	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )

@@ -1,7 +1,7 @@
 package authz
 
 import (
-	"github.com/apikit-dev/apikit/builtin"
+	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -20,30 +20,30 @@ import (
 func DefaultPolicy() []scheme.Object {
 	get := []string{"get"}
 	health := []string{"/healthz", "/livez", "/readyz", "/version", "/version/"}
-	authenticated := builtin.Subject{Kind: builtin.GroupKind, APIGroup: builtin.RBACV1.Group, Name: "system:authenticated"}
-	unauthenticated := builtin.Subject{Kind: builtin.GroupKind, APIGroup: builtin.RBACV1.Group, Name: "system:unauthenticated"}
-	masters := builtin.Subject{Kind: builtin.GroupKind, APIGroup: builtin.RBACV1.Group, Name: "system:masters"}
+	authenticated := rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.SchemeGroupVersion.Group, Name: "system:authenticated"}
+	unauthenticated := rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.SchemeGroupVersion.Group, Name: "system:unauthenticated"}
+	masters := rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.SchemeGroupVersion.Group, Name: "system:masters"}
 	var objs []scheme.Object
-	add := func(name string, rules []builtin.PolicyRule, subjects ...builtin.Subject) {
+	add := func(name string, rules []rbacv1.PolicyRule, subjects ...rbacv1.Subject) {
 		labels := map[string]string{"kubernetes.io/bootstrapping": "rbac-defaults"}
 		objs = append(objs,
-			&builtin.ClusterRole{TypeMeta: scheme.TypeMeta{APIVersion: builtin.RBACV1.String(), Kind: "ClusterRole"},
+			&rbacv1.ClusterRole{TypeMeta: scheme.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
 				ObjectMeta: scheme.ObjectMeta{Name: name, Labels: labels}, Rules: rules},
-			&builtin.ClusterRoleBinding{TypeMeta: scheme.TypeMeta{APIVersion: builtin.RBACV1.String(), Kind: "ClusterRoleBinding"},
+			&rbacv1.ClusterRoleBinding{TypeMeta: scheme.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRoleBinding"},
 				ObjectMeta: scheme.ObjectMeta{Name: name, Labels: labels}, Subjects: subjects,
-				RoleRef: builtin.RoleRef{APIGroup: builtin.RBACV1.Group, Kind: builtin.ClusterRoleKind, Name: name}})
+				RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.SchemeGroupVersion.Group, Kind: rbacv1.ClusterRoleKind, Name: name}})
 	}
-	add("cluster-admin", []builtin.PolicyRule{
+	add("cluster-admin", []rbacv1.PolicyRule{
 		{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}},
 		{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}},
 	}, masters)
-	add("system:basic-user", []builtin.PolicyRule{
+	add("system:basic-user", []rbacv1.PolicyRule{
 		{Verbs: []string{"create"}, APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"selfsubjectaccessreviews", "selfsubjectrulesreviews"}},
 		{Verbs: []string{"create"}, APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"selfsubjectreviews"}},
 	}, authenticated)
-	add("system:discovery", []builtin.PolicyRule{
+	add("system:discovery", []rbacv1.PolicyRule{
 		{Verbs: get, NonResourceURLs: append([]string{"/api", "/api/*", "/apis", "/apis/*", "/openapi", "/openapi/*"}, health...)},
 	}, authenticated)
-	add("system:public-info-viewer", []builtin.PolicyRule{{Verbs: get, NonResourceURLs: health}}, authenticated, unauthenticated)
+	add("system:public-info-viewer", []rbacv1.PolicyRule{{Verbs: get, NonResourceURLs: health}}, authenticated, unauthenticated)
 	return objs
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/authz"
 )
@@ -40,7 +42,7 @@ roleRef:
 	}
 	authorizer := authz.Union(authz.PrivilegedGroups("system:masters"), authz.AlwaysAllowPaths("/metrics"), rbac)
 
-	bob := &rest.User{Name: "bob", Groups: []string{"system:authenticated"}}
+	bob := &authn.User{Name: "bob", Groups: []string{"system:authenticated"}}
 	for _, a := range []rest.Attributes{
 		{User: bob, Verb: "list", APIGroup: "toys.example.com", Resource: "widgets", Namespace: "default", ResourceRequest: true},
 		{User: bob, Verb: "delete", APIGroup: "toys.example.com", Resource: "widgets", Namespace: "default", Name: "w", ResourceRequest: true},

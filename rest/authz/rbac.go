@@ -9,13 +9,17 @@ import (
 	"strings"
 	"sync/atomic"
 
+	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
+
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
 // RBAC: kube's RBAC authorizer semantics over Roles, ClusterRoles, RoleBindings,
-// ClusterRoleBindings (builtin.Role etc. in package builtin): verbs, apiGroups,
+// ClusterRoleBindings (rbacv1.Role etc. in package builtin): verbs, apiGroups,
 // resources (incl. "pods/log", "*/scale", "*"), resourceNames, nonResourceURLs
 // ("/foo/*" prefix), ServiceAccount subjects (system:serviceaccount:NS:NAME and the
 // SA groups), User and Group subjects, RoleBinding to ClusterRole in its namespace,
@@ -32,17 +36,17 @@ type RBAC struct {
 
 // policy is one immutable set of rules, indexed for Authorize.
 type policy struct {
-	roles               map[string]*builtin.Role        // by namespace/name
-	clusterRoles        map[string]*builtin.ClusterRole // by name, aggregated rules resolved
-	roleBindings        map[string][]*builtin.RoleBinding
-	clusterRoleBindings []*builtin.ClusterRoleBinding
+	roles               map[string]*rbacv1.Role        // by namespace/name
+	clusterRoles        map[string]*rbacv1.ClusterRole // by name, aggregated rules resolved
+	roleBindings        map[string][]*rbacv1.RoleBinding
+	clusterRoleBindings []*rbacv1.ClusterRoleBinding
 	// allowedBy is the reason of a request a binding's subject is allowed, by subject:
 	// worded once when the rules are set rather than on every allowed request.
-	allowedBy map[*builtin.Subject]string
+	allowedBy map[*rbacv1.Subject]string
 }
 
-// NewRBAC returns an RBAC authorizer with the rules of objs, *builtin.Role,
-// *builtin.ClusterRole, *builtin.RoleBinding and *builtin.ClusterRoleBinding values.
+// NewRBAC returns an RBAC authorizer with the rules of objs, *rbacv1.Role,
+// *rbacv1.ClusterRole, *rbacv1.RoleBinding and *rbacv1.ClusterRoleBinding values.
 func NewRBAC(objs ...scheme.Object) (*RBAC, error) {
 	r := &RBAC{}
 	if err := r.Set(objs...); err != nil {
@@ -64,25 +68,25 @@ func (r *RBAC) Set(objs ...scheme.Object) error {
 
 func newPolicy(objs []scheme.Object) (*policy, error) {
 	p := &policy{
-		roles:        map[string]*builtin.Role{},
-		clusterRoles: map[string]*builtin.ClusterRole{},
-		roleBindings: map[string][]*builtin.RoleBinding{},
+		roles:        map[string]*rbacv1.Role{},
+		clusterRoles: map[string]*rbacv1.ClusterRole{},
+		roleBindings: map[string][]*rbacv1.RoleBinding{},
 	}
 	for _, obj := range objs {
 		switch o := obj.(type) {
-		case *builtin.Role:
+		case *rbacv1.Role:
 			if o.Namespace == "" {
 				return nil, fmt.Errorf("authz: Role %q has no namespace", o.Name)
 			}
 			p.roles[o.Namespace+"/"+o.Name] = scheme.DeepCopy(o)
-		case *builtin.ClusterRole:
+		case *rbacv1.ClusterRole:
 			p.clusterRoles[o.Name] = scheme.DeepCopy(o)
-		case *builtin.RoleBinding:
+		case *rbacv1.RoleBinding:
 			if o.Namespace == "" {
 				return nil, fmt.Errorf("authz: RoleBinding %q has no namespace", o.Name)
 			}
 			p.roleBindings[o.Namespace] = append(p.roleBindings[o.Namespace], scheme.DeepCopy(o))
-		case *builtin.ClusterRoleBinding:
+		case *rbacv1.ClusterRoleBinding:
 			p.clusterRoleBindings = append(p.clusterRoleBindings, scheme.DeepCopy(o))
 		case nil:
 			return nil, errors.New("authz: a nil RBAC object")
@@ -92,12 +96,12 @@ func newPolicy(objs []scheme.Object) (*policy, error) {
 	}
 	// Bindings are visited in name order, so that the reason of an allowed request
 	// does not depend on the order objects came in.
-	slices.SortFunc(p.clusterRoleBindings, func(a, b *builtin.ClusterRoleBinding) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(p.clusterRoleBindings, func(a, b *rbacv1.ClusterRoleBinding) int { return cmp.Compare(a.Name, b.Name) })
 	for _, bs := range p.roleBindings {
-		slices.SortFunc(bs, func(a, b *builtin.RoleBinding) int { return cmp.Compare(a.Name, b.Name) })
+		slices.SortFunc(bs, func(a, b *rbacv1.RoleBinding) int { return cmp.Compare(a.Name, b.Name) })
 	}
 	p.aggregate()
-	p.allowedBy = map[*builtin.Subject]string{}
+	p.allowedBy = map[*rbacv1.Subject]string{}
 	for _, b := range p.clusterRoleBindings {
 		for i := range b.Subjects {
 			s := &b.Subjects[i]
@@ -189,14 +193,14 @@ func aggregate(errs []string) string {
 
 // roleRefRules returns the rules a binding in namespace (""for a ClusterRoleBinding)
 // refers to, or kube's NotFound wording.
-func (p *policy) roleRefRules(ref builtin.RoleRef, namespace string) ([]builtin.PolicyRule, error) {
+func (p *policy) roleRefRules(ref rbacv1.RoleRef, namespace string) ([]rbacv1.PolicyRule, error) {
 	switch ref.Kind {
-	case builtin.RoleKind:
+	case rbacv1.RoleKind:
 		if role, ok := p.roles[namespace+"/"+ref.Name]; ok && namespace != "" {
 			return role.Rules, nil
 		}
 		return nil, fmt.Errorf("role.rbac.authorization.k8s.io %q not found", ref.Name)
-	case builtin.ClusterRoleKind:
+	case rbacv1.ClusterRoleKind:
 		if role, ok := p.clusterRoles[ref.Name]; ok {
 			return role.Rules, nil
 		}
@@ -208,19 +212,19 @@ func (p *policy) roleRefRules(ref builtin.RoleRef, namespace string) ([]builtin.
 // appliesTo returns the first subject that is user. A ServiceAccount subject without a
 // namespace is in the binding's namespace (none for a ClusterRoleBinding: it then
 // matches nobody).
-func appliesTo(user *rest.User, subjects []builtin.Subject, namespace string) (*builtin.Subject, bool) {
+func appliesTo(user *authn.User, subjects []rbacv1.Subject, namespace string) (*rbacv1.Subject, bool) {
 	for i := range subjects {
 		s := &subjects[i]
 		switch s.Kind {
-		case builtin.UserKind:
+		case rbacv1.UserKind:
 			if user.Name == s.Name {
 				return s, true
 			}
-		case builtin.GroupKind:
+		case rbacv1.GroupKind:
 			if slices.Contains(user.Groups, s.Name) {
 				return s, true
 			}
-		case builtin.ServiceAccountKind:
+		case rbacv1.ServiceAccountKind:
 			ns := cmp.Or(s.Namespace, namespace)
 			sa, ok := strings.CutPrefix(user.Name, "system:serviceaccount:")
 			if ok && ns != "" && sa == ns+":"+s.Name {
@@ -232,14 +236,14 @@ func appliesTo(user *rest.User, subjects []builtin.Subject, namespace string) (*
 }
 
 // describeSubject names a subject in an allowed request's reason, as kube does.
-func describeSubject(s *builtin.Subject, bindingNamespace string) string {
-	if s.Kind == builtin.ServiceAccountKind {
+func describeSubject(s *rbacv1.Subject, bindingNamespace string) string {
+	if s.Kind == rbacv1.ServiceAccountKind {
 		return fmt.Sprintf("%s %q", s.Kind, s.Name+"/"+cmp.Or(s.Namespace, bindingNamespace))
 	}
 	return fmt.Sprintf("%s %q", s.Kind, s.Name)
 }
 
-func rulesAllow(a rest.Attributes, rules []builtin.PolicyRule) bool {
+func rulesAllow(a rest.Attributes, rules []rbacv1.PolicyRule) bool {
 	for i := range rules {
 		if ruleAllows(a, &rules[i]) {
 			return true
@@ -249,7 +253,7 @@ func rulesAllow(a rest.Attributes, rules []builtin.PolicyRule) bool {
 }
 
 // ruleAllows is kube's RuleAllows.
-func ruleAllows(a rest.Attributes, rule *builtin.PolicyRule) bool {
+func ruleAllows(a rest.Attributes, rule *rbacv1.PolicyRule) bool {
 	if !matchesOrStar(rule.Verbs, a.Verb) {
 		return false
 	}

@@ -8,7 +8,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/apikit-dev/apikit/builtin"
+	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
+
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -46,10 +47,10 @@ func LoadRBAC(r io.Reader) (*RBAC, error) {
 // rbacKinds are the kinds LoadRBAC reads, with a new value of each; the list kinds
 // hold their items in the same way as a v1 List.
 var rbacKinds = map[string]func() scheme.Object{
-	"Role":               func() scheme.Object { return &builtin.Role{} },
-	"ClusterRole":        func() scheme.Object { return &builtin.ClusterRole{} },
-	"RoleBinding":        func() scheme.Object { return &builtin.RoleBinding{} },
-	"ClusterRoleBinding": func() scheme.Object { return &builtin.ClusterRoleBinding{} },
+	"Role":               func() scheme.Object { return &rbacv1.Role{} },
+	"ClusterRole":        func() scheme.Object { return &rbacv1.ClusterRole{} },
+	"RoleBinding":        func() scheme.Object { return &rbacv1.RoleBinding{} },
+	"ClusterRoleBinding": func() scheme.Object { return &rbacv1.ClusterRoleBinding{} },
 }
 
 // appendRBACObjects appends the RBAC objects of one JSON document to objs. itemKind is
@@ -67,9 +68,9 @@ func appendRBACObjects(objs []scheme.Object, j []byte, itemKind string) ([]schem
 		return nil, fmt.Errorf("not a Kubernetes object: %w", err)
 	}
 	if head.APIVersion == "" && head.Kind == "" && itemKind != "" {
-		head.APIVersion, head.Kind = builtin.RBACV1.String(), itemKind
+		head.APIVersion, head.Kind = rbacv1.SchemeGroupVersion.String(), itemKind
 	}
-	rbac := head.APIVersion == builtin.RBACV1.String()
+	rbac := head.APIVersion == rbacv1.SchemeGroupVersion.String()
 	if newObj, ok := rbacKinds[head.Kind]; ok && rbac {
 		obj := newObj()
 		issues, err := codec.Unmarshal(j, obj)

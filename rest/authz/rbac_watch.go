@@ -10,7 +10,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/apikit-dev/apikit/builtin"
+	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
+
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -22,10 +23,10 @@ var rbacResources = []struct {
 	gr  scheme.GroupResource
 	new func() scheme.Object
 }{
-	{builtin.ClusterRoles, func() scheme.Object { return &builtin.ClusterRole{} }},
-	{builtin.ClusterRoleBindings, func() scheme.Object { return &builtin.ClusterRoleBinding{} }},
-	{builtin.Roles, func() scheme.Object { return &builtin.Role{} }},
-	{builtin.RoleBindings, func() scheme.Object { return &builtin.RoleBinding{} }},
+	{rbacv1.ClusterRoles, func() scheme.Object { return &rbacv1.ClusterRole{} }},
+	{rbacv1.ClusterRoleBindings, func() scheme.Object { return &rbacv1.ClusterRoleBinding{} }},
+	{rbacv1.Roles, func() scheme.Object { return &rbacv1.Role{} }},
+	{rbacv1.RoleBindings, func() scheme.Object { return &rbacv1.RoleBinding{} }},
 }
 
 // rewatchDelay is how long WatchStorage waits before listing again after a watch

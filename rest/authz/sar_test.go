@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/authz"
@@ -74,7 +76,7 @@ func TestSubjectAccessReview_AsksTheServerAndCachesAnswersForTheirTTL(t *testing
 		}
 		return allowed, reason
 	}
-	bob := &rest.User{Name: "bob", UID: "1", Groups: []string{"dev"}, Extra: map[string][]string{"scopes": {"a"}}}
+	bob := &authn.User{Name: "bob", UID: "1", Groups: []string{"dev"}, Extra: map[string][]string{"scopes": {"a"}}}
 	list := res(bob, "list", "toys.example.com", "widgets/status", "default", "")
 	list.APIVersion = "v1"
 	if allowed, reason := ask(list); !allowed || reason != "bob may" {
@@ -87,10 +89,10 @@ func TestSubjectAccessReview_AsksTheServerAndCachesAnswersForTheirTTL(t *testing
 		t.Errorf("the review sent (-want +got):\n%s\n%s %s", d, fake.last.APIVersion, fake.last.Kind)
 	}
 	fake.mu.Unlock()
-	if allowed, _ := ask(path(&rest.User{Name: "mallory"}, "get", "/metrics")); allowed {
+	if allowed, _ := ask(path(&authn.User{Name: "mallory"}, "get", "/metrics")); allowed {
 		t.Error("mallory allowed")
 	}
-	if allowed, reason := ask(path(&rest.User{Name: "eve"}, "get", "/metrics")); allowed || reason != "no opinion" {
+	if allowed, reason := ask(path(&authn.User{Name: "eve"}, "get", "/metrics")); allowed || reason != "no opinion" {
 		t.Errorf("eve: %v %q, want not allowed, no opinion", allowed, reason)
 	}
 	if n := fake.calls.Load(); n != 3 {
@@ -102,14 +104,14 @@ func TestSubjectAccessReview_AsksTheServerAndCachesAnswersForTheirTTL(t *testing
 	if allowed, _ := ask(list); !allowed {
 		t.Error("the cached allow of bob was forgotten within the allow TTL")
 	}
-	if allowed, reason := ask(path(&rest.User{Name: "mallory"}, "get", "/metrics")); allowed || reason != "mallory may not" {
+	if allowed, reason := ask(path(&authn.User{Name: "mallory"}, "get", "/metrics")); allowed || reason != "mallory may not" {
 		t.Errorf("the cached deny of mallory: %v %q", allowed, reason)
 	}
 	advance(2 * time.Second) // 6s: past DenyTTL, within the default AllowTTL of 10s
 	if allowed, _ := ask(list); !allowed {
 		t.Error("the cached allow of bob was forgotten within the default allow TTL")
 	}
-	allowed, reason, err := sar.Authorize(context.Background(), path(&rest.User{Name: "mallory"}, "get", "/metrics"))
+	allowed, reason, err := sar.Authorize(context.Background(), path(&authn.User{Name: "mallory"}, "get", "/metrics"))
 	if allowed || reason != "" || err == nil || !strings.Contains(err.Error(), "500") {
 		t.Errorf("mallory past the deny TTL with the server failing: %v %q %v, want (false, \"\", the server's error)", allowed, reason, err)
 	}
@@ -125,7 +127,7 @@ func TestSubjectAccessReview_BoundsTheAnswerItReads(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	sar := &authz.SubjectAccessReview{Server: srv.URL, Client: srv.Client()}
-	allowed, _, err := sar.Authorize(context.Background(), path(&rest.User{Name: "bob"}, "get", "/"))
+	allowed, _, err := sar.Authorize(context.Background(), path(&authn.User{Name: "bob"}, "get", "/"))
 	if allowed || err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("a 2 MiB answer: %v %v, want an error", allowed, err)
 	}
@@ -163,8 +165,8 @@ func (f authorizerFunc) Authorize(ctx context.Context, a rest.Attributes) (bool,
 func TestAlwaysAllowPathsAndPrivilegedGroups(t *testing.T) {
 	paths := authz.AlwaysAllowPaths("/healthz", "/metrics/*", "/", "/a*b")
 	masters := authz.PrivilegedGroups("system:masters")
-	admin := &rest.User{Name: "root", Groups: []string{"system:masters"}}
-	bob := &rest.User{Name: "bob", Groups: []string{"system:authenticated"}}
+	admin := &authn.User{Name: "root", Groups: []string{"system:masters"}}
+	bob := &authn.User{Name: "bob", Groups: []string{"system:authenticated"}}
 	for _, tt := range []struct {
 		name    string
 		az      rest.Authorizer

@@ -9,9 +9,12 @@ import (
 	"testing"
 	"time"
 
+	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
+
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/internal/testapi"
-	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/authz"
 	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
@@ -20,12 +23,12 @@ import (
 // bearerNames authenticates "Bearer NAME" as NAME; "admin" is in system:masters.
 type bearerNames struct{}
 
-func (bearerNames) Authenticate(r *http.Request) (*rest.User, bool, error) {
+func (bearerNames) Authenticate(r *http.Request) (*authn.User, bool, error) {
 	name, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {
 		return nil, false, nil
 	}
-	u := &rest.User{Name: name, Groups: []string{"system:authenticated"}}
+	u := &authn.User{Name: name, Groups: []string{"system:authenticated"}}
 	if name == "admin" {
 		u.Groups = append(u.Groups, "system:masters")
 	}
@@ -81,9 +84,9 @@ const widgets = "/apis/toys.example.com/v1/namespaces/default/widgets"
 
 func TestRBAC_DenialIsKubes403ThroughTheHandler(t *testing.T) {
 	rbac, err := authz.NewRBAC(
-		clusterRole("widget-reader", builtin.PolicyRule{Verbs: []string{"get"}, APIGroups: []string{"toys.example.com"}, Resources: []string{"widgets"}}),
-		binding("default", "bob-reads", builtin.ClusterRoleKind, "widget-reader", user("bob")),
-		binding("default", "carol-reads", builtin.ClusterRoleKind, "missing", user("carol")),
+		clusterRole("widget-reader", rbacv1.PolicyRule{Verbs: []string{"get"}, APIGroups: []string{"toys.example.com"}, Resources: []string{"widgets"}}),
+		binding("default", "bob-reads", rbacv1.ClusterRoleKind, "widget-reader", user("bob")),
+		binding("default", "carol-reads", rbacv1.ClusterRoleKind, "missing", user("carol")),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -192,9 +195,9 @@ func TestRBAC_ObjectsAreValidatedAndDefaultedAsKubeDoes(t *testing.T) {
 
 func TestAccessReviews_AnsweredByTheHandlersAuthorizer(t *testing.T) {
 	rbac, err := authz.NewRBAC(
-		clusterRole("widget-reader", builtin.PolicyRule{Verbs: []string{"list"}, APIGroups: []string{"toys.example.com"}, Resources: []string{"widgets"}},
-			builtin.PolicyRule{Verbs: []string{"create"}, APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"subjectaccessreviews", "localsubjectaccessreviews"}}),
-		binding("default", "bob", builtin.ClusterRoleKind, "widget-reader", user("bob")),
+		clusterRole("widget-reader", rbacv1.PolicyRule{Verbs: []string{"list"}, APIGroups: []string{"toys.example.com"}, Resources: []string{"widgets"}},
+			rbacv1.PolicyRule{Verbs: []string{"create"}, APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"subjectaccessreviews", "localsubjectaccessreviews"}}),
+		binding("default", "bob", rbacv1.ClusterRoleKind, "widget-reader", user("bob")),
 		clusterBinding("reviewers", "widget-reader", user("bob")),
 	)
 	if err != nil {

@@ -1,6 +1,6 @@
 package resttest
 
-import "github.com/apikit-dev/apikit/rest/kubeconfig"
+import "github.com/apikit-dev/apikit/kubeconfig"
 
 // KubeconfigName is the name of the cluster, user and context in the kubeconfigs this
 // package writes.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/resttest"
@@ -38,11 +40,11 @@ func (f admissionFunc) Validate(context.Context, rest.AdmissionAttributes, schem
 
 type headerAuthenticator struct{}
 
-func (headerAuthenticator) Authenticate(r *http.Request) (*rest.User, bool, error) {
+func (headerAuthenticator) Authenticate(r *http.Request) (*authn.User, bool, error) {
 	if r.Header.Get("X-Test-User") == "" {
 		return nil, false, nil
 	}
-	return &rest.User{Name: r.Header.Get("X-Test-User")}, true, nil
+	return &authn.User{Name: r.Header.Get("X-Test-User")}, true, nil
 }
 
 func TestOptions_ReachTheHandler(t *testing.T) {

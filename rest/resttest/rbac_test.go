@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/resttest"
@@ -17,12 +19,12 @@ import (
 // nameIsToken authenticates "Bearer NAME" as NAME; admin is in system:masters.
 type nameIsToken struct{}
 
-func (nameIsToken) Authenticate(r *http.Request) (*rest.User, bool, error) {
+func (nameIsToken) Authenticate(r *http.Request) (*authn.User, bool, error) {
 	name, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {
 		return nil, false, nil
 	}
-	u := &rest.User{Name: name, Groups: []string{"system:authenticated"}}
+	u := &authn.User{Name: name, Groups: []string{"system:authenticated"}}
 	if name == "admin" {
 		u.Groups = append(u.Groups, "system:masters")
 	}

@@ -18,13 +18,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/apiextensions"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/controllers"
+	"github.com/apikit-dev/apikit/kubeconfig"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/crds"
 	"github.com/apikit-dev/apikit/rest/discovery"
-	"github.com/apikit-dev/apikit/rest/kubeconfig"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/storage/memory"
@@ -125,7 +127,7 @@ func WithStrategies(strategies map[scheme.GroupResource]rest.Strategy) Option {
 
 // WithAuthenticator sets the authenticator; without one (and without WithToken) every
 // request is anonymous and allowed.
-func WithAuthenticator(a rest.Authenticator) Option {
+func WithAuthenticator(a authn.Authenticator) Option {
 	return func(c *config) { c.restOpts.Authenticator, c.customAuthn = a, true }
 }
 
@@ -273,7 +275,7 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 		}
 	}()
 	if c.token != "" && !c.customAuthn {
-		c.restOpts.Authenticator = TokenAuthenticator{Token: c.token, User: &rest.User{Name: "resttest", Groups: []string{"system:masters", "system:authenticated"}}}
+		c.restOpts.Authenticator = TokenAuthenticator{Token: c.token, User: &authn.User{Name: "resttest", Groups: []string{"system:masters", "system:authenticated"}}}
 	}
 	// A test server on loopback: open unless the test configures otherwise.
 	c.restOpts.AllowAnonymous = c.restOpts.Authenticator == nil
@@ -476,9 +478,9 @@ func (s *Server) closeStorage() error {
 	return nil
 }
 
-// TokenAuthenticator is rest.TokenAuthenticator; WithToken installs one whose user is
+// TokenAuthenticator is authn.TokenAuthenticator; WithToken installs one whose user is
 // "resttest" in group system:masters.
-type TokenAuthenticator = rest.TokenAuthenticator
+type TokenAuthenticator = authn.TokenAuthenticator
 
 // tokenTransport adds a bearer token to requests that carry no Authorization header.
 type tokenTransport struct {

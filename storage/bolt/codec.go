@@ -11,5 +11,5 @@ import (
 type Codec = storage.Codec
 
 // SerializerCodec adapts a codec.Serializer, such as codec.NewJSON(s) for a scheme s that
-// knows every stored kind, to a Codec; see storage.SerializerCodec.
-func SerializerCodec(s codec.Serializer) Codec { return storage.SerializerCodec(s) }
+// knows every stored kind, to a Codec; see codec.StorageCodec.
+func SerializerCodec(s codec.Serializer) Codec { return codec.StorageCodec{Serializer: s} }

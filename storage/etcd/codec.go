@@ -60,5 +60,5 @@ func (c prefixCodec) Decode(data []byte) (scheme.Object, error) {
 	default:
 		return nil, errUnknownEncoding
 	}
-	return storage.SerializerCodec(s).Decode(data)
+	return codec.StorageCodec{Serializer: s}.Decode(data)
 }

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/examples/widgets/server"
-	"github.com/apikit-dev/apikit/rest/kubeconfig"
+	"github.com/apikit-dev/apikit/kubeconfig"
 	"github.com/apikit-dev/apikit/serving"
 )
 

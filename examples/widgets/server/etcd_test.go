@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apikit-dev/apikit/rest/kubeconfig"
+	"github.com/apikit-dev/apikit/kubeconfig"
 )
 
 func TestEtcdConfig_CheckRefusesWhatCannotConnect(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/examples/widgets/server"
-	"github.com/apikit-dev/apikit/rest/audit"
 	"github.com/apikit-dev/apikit/serving"
 )
 

@@ -16,15 +16,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apikit-dev/apikit/authn"
+
 	"github.com/apikit-dev/apikit/apiextensions"
+	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/examples/widgets/api"
+	"github.com/apikit-dev/apikit/kubeconfig"
+	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/audit"
 	"github.com/apikit-dev/apikit/rest/authz"
 	"github.com/apikit-dev/apikit/rest/crds"
-	"github.com/apikit-dev/apikit/rest/kubeconfig"
-	"github.com/apikit-dev/apikit/rest/metrics"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/serving"
 	"github.com/apikit-dev/apikit/storage"
@@ -248,7 +250,7 @@ func New(cfg Config) (_ *Server, err error) {
 	sec, err := servingOpts.Build(base, serving.Host{
 		// The token's user is in system:masters, whom the always-allowed groups let do
 		// everything, as kube-apiserver does.
-		Authenticators: []rest.Authenticator{TokenAuthenticator{Token: cfg.Token}},
+		Authenticators: []authn.Authenticator{TokenAuthenticator{Token: cfg.Token}},
 		Authorizer:     authorizer,
 	})
 	if err != nil {
@@ -632,10 +634,10 @@ func (s *Server) storageName() string {
 	return s.cfg.Storage
 }
 
-// TokenAuthenticator is the example's rest.Authenticator, rest.TokenAuthenticator: a
+// TokenAuthenticator is the example's authn.Authenticator, authn.TokenAuthenticator: a
 // request is "admin" (group system:masters) when it carries "Authorization: Bearer
 // <Token>", and unauthenticated (401) otherwise.
-type TokenAuthenticator = rest.TokenAuthenticator
+type TokenAuthenticator = authn.TokenAuthenticator
 
 // Kubeconfig returns the kubeconfig kubectl and client-go use (see kubeconfig.New), with
 // cluster, user and context named "widgets". kubectl sends the token only when

@@ -18,11 +18,11 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/examples/widgets/api"
 	"github.com/apikit-dev/apikit/examples/widgets/api/hub"
 	v1 "github.com/apikit-dev/apikit/examples/widgets/api/v1"
 	"github.com/apikit-dev/apikit/examples/widgets/server"
-	"github.com/apikit-dev/apikit/rest/audit"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/serving"
 	"github.com/apikit-dev/apikit/validation"

@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/authn"
+	"github.com/apikit-dev/apikit/authn"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -22,28 +21,28 @@ func TestX509_AuthenticatesVerifiedClientCertificatesAsKubeDoes(t *testing.T) {
 		name     string
 		clientCA func() *x509.CertPool
 		cert     *tls.Certificate
-		wantUser *rest.User // nil: not authenticated
-		wantErr  string     // "": no error
+		wantUser *authn.User // nil: not authenticated
+		wantErr  string      // "": no error
 	}{
 		{
 			name: "a good certificate is CN in groups O and system:authenticated", clientCA: ca.pool(), cert: alice,
-			wantUser: &rest.User{Name: "alice", Groups: []string{"dev", "ops", "system:authenticated"},
+			wantUser: &authn.User{Name: "alice", Groups: []string{"dev", "ops", "system:authenticated"},
 				Extra: map[string][]string{authn.CredentialIDKey: {credentialID(alice)}}},
 		},
 		{
 			name: "a certificate through an intermediate presented by the client verifies", clientCA: ca.pool(),
 			cert:     inter.issue(t, leaf{cn: "bob"}),
-			wantUser: &rest.User{Name: "bob", Groups: []string{"system:authenticated"}},
+			wantUser: &authn.User{Name: "bob", Groups: []string{"system:authenticated"}},
 		},
 		{
 			name: "the subject UID attribute is the user's UID", clientCA: ca.pool(),
 			cert:     ca.issue(t, leaf{cn: "carol", uids: []string{"uid-1"}}),
-			wantUser: &rest.User{Name: "carol", UID: "uid-1", Groups: []string{"system:authenticated"}},
+			wantUser: &authn.User{Name: "carol", UID: "uid-1", Groups: []string{"system:authenticated"}},
 		},
 		{
 			name: "a user already in system:authenticated is not put in it twice", clientCA: ca.pool(),
 			cert:     ca.issue(t, leaf{cn: "dave", orgs: []string{"system:authenticated"}}),
-			wantUser: &rest.User{Name: "dave", Groups: []string{"system:authenticated"}},
+			wantUser: &authn.User{Name: "dave", Groups: []string{"system:authenticated"}},
 		},
 		{name: "two UID attributes are an error", clientCA: ca.pool(), cert: ca.issue(t, leaf{cn: "erin", uids: []string{"a", "b"}}), wantErr: "expected 1 UID"},
 		{name: "an empty UID attribute is an error", clientCA: ca.pool(), cert: ca.issue(t, leaf{cn: "erin", uids: []string{""}}), wantErr: "UID cannot be an empty string"},
@@ -91,7 +90,7 @@ func credentialID(c *tls.Certificate) string {
 
 // checkOutcome compares an outcome with the user wanted (nil: not authenticated) and
 // the error wanted (a substring; "": none). Extra is compared only when wanted.
-func checkOutcome(t *testing.T, got outcome, wantUser *rest.User, wantErr string) {
+func checkOutcome(t *testing.T, got outcome, wantUser *authn.User, wantErr string) {
 	t.Helper()
 	switch {
 	case wantErr == "" && got.err != nil:

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/apikit-dev/apikit/rest/audit"
+	"github.com/apikit-dev/apikit/audit"
 )
 
 const examplePolicy = `

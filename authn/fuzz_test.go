@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apikit-dev/apikit/rest/authn"
+	"github.com/apikit-dev/apikit/authn"
 )
 
 // FuzzRequestHeader feeds arbitrary header names and values, one "name:value" a line,

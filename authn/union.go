@@ -4,8 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"slices"
-
-	"github.com/apikit-dev/apikit/rest"
 )
 
 // Union tries each in order; the first that authenticates wins. When none does, it
@@ -15,19 +13,19 @@ import (
 // An authenticator that fails with an error does not stop the others: a client
 // certificate from the wrong CA does not hide a good bearer token, as in
 // kube-apiserver. Nil entries are skipped; a union of one is that one.
-func Union(as ...rest.Authenticator) rest.Authenticator {
-	as = slices.DeleteFunc(slices.Clone(as), func(a rest.Authenticator) bool { return a == nil })
+func Union(as ...Authenticator) Authenticator {
+	as = slices.DeleteFunc(slices.Clone(as), func(a Authenticator) bool { return a == nil })
 	if len(as) == 1 {
 		return as[0]
 	}
 	return union(as)
 }
 
-// union is the rest.Authenticator Union returns.
-type union []rest.Authenticator
+// union is the Authenticator Union returns.
+type union []Authenticator
 
-// Authenticate implements rest.Authenticator.
-func (u union) Authenticate(r *http.Request) (*rest.User, bool, error) {
+// Authenticate implements Authenticator.
+func (u union) Authenticate(r *http.Request) (*User, bool, error) {
 	var errs []error
 	for _, a := range u {
 		user, ok, err := a.Authenticate(r)
@@ -54,8 +52,8 @@ const (
 // system:unauthenticated. kube wraps the whole chain; apikit's Handler has no such
 // wrapper, so every authenticator of this package applies it to what it returns. u
 // is the caller's own copy and is changed in place.
-func withAuthenticatedGroup(u *rest.User) *rest.User {
-	if u.Name == rest.Anonymous.Name {
+func withAuthenticatedGroup(u *User) *User {
+	if u.Name == Anonymous.Name {
 		return u
 	}
 	for _, g := range u.Groups {
@@ -70,7 +68,7 @@ func withAuthenticatedGroup(u *rest.User) *rest.User {
 
 // cloneUser returns a deep copy of u, so that a caller (an admission plugin, say) may
 // change what it gets without changing what an authenticator keeps.
-func cloneUser(u *rest.User) *rest.User {
+func cloneUser(u *User) *User {
 	c := *u
 	c.Groups = slices.Clone(u.Groups)
 	if u.Extra != nil {

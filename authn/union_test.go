@@ -6,24 +6,23 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/authn"
+	"github.com/apikit-dev/apikit/authn"
 )
 
 // fixedAuthenticator answers every request the same way and counts its calls.
 type fixedAuthenticator struct {
-	user  *rest.User
+	user  *authn.User
 	err   error
 	calls *int
 }
 
-func (f fixedAuthenticator) Authenticate(*http.Request) (*rest.User, bool, error) {
+func (f fixedAuthenticator) Authenticate(*http.Request) (*authn.User, bool, error) {
 	*f.calls++
 	return f.user, f.user != nil && f.err == nil, f.err
 }
 
 func TestUnion_FirstToAuthenticateWinsElseErrorsJoined(t *testing.T) {
-	alice, bob := &rest.User{Name: "alice"}, &rest.User{Name: "bob"}
+	alice, bob := &authn.User{Name: "alice"}, &authn.User{Name: "bob"}
 	errA, errB := errors.New("a failed"), errors.New("b failed")
 	tests := []struct {
 		name      string
@@ -41,7 +40,7 @@ func TestUnion_FirstToAuthenticateWinsElseErrorsJoined(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			calls := make([]int, len(tt.members))
-			var members []rest.Authenticator
+			var members []authn.Authenticator
 			for i, m := range tt.members {
 				m.calls = &calls[i]
 				members = append(members, m)

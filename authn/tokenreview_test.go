@@ -12,8 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/authn"
+	"github.com/apikit-dev/apikit/authn"
 )
 
 // fakeKubeAPIServer answers TokenReviews: per token, the status to send, or an HTTP
@@ -101,13 +100,13 @@ func TestTokenReview_AsksTheKubeAPIServerAndCachesItsAnswers(t *testing.T) {
 	tests := []struct {
 		name        string
 		token       string
-		wantUser    *rest.User
+		wantUser    *authn.User
 		wantErr     string
 		wantReviews int // after two requests within the TTL
 	}{
 		{
 			name: "an accepted token is the user of the review, cached", token: "good",
-			wantUser: &rest.User{Name: "alice", UID: "uid-1", Groups: []string{"dev", "system:authenticated"},
+			wantUser: &authn.User{Name: "alice", UID: "uid-1", Groups: []string{"dev", "system:authenticated"},
 				Extra: map[string][]string{"scopes": {"view"}}},
 			wantReviews: 1,
 		},

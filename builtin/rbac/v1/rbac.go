@@ -1,9 +1,20 @@
-package builtin
+package v1
 
-import "github.com/apikit-dev/apikit/scheme"
+import (
+	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
+	"github.com/apikit-dev/apikit/scheme"
+)
 
-// RBACV1 is the group of Kubernetes' role-based access control objects.
-var RBACV1 = scheme.GroupVersion{Group: "rbac.authorization.k8s.io", Version: "v1"}
+// SchemeGroupVersion is the group of Kubernetes' role-based access control objects.
+var SchemeGroupVersion = scheme.GroupVersion{Group: "rbac.authorization.k8s.io", Version: "v1"}
+
+// Resource names of the RBAC kinds.
+var (
+	Roles               = scheme.GroupResource{Group: SchemeGroupVersion.Group, Resource: "roles"}
+	ClusterRoles        = scheme.GroupResource{Group: SchemeGroupVersion.Group, Resource: "clusterroles"}
+	RoleBindings        = scheme.GroupResource{Group: SchemeGroupVersion.Group, Resource: "rolebindings"}
+	ClusterRoleBindings = scheme.GroupResource{Group: SchemeGroupVersion.Group, Resource: "clusterrolebindings"}
+)
 
 // The kinds of RBAC subjects and role references, spelled as in k8s.io/api/rbac/v1.
 const (
@@ -68,22 +79,7 @@ type ClusterRole struct {
 
 // AggregationRule selects the ClusterRoles whose rules an aggregated ClusterRole has.
 type AggregationRule struct {
-	ClusterRoleSelectors []LabelSelector `json:"clusterRoleSelectors,omitempty"`
-}
-
-// LabelSelector is meta/v1 LabelSelector: every matchLabels pair and every
-// matchExpressions requirement must hold; an empty selector matches everything.
-type LabelSelector struct {
-	MatchLabels      map[string]string          `json:"matchLabels,omitempty"`
-	MatchExpressions []LabelSelectorRequirement `json:"matchExpressions,omitempty"`
-}
-
-// LabelSelectorRequirement is one matchExpressions term: key, operator (In, NotIn,
-// Exists, DoesNotExist) and values.
-type LabelSelectorRequirement struct {
-	Key      string   `json:"key"`
-	Operator string   `json:"operator"`
-	Values   []string `json:"values,omitempty"`
+	ClusterRoleSelectors []metav1.LabelSelector `json:"clusterRoleSelectors,omitempty"`
 }
 
 // ClusterRoleList is a list of ClusterRoles.

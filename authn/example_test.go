@@ -9,9 +9,9 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/apikit-dev/apikit/authn"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/authn"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage/memory"
 )

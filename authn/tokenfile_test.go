@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/authn"
+	"github.com/apikit-dev/apikit/authn"
 )
 
 func TestParseTokenFile_ReadsKubesCSVFormat(t *testing.T) {
@@ -17,56 +16,56 @@ func TestParseTokenFile_ReadsKubesCSVFormat(t *testing.T) {
 		name         string
 		file         string
 		token        string
-		wantUser     *rest.User // nil: the token is not in the file
+		wantUser     *authn.User // nil: the token is not in the file
 		wantWarnings []string
 	}{
 		{
 			name:     "three columns are token, user name and uid",
 			file:     "secret1,alice,uid-1\n",
 			token:    "secret1",
-			wantUser: &rest.User{Name: "alice", UID: "uid-1", Groups: []string{"system:authenticated"}},
+			wantUser: &authn.User{Name: "alice", UID: "uid-1", Groups: []string{"system:authenticated"}},
 		},
 		{
 			name:     "a quoted fourth column holds comma-separated groups",
 			file:     "secret1,alice,uid-1,\"dev,ops\"\n",
 			token:    "secret1",
-			wantUser: &rest.User{Name: "alice", UID: "uid-1", Groups: []string{"dev", "ops", "system:authenticated"}},
+			wantUser: &authn.User{Name: "alice", UID: "uid-1", Groups: []string{"dev", "ops", "system:authenticated"}},
 		},
 		{
 			name:     "columns after the fourth are ignored",
 			file:     "secret1,alice,uid-1,dev,other,data\n",
 			token:    "secret1",
-			wantUser: &rest.User{Name: "alice", UID: "uid-1", Groups: []string{"dev", "system:authenticated"}},
+			wantUser: &authn.User{Name: "alice", UID: "uid-1", Groups: []string{"dev", "system:authenticated"}},
 		},
 		{
 			name:     "an empty fourth column is the group \"\" as in kube",
 			file:     "secret1,alice,uid-1,\n",
 			token:    "secret1",
-			wantUser: &rest.User{Name: "alice", UID: "uid-1", Groups: []string{"", "system:authenticated"}},
+			wantUser: &authn.User{Name: "alice", UID: "uid-1", Groups: []string{"", "system:authenticated"}},
 		},
 		{
 			name:     "blank lines are skipped",
 			file:     "\n\nsecret1,alice,uid-1\n\n",
 			token:    "secret1",
-			wantUser: &rest.User{Name: "alice", UID: "uid-1", Groups: []string{"system:authenticated"}},
+			wantUser: &authn.User{Name: "alice", UID: "uid-1", Groups: []string{"system:authenticated"}},
 		},
 		{
 			name:     "a line starting with # is a record, not a comment, as in kube",
 			file:     "#secret1,alice,uid-1\n",
 			token:    "#secret1",
-			wantUser: &rest.User{Name: "alice", UID: "uid-1", Groups: []string{"system:authenticated"}},
+			wantUser: &authn.User{Name: "alice", UID: "uid-1", Groups: []string{"system:authenticated"}},
 		},
 		{
 			name:     "a user in system:authenticated already is not put in it twice",
 			file:     "secret1,alice,uid-1,system:authenticated\n",
 			token:    "secret1",
-			wantUser: &rest.User{Name: "alice", UID: "uid-1", Groups: []string{"system:authenticated"}},
+			wantUser: &authn.User{Name: "alice", UID: "uid-1", Groups: []string{"system:authenticated"}},
 		},
 		{
 			name:         "a duplicate token warns and the later line wins",
 			file:         "secret1,alice,uid-1\nsecret1,bob,uid-2\n",
 			token:        "secret1",
-			wantUser:     &rest.User{Name: "bob", UID: "uid-2", Groups: []string{"system:authenticated"}},
+			wantUser:     &authn.User{Name: "bob", UID: "uid-2", Groups: []string{"system:authenticated"}},
 			wantWarnings: []string{"line 2: duplicate token, this line replaces the earlier one"},
 		},
 		{
@@ -155,11 +154,11 @@ func TestTokenFile_ReadsTheBearerSchemeAsKubeDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alice := &rest.User{Name: "alice", UID: "uid-1", Groups: []string{"system:authenticated"}}
+	alice := &authn.User{Name: "alice", UID: "uid-1", Groups: []string{"system:authenticated"}}
 	tests := []struct {
 		name          string
 		authorization []string // header values; nil: no header
-		wantUser      *rest.User
+		wantUser      *authn.User
 		wantErr       string
 	}{
 		{name: "Bearer and the token", authorization: []string{"Bearer secret1"}, wantUser: alice},
@@ -202,7 +201,7 @@ func TestTokenFile_CallersCannotChangeTheFilesUsers(t *testing.T) {
 }
 
 // authenticate runs a on a plain request with the Authorization header given.
-func authenticate(a rest.Authenticator, authorization string) outcome {
+func authenticate(a authn.Authenticator, authorization string) outcome {
 	r, _ := http.NewRequest(http.MethodGet, "/", nil)
 	r.Header.Set("Authorization", authorization)
 	user, ok, err := a.Authenticate(r)

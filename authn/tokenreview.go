@@ -15,15 +15,13 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/apikit-dev/apikit/rest"
 )
 
 // TokenReview delegates bearer tokens to a kube-apiserver (authentication.k8s.io/v1
 // TokenReview POSTed to Server+"/apis/authentication.k8s.io/v1/tokenreviews" with Client),
 // caching answers like kube's delegating authenticator (success and failure TTLs; kube's
 // delegating defaults: CacheTTL 10s). Audiences optional. Errors talking to the server:
-// error (401), never cached. The response's user/groups/uid/extra become the rest.User.
+// error (401), never cached. The response's user/groups/uid/extra become the User.
 //
 // It is k8s.io/apiserver's delegating token authenticator (--authentication-kubeconfig,
 // --authentication-token-webhook-cache-ttl): the bearer token is read as kube's
@@ -71,18 +69,18 @@ const tokenReviewPath = "/apis/authentication.k8s.io/v1/tokenreviews"
 
 // cachedReview is a remembered answer: who the token is (nil: nobody) until expires.
 type cachedReview struct {
-	user    *rest.User
+	user    *User
 	expires time.Time
 }
 
-// Authenticate implements rest.Authenticator. Redirects from the server are not
+// Authenticate implements Authenticator. Redirects from the server are not
 // followed: they would carry the token elsewhere.
-func (t *TokenReview) Authenticate(r *http.Request) (*rest.User, bool, error) {
+func (t *TokenReview) Authenticate(r *http.Request) (*User, bool, error) {
 	return authenticateBearer(r, t.lookup)
 }
 
 // lookup answers from the cache, or asks the server and remembers its answer.
-func (t *TokenReview) lookup(ctx context.Context, token string) (*rest.User, bool, error) {
+func (t *TokenReview) lookup(ctx context.Context, token string) (*User, bool, error) {
 	t.init.Do(func() {
 		_, _ = rand.Read(t.key[:]) // crypto/rand.Read never fails
 		t.cache = map[[sha256.Size]byte]cachedReview{}
@@ -185,7 +183,7 @@ type (
 
 // review asks the server who token is: the user, nil for nobody, or an error when the
 // server could not tell (which is not to be cached).
-func (t *TokenReview) review(ctx context.Context, token string) (*rest.User, error) {
+func (t *TokenReview) review(ctx context.Context, token string) (*User, error) {
 	body, err := json.Marshal(tokenReviewObject{
 		APIVersion: "authentication.k8s.io/v1", Kind: "TokenReview",
 		Spec: tokenReviewSpec{Token: token, Audiences: t.Audiences},
@@ -230,7 +228,7 @@ func (t *TokenReview) review(ctx context.Context, token string) (*rest.User, err
 }
 
 // userOf turns a review's status into the user, as kube's webhook token authenticator.
-func (t *TokenReview) userOf(s tokenReviewStatus) (*rest.User, error) {
+func (t *TokenReview) userOf(s tokenReviewStatus) (*User, error) {
 	if len(t.Audiences) > 0 {
 		got := t.Audiences
 		if len(s.Audiences) > 0 {
@@ -246,5 +244,5 @@ func (t *TokenReview) userOf(s tokenReviewStatus) (*rest.User, error) {
 		}
 		return nil, nil
 	}
-	return cloneUser(&rest.User{Name: s.User.Username, UID: s.User.UID, Groups: s.User.Groups, Extra: s.User.Extra}), nil
+	return cloneUser(&User{Name: s.User.Username, UID: s.User.UID, Groups: s.User.Groups, Extra: s.User.Extra}), nil
 }

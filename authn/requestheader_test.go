@@ -6,8 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/authn"
+	"github.com/apikit-dev/apikit/authn"
 )
 
 // frontProxySetup is an aggregated API server's authentication: the front proxy's CA
@@ -15,7 +14,7 @@ import (
 type frontProxySetup struct {
 	proxyCA, clientCA *certAuthority
 	requestHeader     authn.RequestHeader
-	union             rest.Authenticator
+	union             authn.Authenticator
 }
 
 func newFrontProxySetup(t *testing.T) *frontProxySetup {
@@ -39,13 +38,13 @@ func TestRequestHeader_OnlyTheFrontProxyMayAssertAUser(t *testing.T) {
 		name     string
 		cert     *tls.Certificate
 		header   http.Header
-		wantUser *rest.User
+		wantUser *authn.User
 		wantErr  string
 	}{
 		{
 			name: "a forged X-Remote-User from an ordinary client certificate is not the user: the certificate is",
 			cert: s.clientCA.issue(t, leaf{cn: "alice"}), header: forged,
-			wantUser: &rest.User{Name: "alice", Groups: []string{"system:authenticated"}},
+			wantUser: &authn.User{Name: "alice", Groups: []string{"system:authenticated"}},
 		},
 		{
 			name: "a proxy certificate whose CN is not allowed is refused",
@@ -80,9 +79,9 @@ func TestRequestHeader_TheFrontProxyAssertsUserUIDGroupsAndExtra(t *testing.T) {
 	proxy := s.proxyCA.issue(t, leaf{cn: "front-proxy-client"})
 	tests := []struct {
 		name     string
-		a        rest.Authenticator
+		a        authn.Authenticator
 		header   http.Header
-		wantUser *rest.User
+		wantUser *authn.User
 		wantErr  string
 	}{
 		{
@@ -96,7 +95,7 @@ func TestRequestHeader_TheFrontProxyAssertsUserUIDGroupsAndExtra(t *testing.T) {
 				"X-Remote-Extra-Scopes":                {"view", "edit"},
 				"X-Remote-Extra-Example.com%2fproject": {"apikit"},
 			},
-			wantUser: &rest.User{
+			wantUser: &authn.User{
 				Name: "alice", UID: "uid-1", Groups: []string{"dev", "ops", "qa", "system:authenticated"},
 				Extra: map[string][]string{"scopes": {"view", "edit"}, "example.com/project": {"apikit"}},
 			},
@@ -105,13 +104,13 @@ func TestRequestHeader_TheFrontProxyAssertsUserUIDGroupsAndExtra(t *testing.T) {
 			name:     "the first username header with a value wins",
 			a:        s.union,
 			header:   http.Header{"X-Remote-User": {""}, "X-Other-User": {"bob"}},
-			wantUser: &rest.User{Name: "bob", Groups: []string{"system:authenticated"}, Extra: map[string][]string{}},
+			wantUser: &authn.User{Name: "bob", Groups: []string{"system:authenticated"}, Extra: map[string][]string{}},
 		},
 		{
 			name:     "a malformed escape leaves the extra key as it is",
 			a:        s.union,
 			header:   http.Header{"X-Remote-User": {"bob"}, "X-Remote-Extra-A%zz": {"v"}},
-			wantUser: &rest.User{Name: "bob", Groups: []string{"system:authenticated"}, Extra: map[string][]string{"a%zz": {"v"}}},
+			wantUser: &authn.User{Name: "bob", Groups: []string{"system:authenticated"}, Extra: map[string][]string{"a%zz": {"v"}}},
 		},
 		{
 			name:   "the proxy without a user name is no credential",
@@ -122,7 +121,7 @@ func TestRequestHeader_TheFrontProxyAssertsUserUIDGroupsAndExtra(t *testing.T) {
 			name:     "any name from the proxy CA is allowed when AllowedNames is empty",
 			a:        authn.RequestHeader{ClientCA: s.proxyCA.pool(), UsernameHeaders: []string{"X-Remote-User"}},
 			header:   http.Header{"X-Remote-User": {"carol"}},
-			wantUser: &rest.User{Name: "carol", Groups: []string{"system:authenticated"}},
+			wantUser: &authn.User{Name: "carol", Groups: []string{"system:authenticated"}},
 		},
 	}
 	for _, tt := range tests {

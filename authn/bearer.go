@@ -5,8 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-
-	"github.com/apikit-dev/apikit/rest"
 )
 
 // errInvalidBearerToken is kube's answer to a bearer token no one recognises: an error,
@@ -15,7 +13,7 @@ var errInvalidBearerToken = errors.New("invalid bearer token")
 
 // tokenLookup tells who a bearer token belongs to; ok=false with a nil error means
 // nobody.
-type tokenLookup func(ctx context.Context, token string) (user *rest.User, ok bool, err error)
+type tokenLookup func(ctx context.Context, token string) (user *User, ok bool, err error)
 
 // authenticateBearer is kube-apiserver's bearertoken authenticator around lookup. The
 // Authorization header, trimmed, must be "<scheme> <token>[ ...]" with the scheme
@@ -23,7 +21,7 @@ type tokenLookup func(ctx context.Context, token string) (user *rest.User, ok bo
 // spaces after the scheme) is no credential at all (ok=false, nil error). A token
 // lookup does not recognise is errInvalidBearerToken. A recognised token is removed
 // from the request, so nothing behind the authenticator is tempted to use it.
-func authenticateBearer(r *http.Request, lookup tokenLookup) (*rest.User, bool, error) {
+func authenticateBearer(r *http.Request, lookup tokenLookup) (*User, bool, error) {
 	auth := strings.TrimSpace(r.Header.Get("Authorization"))
 	if auth == "" {
 		return nil, false, nil

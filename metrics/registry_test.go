@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/apikit-dev/apikit/rest/metrics"
+	"github.com/apikit-dev/apikit/metrics"
 )
 
 func TestWriteText_GoldenExposition(t *testing.T) {

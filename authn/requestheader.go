@@ -8,8 +8,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-
-	"github.com/apikit-dev/apikit/rest"
 )
 
 // RequestHeader is the front-proxy authenticator (kube's requestheader): only a client
@@ -58,8 +56,8 @@ func (a RequestHeader) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Authenticate implements rest.Authenticator.
-func (a RequestHeader) Authenticate(r *http.Request) (*rest.User, bool, error) {
+// Authenticate implements Authenticator.
+func (a RequestHeader) Authenticate(r *http.Request) (*User, bool, error) {
 	cert, _, ok, err := verifyClientCertificate(r, a.ClientCA)
 	if !ok || err != nil {
 		return nil, false, err
@@ -71,7 +69,7 @@ func (a RequestHeader) Authenticate(r *http.Request) (*rest.User, bool, error) {
 	if name == "" {
 		return nil, false, nil
 	}
-	user := &rest.User{
+	user := &User{
 		Name:   name,
 		UID:    firstHeaderValue(r.Header, a.UIDHeaders),
 		Groups: allHeaderValues(r.Header, a.GroupHeaders),

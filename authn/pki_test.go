@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/authn"
 )
 
 // The test PKI: certificate authorities and the client certificates they issue,
@@ -154,7 +154,7 @@ func clientWith(srv *httptest.Server, cert *tls.Certificate) *http.Client {
 // outcome is what an authenticator said about a request, and the request's headers
 // after it spoke.
 type outcome struct {
-	user   *rest.User
+	user   *authn.User
 	ok     bool
 	err    error
 	header http.Header
@@ -162,7 +162,7 @@ type outcome struct {
 
 // authenticateOverTLS sends one GET with header and cert over real TLS to a server
 // that runs a and reports its outcome.
-func authenticateOverTLS(t testing.TB, a rest.Authenticator, cert *tls.Certificate, header http.Header) outcome {
+func authenticateOverTLS(t testing.TB, a authn.Authenticator, cert *tls.Certificate, header http.Header) outcome {
 	t.Helper()
 	outcomes := make(chan outcome, 1)
 	srv := newTLSServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

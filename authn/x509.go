@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/apikit-dev/apikit/rest"
 )
 
 // X509 authenticates a verified TLS client certificate: chain verified against
@@ -43,8 +41,8 @@ const CredentialIDKey = "authentication.kubernetes.io/credential-id"
 // uidOID is the X.500 UID attribute (RFC 4519), kube's asn1.X509UID.
 var uidOID = asn1.ObjectIdentifier{0, 9, 2342, 19200300, 100, 1, 1}
 
-// Authenticate implements rest.Authenticator.
-func (a X509) Authenticate(r *http.Request) (*rest.User, bool, error) {
+// Authenticate implements Authenticator.
+func (a X509) Authenticate(r *http.Request) (*User, bool, error) {
 	cert, credentialID, ok, err := verifyClientCertificate(r, a.ClientCA)
 	if !ok || err != nil {
 		return nil, false, err
@@ -56,7 +54,7 @@ func (a X509) Authenticate(r *http.Request) (*rest.User, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	return withAuthenticatedGroup(&rest.User{
+	return withAuthenticatedGroup(&User{
 		Name:   cert.Subject.CommonName,
 		UID:    uid,
 		Groups: slices.Clone(cert.Subject.Organization),

@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-
-	"github.com/apikit-dev/apikit/rest"
 )
 
 // TokenFile is kube-apiserver's --token-auth-file: static bearer tokens read from CSV
@@ -27,7 +25,7 @@ import (
 // Tokens are kept only as their SHA-256 digests, so a heap dump does not reveal them and
 // the lookup takes no time that depends on how much of a guessed token was right.
 type TokenFile struct {
-	users    map[[sha256.Size]byte]*rest.User
+	users    map[[sha256.Size]byte]*User
 	warnings []string
 }
 
@@ -57,7 +55,7 @@ func LoadTokenFile(path string) (*TokenFile, error) {
 }
 
 func parseTokenFile(r io.Reader) (*TokenFile, error) {
-	f := &TokenFile{users: map[[sha256.Size]byte]*rest.User{}}
+	f := &TokenFile{users: map[[sha256.Size]byte]*User{}}
 	reader := csv.NewReader(r)
 	reader.FieldsPerRecord = -1
 	for {
@@ -78,7 +76,7 @@ func parseTokenFile(r io.Reader) (*TokenFile, error) {
 			f.warnings = append(f.warnings, fmt.Sprintf("line %d: empty token, ignored", line))
 			continue
 		}
-		user := &rest.User{Name: record[1], UID: record[2]}
+		user := &User{Name: record[1], UID: record[2]}
 		if len(record) >= 4 {
 			user.Groups = strings.Split(record[3], ",")
 		}
@@ -94,16 +92,16 @@ func parseTokenFile(r io.Reader) (*TokenFile, error) {
 // tokens), for the host to log; they name lines, never tokens.
 func (f *TokenFile) Warnings() []string { return f.warnings }
 
-// Authenticate implements rest.Authenticator: a request whose Authorization header is
+// Authenticate implements Authenticator: a request whose Authorization header is
 // "Bearer <token>" (scheme in any case) with a token of the file is its user, in group
 // system:authenticated too, and loses the header; an unknown token is an error (401
 // even with anonymous access on); a request without a bearer token, or with an empty
 // one, is no credential (ok=false, nil error).
-func (f *TokenFile) Authenticate(r *http.Request) (*rest.User, bool, error) {
+func (f *TokenFile) Authenticate(r *http.Request) (*User, bool, error) {
 	return authenticateBearer(r, f.lookup)
 }
 
-func (f *TokenFile) lookup(_ context.Context, token string) (*rest.User, bool, error) {
+func (f *TokenFile) lookup(_ context.Context, token string) (*User, bool, error) {
 	u, ok := f.users[sha256.Sum256([]byte(token))]
 	if !ok {
 		return nil, false, nil

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apikit-dev/apikit/rest/audit"
+	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/scheme"
 )
 

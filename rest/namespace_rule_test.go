@@ -365,3 +365,50 @@ func TestNamespaceRule_HoldsAfterMutatingAdmission(t *testing.T) {
 		})
 	}
 }
+
+// TestNamespaceRule_AnEmptyNamespaceIsNotStored writes "namespace": "" on schema-only
+// objects of both scopes: kube stores a cluster-scoped one without the field (its
+// decoding of metadata drops it) and gives a namespaced one the URL's.
+func TestNamespaceRule_AnEmptyNamespaceIsNotStored(t *testing.T) {
+	s := newNSRuleServer(t, nil)
+	const (
+		gizmos  = "/apis/" + nsRuleGroup + "/v1/gizmos"
+		gadgets = "/apis/" + nsRuleGroup + "/v1/namespaces/default/gadgets"
+	)
+	emptyNS := `[{"op":"add","path":"/metadata/namespace","value":""}]`
+	tests := []struct {
+		name             string
+		collection, kind string
+		fixture          bool // the object is created first, then patched
+		want             any  // the stored metadata.namespace; nil when absent
+	}{
+		{"create of a cluster-scoped object", gizmos, "Gizmo", false, nil},
+		{"JSON patch of a cluster-scoped object", gizmos, "Gizmo", true, nil},
+		{"JSON patch of a namespaced object", gadgets, "Gadget", true, "default"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := fmt.Sprintf("empty-%d", i)
+			obj := func(meta string) string {
+				return `{"apiVersion":"nsrule.example.com/v1","kind":"` + tt.kind + `","metadata":{"name":"` + name + `"` + meta + `}}`
+			}
+			var r response
+			if tt.fixture {
+				if f := s.do("POST", tt.collection, "application/json", obj("")); f.code != http.StatusCreated {
+					t.Fatalf("creating the fixture: %d %s", f.code, f.body)
+				}
+				r = s.do("PATCH", tt.collection+"/"+name, "application/json-patch+json", emptyNS)
+			} else {
+				r = s.do("POST", tt.collection, "application/json", obj(`,"namespace":""`))
+			}
+			if r.code != http.StatusOK && r.code != http.StatusCreated {
+				t.Fatalf("code = %d: %s", r.code, r.body)
+			}
+			g := s.do("GET", tt.collection+"/"+name, "", "")
+			meta, _ := get(g.json(t), "metadata").(map[string]any)
+			if got, ok := meta["namespace"]; got != tt.want || (tt.want == nil && ok) {
+				t.Errorf("stored metadata.namespace = %#v (present %v), want %#v: %s", got, ok, tt.want, g.body)
+			}
+		})
+	}
+}

@@ -59,8 +59,10 @@ func ensureNamespaceMatches(requestNamespace string, namespaced bool, obj scheme
 		requestNamespace = ""
 	}
 	switch got := obj.GetNamespace(); {
-	case got == requestNamespace:
+	case got == requestNamespace && got != "":
 	case got == "" || requestNamespace == "":
+		// Also when both are empty: a schema-only object may carry "namespace": "",
+		// which kube's decoding of metadata drops.
 		obj.SetNamespace(requestNamespace)
 	default:
 		return NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")

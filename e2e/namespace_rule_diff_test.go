@@ -39,14 +39,85 @@ func nsDiffKinds() []nsDiffKind {
 	}
 }
 
-// nsDiffCRD is the CRD of kind in nsdiff.example.com.
-func nsDiffCRD(kind, plural, scope string) map[string]any {
+// nsDiffCRD is the CRD of kind in nsdiff.example.com, with the status and scale
+// subresources when subresources is set.
+func nsDiffCRD(kind, plural, scope string, subresources bool) map[string]any {
+	integer := map[string]any{"type": "integer"}
+	version := map[string]any{"name": "v1", "served": true, "storage": true, "schema": map[string]any{"openAPIV3Schema": map[string]any{
+		"type": "object", "properties": map[string]any{
+			"spec":   map[string]any{"type": "object", "properties": map[string]any{"size": integer, "replicas": integer}},
+			"status": map[string]any{"type": "object", "properties": map[string]any{"replicas": integer}},
+		}}}}
+	if subresources {
+		version["subresources"] = map[string]any{"status": map[string]any{},
+			"scale": map[string]any{"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}}
+	}
 	return map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
 		"metadata": map[string]any{"name": plural + ".nsdiff.example.com"},
 		"spec": map[string]any{"group": "nsdiff.example.com", "scope": scope,
-			"names": map[string]any{"kind": kind, "plural": plural, "singular": strings.ToLower(kind)},
-			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true, "schema": map[string]any{"openAPIV3Schema": map[string]any{
-				"type": "object", "properties": map[string]any{"spec": map[string]any{"type": "object", "properties": map[string]any{"size": map[string]any{"type": "integer"}}}}}}}}}}
+			"names":    map[string]any{"kind": kind, "plural": plural, "singular": strings.ToLower(kind)},
+			"versions": []any{version}}}
+}
+
+// nsDiffExtra is one more write of the comparison, on an object the test creates
+// first (unless fixture is ""): the body may name the fixture's resourceVersion rv.
+type nsDiffExtra struct {
+	name, fixture, path, method, ctype string
+	body                               func(rv string) string
+	// read is the object read back after the write.
+	read string
+}
+
+func nsDiffExtras() []nsDiffExtra {
+	const (
+		dh  = "/apis/nsdiff.example.com/v1/namespaces/default/doohickeys"
+		gz  = "/apis/nsdiff.example.com/v1/gizmos"
+		gd  = "/apis/nsdiff.example.com/v1/namespaces/default/gadgets"
+		cms = "/api/v1/namespaces/default/configmaps"
+	)
+	doohickey := func(name string) string {
+		return `{"apiVersion":"nsdiff.example.com/v1","kind":"Doohickey","metadata":{"name":"` + name + `"},"spec":{"replicas":1}}`
+	}
+	status := func(name, ns string) func(string) string {
+		return func(rv string) string {
+			meta := `"name":"` + name + `","resourceVersion":"` + rv + `"`
+			if ns != "" {
+				meta += `,"namespace":"` + ns + `"`
+			}
+			return `{"apiVersion":"nsdiff.example.com/v1","kind":"Doohickey","metadata":{` + meta + `},"spec":{"replicas":1},"status":{"replicas":7}}`
+		}
+	}
+	scale := func(name, ns string) func(string) string {
+		return func(string) string {
+			meta := `"name":"` + name + `"`
+			if ns != "" {
+				meta += `,"namespace":"` + ns + `"`
+			}
+			return `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{` + meta + `},"spec":{"replicas":7}}`
+		}
+	}
+	fixed := func(body string) func(string) string { return func(string) string { return body } }
+	return []nsDiffExtra{
+		{"PUT /status without a namespace", doohickey("dh-1"), dh + "/dh-1/status", "PUT", "application/json", status("dh-1", ""), dh + "/dh-1"},
+		{"PUT /status in the same namespace", doohickey("dh-2"), dh + "/dh-2/status", "PUT", "application/json", status("dh-2", "default"), dh + "/dh-2"},
+		{"PUT /status in another namespace", doohickey("dh-3"), dh + "/dh-3/status", "PUT", "application/json", status("dh-3", "other"), dh + "/dh-3"},
+		{"merge patch /status to another namespace", doohickey("dh-4"), dh + "/dh-4/status", "PATCH", "application/merge-patch+json", fixed(`{"metadata":{"namespace":"other"},"status":{"replicas":7}}`), dh + "/dh-4"},
+		{"PUT /scale without a namespace", doohickey("dh-5"), dh + "/dh-5/scale", "PUT", "application/json", scale("dh-5", ""), dh + "/dh-5"},
+		{"PUT /scale in the same namespace", doohickey("dh-6"), dh + "/dh-6/scale", "PUT", "application/json", scale("dh-6", "default"), dh + "/dh-6"},
+		{"PUT /scale in another namespace", doohickey("dh-7"), dh + "/dh-7/scale", "PUT", "application/json", scale("dh-7", "other"), dh + "/dh-7"},
+		{"merge patch /scale to another namespace", doohickey("dh-8"), dh + "/dh-8/scale", "PATCH", "application/merge-patch+json", fixed(`{"metadata":{"namespace":"other"},"spec":{"replicas":7}}`), dh + "/dh-8"},
+		{"PUT of another name in another namespace", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-x"}}`, cms + "/cm-x", "PUT", "application/json",
+			fixed(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-y","namespace":"other"}}`), cms + "/cm-x"},
+		{"POST with an empty namespace", "", cms, "POST", "application/json", fixed(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-empty","namespace":""}}`), cms + "/cm-empty"},
+		{"JSON patch setting an empty namespace on a namespaced custom resource", `{"apiVersion":"nsdiff.example.com/v1","kind":"Gadget","metadata":{"name":"gd-empty"}}`, gd + "/gd-empty", "PATCH", "application/json-patch+json",
+			fixed(`[{"op":"add","path":"/metadata/namespace","value":""}]`), gd + "/gd-empty"},
+		{"JSON patch setting an empty namespace on a cluster-scoped custom resource", `{"apiVersion":"nsdiff.example.com/v1","kind":"Gizmo","metadata":{"name":"gz-empty"}}`, gz + "/gz-empty", "PATCH", "application/json-patch+json",
+			fixed(`[{"op":"add","path":"/metadata/namespace","value":""}]`), gz + "/gz-empty"},
+		{"apply of a Namespace naming itself its namespace", "", "/api/v1/namespaces/ns-applied?fieldManager=e2e", "PATCH", "application/apply-patch+yaml",
+			fixed("apiVersion: v1\nkind: Namespace\nmetadata: {name: ns-applied, namespace: ns-applied}\n"), "/api/v1/namespaces/ns-applied"},
+		{"apply of a cluster-scoped custom resource with a namespace", "", gz + "/gz-applied?fieldManager=e2e", "PATCH", "application/apply-patch+yaml",
+			fixed("apiVersion: nsdiff.example.com/v1\nkind: Gizmo\nmetadata: {name: gz-applied, namespace: default}\nspec: {size: 2}\n"), gz + "/gz-applied"},
+	}
 }
 
 // object is k's object with metadata.namespace ns (none when ""), label written=label
@@ -174,7 +245,8 @@ func TestSideBySide_NamespaceOfEveryWriteAsKubeAPIServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range []map[string]any{nsDiffCRD("Gadget", "gadgets", "Namespaced"), nsDiffCRD("Gizmo", "gizmos", "Cluster")} {
+		for _, c := range []map[string]any{nsDiffCRD("Gadget", "gadgets", "Namespaced", false), nsDiffCRD("Gizmo", "gizmos", "Cluster", false),
+			nsDiffCRD("Doohickey", "doohickeys", "Namespaced", true)} {
 			sv.create(t, ctx, gvrCRDs, "", c)
 			name := c["metadata"].(map[string]any)["name"].(string)
 			waitFor(t, sv.name+": "+name+" established", func() bool {
@@ -232,6 +304,33 @@ func TestSideBySide_NamespaceOfEveryWriteAsKubeAPIServer(t *testing.T) {
 				}
 			}
 		}
+		waitFor(t, sv.name+": doohickeys served", func() bool {
+			code, _ := sv.do(t, hc, "GET", "/apis/nsdiff.example.com/v1/doohickeys", "", "")
+			return code == http.StatusOK
+		})
+		for _, x := range nsDiffExtras() {
+			rv := ""
+			if x.fixture != "" {
+				collection, _, _ := strings.Cut(x.read, "/"+get(jsonObject(t, x.fixture), "metadata", "name").(string))
+				code, m := sv.do(t, hc, "POST", collection, "application/json", x.fixture)
+				if code != http.StatusCreated {
+					t.Fatalf("%s: %s: creating the fixture: %d %v", sv.name, x.name, code, m)
+				}
+				rv, _ = get(m, "metadata", "resourceVersion").(string)
+			}
+			code, m := sv.do(t, hc, x.method, x.path, x.ctype, x.body(rv))
+			ans := nsDiffAnswer{Code: code}
+			if m["kind"] == "Status" {
+				ans.Reason, _ = m["reason"].(string)
+				ans.Message, _ = m["message"].(string)
+			}
+			if gc, g := sv.do(t, hc, "GET", x.read, "", ""); gc == http.StatusOK {
+				ans.Stored = fmt.Sprintf("namespace %#v, spec.replicas %v, status.replicas %v", get(g, "metadata", "namespace"), get(g, "spec", "replicas"), get(g, "status", "replicas"))
+			} else {
+				ans.Stored = fmt.Sprintf("GET %d", gc)
+			}
+			lines = append(lines, fmt.Sprintf("%s: %d %s %q; stored %s", x.name, ans.Code, ans.Reason, ans.Message, ans.Stored))
+		}
 		t.Logf("%s:\n%s", sv.name, strings.Join(lines, "\n"))
 		transcripts = append(transcripts, lines)
 	}
@@ -247,6 +346,16 @@ func TestSideBySide_NamespaceOfEveryWriteAsKubeAPIServer(t *testing.T) {
 			t.Errorf("\nkube:   %s\napikit: %s", kube, apikit)
 		}
 	}
+}
+
+// jsonObject decodes a JSON object of the test.
+func jsonObject(t *testing.T, doc string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(doc), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // get reads a nested field of a decoded JSON object.

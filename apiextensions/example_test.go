@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/apiextensions"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
@@ -55,7 +57,7 @@ func Example() {
 	}
 	store := memory.New(memory.Options{})
 	defer store.Close()
-	h, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Scheme: s, Storage: store})
+	h, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Scheme: s, Storage: store})
 	if err != nil {
 		log.Fatal(err)
 	}

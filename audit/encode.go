@@ -1,34 +1,34 @@
 package audit
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 	"strconv"
 	"time"
 
-	"github.com/apikit-dev/apikit/codec"
+	"github.com/apikit-dev/apikit/internal/jsonwire"
 )
 
 // AppendJSON appends ev as JSON, the bytes encoding/json writes for it, without
 // reflection: a server at the Metadata level writes two events per request, and the
 // generic encoder cost as much as a fifth of serving a small GET. The rarer parts (a
-// response Status with details, request and response bodies) go through
-// codec.AppendJSON.
+// response Status with details, request and response bodies) go through encoding/json.
 func (ev *Event) AppendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"kind":`...)
-	b = codec.AppendString(b, ev.Kind)
+	b = jsonwire.AppendString(b, ev.Kind)
 	b = append(b, `,"apiVersion":`...)
-	b = codec.AppendString(b, ev.APIVersion)
+	b = jsonwire.AppendString(b, ev.APIVersion)
 	b = append(b, `,"level":`...)
-	b = codec.AppendString(b, string(ev.Level))
+	b = jsonwire.AppendString(b, string(ev.Level))
 	b = append(b, `,"auditID":`...)
-	b = codec.AppendString(b, ev.AuditID)
+	b = jsonwire.AppendString(b, ev.AuditID)
 	b = append(b, `,"stage":`...)
-	b = codec.AppendString(b, string(ev.Stage))
+	b = jsonwire.AppendString(b, string(ev.Stage))
 	b = append(b, `,"requestURI":`...)
-	b = codec.AppendString(b, ev.RequestURI)
+	b = jsonwire.AppendString(b, ev.RequestURI)
 	b = append(b, `,"verb":`...)
-	b = codec.AppendString(b, ev.Verb)
+	b = jsonwire.AppendString(b, ev.Verb)
 	b = append(b, `,"user":`...)
 	b = ev.User.appendJSON(b)
 	if ev.ImpersonatedUser != nil {
@@ -64,19 +64,19 @@ func (ev *Event) AppendJSON(b []byte) ([]byte, error) {
 			b = append(b, `{"metadata":{},"code":`...)
 			b = strconv.AppendInt(b, int64(st.Code), 10)
 			b = append(b, '}')
-		} else if b, err = codec.AppendJSON(b, st); err != nil {
+		} else if b, err = appendMarshaled(b, st); err != nil {
 			return b, err
 		}
 	}
 	if len(ev.RequestObject) > 0 {
 		b = append(b, `,"requestObject":`...)
-		if b, err = codec.AppendJSON(b, ev.RequestObject); err != nil {
+		if b, err = appendMarshaled(b, ev.RequestObject); err != nil {
 			return b, err
 		}
 	}
 	if len(ev.ResponseObject) > 0 {
 		b = append(b, `,"responseObject":`...)
-		if b, err = codec.AppendJSON(b, ev.ResponseObject); err != nil {
+		if b, err = appendMarshaled(b, ev.ResponseObject); err != nil {
 			return b, err
 		}
 	}
@@ -90,9 +90,9 @@ func (ev *Event) AppendJSON(b []byte) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = codec.AppendString(b, k)
+			b = jsonwire.AppendString(b, k)
 			b = append(b, ':')
-			b = codec.AppendString(b, ev.Annotations[k])
+			b = jsonwire.AppendString(b, ev.Annotations[k])
 		}
 		b = append(b, '}')
 	}
@@ -115,7 +115,7 @@ func (u *UserInfo) appendJSON(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = codec.AppendString(b, k)
+			b = jsonwire.AppendString(b, k)
 			b = append(b, ':')
 			if v := u.Extra[k]; v == nil {
 				b = append(b, "null"...)
@@ -137,7 +137,7 @@ func appendOptional(b []byte, field, value string) []byte {
 		return b
 	}
 	b = append(b, field...)
-	return codec.AppendString(b, value)
+	return jsonwire.AppendString(b, value)
 }
 
 // appendStrings appends a JSON array of strings.
@@ -147,7 +147,7 @@ func appendStrings(b []byte, ss []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = codec.AppendString(b, s)
+		b = jsonwire.AppendString(b, s)
 	}
 	return append(b, ']')
 }
@@ -157,5 +157,15 @@ func appendMicroTime(b []byte, t time.Time) []byte {
 	if t.IsZero() {
 		return append(b, "null"...)
 	}
-	return codec.AppendTime(b, t, true)
+	return jsonwire.AppendTime(b, t, true)
+}
+
+// appendMarshaled appends json.Marshal(v): the rare parts of an event, which need no
+// fast path (an error Status; a body, which Marshal validates and compacts).
+func appendMarshaled(b []byte, v any) ([]byte, error) {
+	js, err := json.Marshal(v)
+	if err != nil {
+		return b, err
+	}
+	return append(b, js...), nil
 }

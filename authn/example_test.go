@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/authn"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/rest"
@@ -37,7 +39,7 @@ func Example() {
 			authn.X509{ClientCA: func() *x509.CertPool { return clientCAs }},
 			tokens,
 		),
-		Authorizer: rest.AlwaysAllow{},
+		Authorizer: authz.AlwaysAllow{},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/authn"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/rest"
@@ -32,7 +34,7 @@ func TestRESTHandler_UnionOfCertificatesAndTokensDecidesWhoAsks(t *testing.T) {
 	h, err := rest.New(rest.Options{
 		Scheme: s, Storage: memory.New(memory.Options{}), Strategies: builtin.Strategies(),
 		Authenticator:  authn.Union(authn.X509{ClientCA: ca.pool()}, tokens),
-		AllowAnonymous: true, Authorizer: rest.AlwaysAllow{},
+		AllowAnonymous: true, Authorizer: authz.AlwaysAllow{},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,10 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/apikit-dev/apikit/authz"
+
+	authorizationv1 "github.com/apikit-dev/apikit/builtin/authorization/v1"
+
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/codec/protobuf"
@@ -14,26 +18,19 @@ import (
 	"github.com/apikit-dev/apikit/validation"
 )
 
-// Resource names of the access reviews.
-var (
-	SubjectAccessReviews      = scheme.GroupResource{Group: AuthorizationV1.Group, Resource: "subjectaccessreviews"}
-	SelfSubjectAccessReviews  = scheme.GroupResource{Group: AuthorizationV1.Group, Resource: "selfsubjectaccessreviews"}
-	LocalSubjectAccessReviews = scheme.GroupResource{Group: AuthorizationV1.Group, Resource: "localsubjectaccessreviews"}
-)
-
-// AddAuthorizationToScheme registers authorization.k8s.io/v1 SubjectAccessReview,
-// SelfSubjectAccessReview and LocalSubjectAccessReview with their protobuf field
+// AddAuthorizationToScheme registers authorization.k8s.io/v1 authorizationv1.SubjectAccessReview,
+// authorizationv1.SelfSubjectAccessReview and authorizationv1.LocalSubjectAccessReview with their protobuf field
 // numbers. Served with AuthorizationStrategies, they are answered by the Handler's own
-// Authorizer (rest.Authorize) and never stored, so kubectl auth can-i works.
+// Authorizer (authz.Authorize) and never stored, so kubectl auth can-i works.
 // AddToScheme calls it.
 func AddAuthorizationToScheme(s *scheme.Scheme) error {
-	s.AddKnownTypes(AuthorizationV1, &SubjectAccessReview{}, &SubjectAccessReviewList{},
-		&SelfSubjectAccessReview{}, &SelfSubjectAccessReviewList{},
-		&LocalSubjectAccessReview{}, &LocalSubjectAccessReviewList{})
+	s.AddKnownTypes(authorizationv1.SchemeGroupVersion, &authorizationv1.SubjectAccessReview{}, &authorizationv1.SubjectAccessReviewList{},
+		&authorizationv1.SelfSubjectAccessReview{}, &authorizationv1.SelfSubjectAccessReviewList{},
+		&authorizationv1.LocalSubjectAccessReview{}, &authorizationv1.LocalSubjectAccessReviewList{})
 	for _, r := range []scheme.Resource{
-		{Group: AuthorizationV1.Group, Kind: "SubjectAccessReview", Plural: "subjectaccessreviews"},
-		{Group: AuthorizationV1.Group, Kind: "SelfSubjectAccessReview", Plural: "selfsubjectaccessreviews"},
-		{Group: AuthorizationV1.Group, Kind: "LocalSubjectAccessReview", Plural: "localsubjectaccessreviews", Namespaced: true},
+		{Group: authorizationv1.SchemeGroupVersion.Group, Kind: "SubjectAccessReview", Plural: "subjectaccessreviews"},
+		{Group: authorizationv1.SchemeGroupVersion.Group, Kind: "SelfSubjectAccessReview", Plural: "selfsubjectaccessreviews"},
+		{Group: authorizationv1.SchemeGroupVersion.Group, Kind: "LocalSubjectAccessReview", Plural: "localsubjectaccessreviews", Namespaced: true},
 	} {
 		if err := s.AddResource(r); err != nil {
 			return fmt.Errorf("builtin: %w", err)
@@ -46,15 +43,15 @@ func AddAuthorizationToScheme(s *scheme.Scheme) error {
 }
 
 // AuthorizationStrategies answers the access reviews as kube-apiserver does: validated
-// (422 as kube words it), then decided by rest.Authorize for the requester
-// (SelfSubjectAccessReview) or for spec's user (SubjectAccessReview,
-// LocalSubjectAccessReview, the latter only about its own namespace). Strategies
+// (422 as kube words it), then decided by authz.Authorize for the requester
+// (authorizationv1.SelfSubjectAccessReview) or for spec's user (authorizationv1.SubjectAccessReview,
+// authorizationv1.LocalSubjectAccessReview, the latter only about its own namespace). Strategies
 // includes them.
 func AuthorizationStrategies() map[scheme.GroupResource]rest.Strategy {
 	return map[scheme.GroupResource]rest.Strategy{
-		SubjectAccessReviews:      accessReviewStrategy{},
-		SelfSubjectAccessReviews:  accessReviewStrategy{},
-		LocalSubjectAccessReviews: accessReviewStrategy{},
+		authorizationv1.SubjectAccessReviews:      accessReviewStrategy{},
+		authorizationv1.SelfSubjectAccessReviews:  accessReviewStrategy{},
+		authorizationv1.LocalSubjectAccessReviews: accessReviewStrategy{},
 	}
 }
 
@@ -64,21 +61,21 @@ type accessReviewStrategy struct{}
 // RespondToCreate implements rest.CreateResponder.
 func (accessReviewStrategy) RespondToCreate(ctx context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error) {
 	var (
-		spec   SubjectAccessReviewSpec
-		status *SubjectAccessReviewStatus
+		spec   authorizationv1.SubjectAccessReviewSpec
+		status *authorizationv1.SubjectAccessReviewStatus
 		errs   validation.ErrorList
 		kind   string
 	)
 	switch review := obj.(type) {
-	case *SelfSubjectAccessReview:
+	case *authorizationv1.SelfSubjectAccessReview:
 		kind, status = "SelfSubjectAccessReview", &review.Status
-		spec = SubjectAccessReviewSpec{ResourceAttributes: review.Spec.ResourceAttributes, NonResourceAttributes: review.Spec.NonResourceAttributes,
+		spec = authorizationv1.SubjectAccessReviewSpec{ResourceAttributes: review.Spec.ResourceAttributes, NonResourceAttributes: review.Spec.NonResourceAttributes,
 			User: user.Name, UID: user.UID, Groups: user.Groups, Extra: extraValues(user.Extra)}
 		errs = append(validateAttributes(review.Spec.ResourceAttributes, review.Spec.NonResourceAttributes), validateEmptyMeta(review.ObjectMeta, false)...)
-	case *SubjectAccessReview:
+	case *authorizationv1.SubjectAccessReview:
 		kind, status, spec = "SubjectAccessReview", &review.Status, review.Spec
 		errs = append(validateReviewSpec(review.Spec), validateEmptyMeta(review.ObjectMeta, false)...)
-	case *LocalSubjectAccessReview:
+	case *authorizationv1.LocalSubjectAccessReview:
 		kind, status, spec = "LocalSubjectAccessReview", &review.Status, review.Spec
 		errs = append(validateReviewSpec(review.Spec), validateEmptyMeta(review.ObjectMeta, true)...)
 		if a := spec.ResourceAttributes; a != nil && a.Namespace != review.Namespace {
@@ -91,19 +88,19 @@ func (accessReviewStrategy) RespondToCreate(ctx context.Context, user *authn.Use
 		return nil, rest.NewBadRequest(fmt.Sprintf("not an access review: %T", obj))
 	}
 	if len(errs) > 0 {
-		return nil, errs.ToStatus(scheme.GroupKind{Group: AuthorizationV1.Group, Kind: kind}, "")
+		return nil, errs.ToStatus(scheme.GroupKind{Group: authorizationv1.SchemeGroupVersion.Group, Kind: kind}, "")
 	}
-	allowed, reason, err := rest.Authorize(ctx, reviewAttributes(spec))
-	*status = SubjectAccessReviewStatus{Allowed: allowed, Reason: reason}
+	allowed, reason, err := authz.Authorize(ctx, reviewAttributes(spec))
+	*status = authorizationv1.SubjectAccessReviewStatus{Allowed: allowed, Reason: reason}
 	if err != nil {
 		status.EvaluationError = err.Error()
 	}
 	return obj, nil
 }
 
-// reviewAttributes returns the request a SubjectAccessReview's spec asks about, as kube's
+// reviewAttributes returns the request a authorizationv1.SubjectAccessReview's spec asks about, as kube's
 // AuthorizationAttributesFrom does: an empty version is "*".
-func reviewAttributes(spec SubjectAccessReviewSpec) rest.Attributes {
+func reviewAttributes(spec authorizationv1.SubjectAccessReviewSpec) authz.Attributes {
 	user := &authn.User{Name: spec.User, UID: spec.UID, Groups: spec.Groups}
 	if spec.Extra != nil {
 		user.Extra = make(map[string][]string, len(spec.Extra))
@@ -116,10 +113,10 @@ func reviewAttributes(spec SubjectAccessReviewSpec) rest.Attributes {
 		if version == "" {
 			version = "*"
 		}
-		return rest.Attributes{User: user, Verb: r.Verb, Namespace: r.Namespace, APIGroup: r.Group, APIVersion: version,
+		return authz.Attributes{User: user, Verb: r.Verb, Namespace: r.Namespace, APIGroup: r.Group, APIVersion: version,
 			Resource: r.Resource, Subresource: r.Subresource, Name: r.Name, ResourceRequest: true}
 	}
-	var a rest.Attributes
+	var a authz.Attributes
 	if n := spec.NonResourceAttributes; n != nil {
 		a.Path, a.Verb = n.Path, n.Verb
 	}
@@ -128,11 +125,11 @@ func reviewAttributes(spec SubjectAccessReviewSpec) rest.Attributes {
 }
 
 // extraValues is the Extra of a user as a review's spec holds it.
-func extraValues(extra map[string][]string) map[string]ExtraValue {
+func extraValues(extra map[string][]string) map[string]authorizationv1.ExtraValue {
 	if extra == nil {
 		return nil
 	}
-	out := make(map[string]ExtraValue, len(extra))
+	out := make(map[string]authorizationv1.ExtraValue, len(extra))
 	for k, v := range extra {
 		out[k] = v
 	}
@@ -140,7 +137,7 @@ func extraValues(extra map[string][]string) map[string]ExtraValue {
 }
 
 // validateAttributes is kube's ValidateSelfSubjectAccessReviewSpec.
-func validateAttributes(r *ResourceAttributes, n *NonResourceAttributes) validation.ErrorList {
+func validateAttributes(r *authorizationv1.ResourceAttributes, n *authorizationv1.NonResourceAttributes) validation.ErrorList {
 	var errs validation.ErrorList
 	p := validation.NewPath("spec")
 	if r != nil && n != nil {
@@ -153,7 +150,7 @@ func validateAttributes(r *ResourceAttributes, n *NonResourceAttributes) validat
 }
 
 // validateReviewSpec is kube's ValidateSubjectAccessReviewSpec.
-func validateReviewSpec(spec SubjectAccessReviewSpec) validation.ErrorList {
+func validateReviewSpec(spec authorizationv1.SubjectAccessReviewSpec) validation.ErrorList {
 	errs := validateAttributes(spec.ResourceAttributes, spec.NonResourceAttributes)
 	if spec.User == "" && len(spec.Groups) == 0 {
 		errs = append(errs, validation.Invalid(validation.NewPath("spec", "user"), spec.User, "at least one of user or group must be specified"))
@@ -162,7 +159,7 @@ func validateReviewSpec(spec SubjectAccessReviewSpec) validation.ErrorList {
 }
 
 // validateEmptyMeta is kube's rule that a review's metadata is empty (but for
-// managedFields, and the namespace of a LocalSubjectAccessReview).
+// managedFields, and the namespace of a authorizationv1.LocalSubjectAccessReview).
 func validateEmptyMeta(meta scheme.ObjectMeta, local bool) validation.ErrorList {
 	m := meta
 	m.ManagedFields = nil
@@ -231,8 +228,8 @@ func authorizationProtobufFields() map[scheme.GroupVersionKind]fields {
 		field("uid", 6, protobuf.TypeString),
 	)
 	return map[scheme.GroupVersionKind]fields{
-		AuthorizationV1.WithKind("SubjectAccessReview"):      review(subjectSpec),
-		AuthorizationV1.WithKind("LocalSubjectAccessReview"): review(subjectSpec),
-		AuthorizationV1.WithKind("SelfSubjectAccessReview"):  review(attributes),
+		authorizationv1.SchemeGroupVersion.WithKind("SubjectAccessReview"):      review(subjectSpec),
+		authorizationv1.SchemeGroupVersion.WithKind("LocalSubjectAccessReview"): review(subjectSpec),
+		authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectAccessReview"):  review(attributes),
 	}
 }

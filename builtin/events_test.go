@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/google/go-cmp/cmp"
 )
@@ -20,13 +20,13 @@ const (
 )
 
 // eventsServer serves the built-in kinds, in memory, with the namespace default.
-func eventsServer(t *testing.T) *resttest.Server {
+func eventsServer(t *testing.T) *apitest.Server {
 	t.Helper()
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := resttest.NewServer(t, s)
+	srv := apitest.NewServer(t, s)
 	call(t, srv, http.MethodPost, "/api/v1/namespaces", map[string]any{
 		"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "default"}}, http.StatusCreated)
 	return srv
@@ -34,7 +34,7 @@ func eventsServer(t *testing.T) *resttest.Server {
 
 // call sends a JSON request and decodes the answer into a map, failing unless the
 // status is want.
-func call(t *testing.T, srv *resttest.Server, method, path string, body any, want int) map[string]any {
+func call(t *testing.T, srv *apitest.Server, method, path string, body any, want int) map[string]any {
 	t.Helper()
 	var in io.Reader
 	if body != nil {

@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -17,7 +17,7 @@ func TestStrategies_BuiltInKindsHaveNoGeneration(t *testing.T) {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()))
+	srv := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()))
 	call(t, srv, http.MethodPost, "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "default"}}, http.StatusCreated)
 	rule := []any{map[string]any{"apiGroups": []any{""}, "resources": []any{"pods"}, "verbs": []any{"get"}}}
 	for _, tc := range []struct {

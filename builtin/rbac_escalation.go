@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 
 	"github.com/apikit-dev/apikit/authn"
@@ -34,7 +36,7 @@ import (
 //     (the garbage collector's fields) is not checked.
 //
 // kube compares the rules with those its RBAC rule resolver finds for the user. apikit's
-// server may have another Authorizer (a SubjectAccessReview to a kube-apiserver, a
+// server may have another Authorizer (a authorizationv1.SubjectAccessReview to a kube-apiserver, a
 // union), whose rules cannot be listed, so a user holds a permission here when the
 // Handler's Authorizer allows it: each rule is broken down as kube's BreakdownRule does
 // (verb x apiGroup x resource x resourceName, verb x nonResourceURL) and each distinct
@@ -46,11 +48,11 @@ import (
 // into more than maxEscalationChecks pieces is refused without asking.
 
 // maxEscalationChecks bounds the pieces one write's rules may break down into when they
-// are checked one by one: each is an Authorizer question, a SubjectAccessReview round
+// are checked one by one: each is an Authorizer question, a authorizationv1.SubjectAccessReview round
 // trip when delegated. The aggregated admin rbacv1.ClusterRole of kube's bootstrap policy
 // (v1.37) breaks down into 426 pieces, edit into 409, view into 180; a write of 1,024
 // pieces none of which is held costs 4-8 ms through the RBAC authorizer and 190-260 ms
-// through an uncached SubjectAccessReview on a loopback (BenchmarkRBACEscalation).
+// through an uncached authorizationv1.SubjectAccessReview on a loopback (BenchmarkRBACEscalation).
 const maxEscalationChecks = 1024
 
 // systemMasters is the group whose members write RBAC objects unchecked, as kube's
@@ -118,7 +120,7 @@ func roleEscalationAuthorized(ctx context.Context, user *authn.User) bool {
 		return false
 	}
 	// As kube, an Authorizer that fails does not allow; the write is then checked rule by rule.
-	allowed, _, _ := rest.Authorize(ctx, rest.Attributes{User: user, Verb: "escalate", APIGroup: info.APIGroup, APIVersion: "*",
+	allowed, _, _ := authz.Authorize(ctx, authz.Attributes{User: user, Verb: "escalate", APIGroup: info.APIGroup, APIVersion: "*",
 		Resource: info.Resource, Name: info.Name, Namespace: info.Namespace, ResourceRequest: true})
 	return allowed
 }
@@ -126,7 +128,7 @@ func roleEscalationAuthorized(ctx context.Context, user *authn.User) bool {
 // bindingAuthorized is kube's BindingAuthorized: the Authorizer allows the verb bind on
 // the role ref names, in the binding's namespace ("" for a rbacv1.ClusterRoleBinding).
 func bindingAuthorized(ctx context.Context, user *authn.User, ref rbacv1.RoleRef, namespace string) bool {
-	a := rest.Attributes{User: user, Verb: "bind", Namespace: namespace, APIGroup: ref.APIGroup, APIVersion: "*", Name: ref.Name, ResourceRequest: true}
+	a := authz.Attributes{User: user, Verb: "bind", Namespace: namespace, APIGroup: ref.APIGroup, APIVersion: "*", Name: ref.Name, ResourceRequest: true}
 	switch ref.Kind {
 	case rbacv1.ClusterRoleKind:
 		a.Resource = rbacv1.ClusterRoles.Resource
@@ -138,7 +140,7 @@ func bindingAuthorized(ctx context.Context, user *authn.User, ref rbacv1.RoleRef
 	if user == nil {
 		return false
 	}
-	allowed, _, _ := rest.Authorize(ctx, a)
+	allowed, _, _ := authz.Authorize(ctx, a)
 	return allowed
 }
 
@@ -197,7 +199,7 @@ func storedRoleRules(ctx context.Context, ref rbacv1.RoleRef, namespace string) 
 			}
 		}
 		roles[role.Name] = role // the one just read, should the list have missed it
-		return AggregatedRules(roles, role.Name), nil
+		return authz.AggregatedRules(roles, role.Name), nil
 	}
 	// As kube's, a plain error, which kube-apiserver answers as a 500 of reason Unknown
 	// with the error's text (validation, which refuses the kind, comes after this check).
@@ -213,14 +215,14 @@ type permission struct {
 }
 
 // attributes is the question that asks whether user holds p in namespace.
-func (p permission) attributes(user *authn.User, namespace string) rest.Attributes {
+func (p permission) attributes(user *authn.User, namespace string) authz.Attributes {
 	if p.nonResource {
 		// The namespace too, as kube's rule resolver counts a rbacv1.RoleBinding's rules for
 		// any piece of a write in its namespace; kube's RBAC authorizer reads them so.
-		return rest.Attributes{User: user, Verb: p.verb, Namespace: namespace, Path: p.url}
+		return authz.Attributes{User: user, Verb: p.verb, Namespace: namespace, Path: p.url}
 	}
 	resource, sub, _ := strings.Cut(p.resource, "/")
-	return rest.Attributes{User: user, Verb: p.verb, Namespace: namespace, APIGroup: p.group, APIVersion: "*",
+	return authz.Attributes{User: user, Verb: p.verb, Namespace: namespace, APIGroup: p.group, APIVersion: "*",
 		Resource: resource, Subresource: sub, Name: p.name, ResourceRequest: true}
 }
 
@@ -237,7 +239,7 @@ func confirmNoEscalation(ctx context.Context, user *authn.User, namespace string
 		return nil
 	}
 	ask := func(p permission) (bool, error) {
-		allowed, _, err := rest.Authorize(ctx, p.attributes(user, namespace))
+		allowed, _, err := authz.Authorize(ctx, p.attributes(user, namespace))
 		if !allowed && err != nil {
 			return false, rest.NewInternalError(errors.New("authorization failed"))
 		}

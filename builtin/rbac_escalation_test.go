@@ -16,10 +16,9 @@ import (
 
 	"github.com/apikit-dev/apikit/authn"
 
+	"github.com/apikit-dev/apikit/apitest"
+	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/builtin"
-	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/authz"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -41,11 +40,11 @@ func (bearerIsName) Authenticate(r *http.Request) (*authn.User, bool, error) {
 
 // countingAuthorizer counts the questions asked of an Authorizer.
 type countingAuthorizer struct {
-	rest.Authorizer
+	authz.Authorizer
 	n atomic.Int64
 }
 
-func (c *countingAuthorizer) Authorize(ctx context.Context, a rest.Attributes) (bool, string, error) {
+func (c *countingAuthorizer) Authorize(ctx context.Context, a authz.Attributes) (bool, string, error) {
 	c.n.Add(1)
 	return c.Authorizer.Authorize(ctx, a)
 }
@@ -113,14 +112,14 @@ func escalationFixture() []scheme.Object {
 // escalationServer serves the built-in kinds with builtin.Strategies, the fixture
 // stored, authorized by az (system:masters and the fixture's rules, however asked),
 // counted.
-func escalationServer(t testing.TB, az rest.Authorizer) (*resttest.Server, *countingAuthorizer) {
+func escalationServer(t testing.TB, az authz.Authorizer) (*apitest.Server, *countingAuthorizer) {
 	t.Helper()
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
 	counter := &countingAuthorizer{Authorizer: az}
-	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithAuthenticator(bearerIsName{}), resttest.WithAuthorizer(counter))
+	srv := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithAuthenticator(bearerIsName{}), apitest.WithAuthorizer(counter))
 	send(t, srv, "admin", "POST", "/api/v1/namespaces", "", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"default"}}`, http.StatusCreated)
 	for _, obj := range escalationFixture() {
 		body, err := json.Marshal(obj)
@@ -133,7 +132,7 @@ func escalationServer(t testing.TB, az rest.Authorizer) (*resttest.Server, *coun
 }
 
 // fixtureRBAC is the fixture's rules and system:masters' as an Authorizer.
-func fixtureRBAC(t testing.TB) rest.Authorizer {
+func fixtureRBAC(t testing.TB) authz.Authorizer {
 	t.Helper()
 	rbac, err := authz.NewRBAC(escalationFixture()...)
 	if err != nil {
@@ -153,7 +152,7 @@ func collectionPath(obj scheme.Object) string {
 
 // send makes a request as user and returns the decoded answer, failing unless its
 // status is want (any when want is 0).
-func send(t testing.TB, srv *resttest.Server, user, method, path, contentType, body string, want int) (int, map[string]any) {
+func send(t testing.TB, srv *apitest.Server, user, method, path, contentType, body string, want int) (int, map[string]any) {
 	t.Helper()
 	req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
 	if err != nil {
@@ -352,7 +351,7 @@ func escalationCases() []escalationCase {
 }
 
 // runEscalationCases runs the cases in order against srv, whose Authorizer counter counts.
-func runEscalationCases(t *testing.T, srv *resttest.Server, counter *countingAuthorizer) {
+func runEscalationCases(t *testing.T, srv *apitest.Server, counter *countingAuthorizer) {
 	for _, c := range escalationCases() {
 		t.Run(c.name, func(t *testing.T) {
 			before := counter.n.Load()
@@ -387,9 +386,9 @@ func TestRBACEscalation_KubesCasesThroughTheRBACAuthorizer(t *testing.T) {
 
 // sarCreators lets anyone create a SubjectAccessReview, the delegating server's own
 // credentials being none here, and asks rbac about the rest.
-type sarCreators struct{ rbac rest.Authorizer }
+type sarCreators struct{ rbac authz.Authorizer }
 
-func (s sarCreators) Authorize(ctx context.Context, a rest.Attributes) (bool, string, error) {
+func (s sarCreators) Authorize(ctx context.Context, a authz.Attributes) (bool, string, error) {
 	if a.ResourceRequest && a.Verb == "create" && a.APIGroup == "authorization.k8s.io" && a.Resource == "subjectaccessreviews" {
 		return true, "", nil
 	}
@@ -402,8 +401,8 @@ func TestRBACEscalation_KubesCasesThroughADelegatedSubjectAccessReview(t *testin
 		t.Fatal(err)
 	}
 	// The cluster that decides: the fixture's rules behind its SubjectAccessReviews.
-	cluster := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithAuthenticator(anyone{}),
-		resttest.WithAuthorizer(sarCreators{fixtureRBAC(t)}))
+	cluster := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithAuthenticator(anyone{}),
+		apitest.WithAuthorizer(sarCreators{fixtureRBAC(t)}))
 	sar := &authz.SubjectAccessReview{Server: cluster.URL, Client: cluster.Client(), AllowTTL: -1, DenyTTL: -1}
 	srv, counter := escalationServer(t, sar)
 	runEscalationCases(t, srv, counter)
@@ -421,7 +420,7 @@ func (anyone) Authenticate(*http.Request) (*authn.User, bool, error) {
 // are held.
 func TestRBACEscalation_HeldAcrossAUnion(t *testing.T) {
 	l := func(s ...string) []string { return s }
-	half := func(verb string) rest.Authorizer {
+	half := func(verb string) authz.Authorizer {
 		rbac, err := authz.NewRBAC(
 			&rbacv1.ClusterRole{ObjectMeta: scheme.ObjectMeta{Name: verb}, Rules: []rbacv1.PolicyRule{{Verbs: l(verb), APIGroups: l(""), Resources: l("configmaps")}}},
 			&rbacv1.ClusterRoleBinding{ObjectMeta: scheme.ObjectMeta{Name: verb}, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.SchemeGroupVersion.Group, Kind: rbacv1.ClusterRoleKind, Name: verb},
@@ -489,10 +488,10 @@ func BenchmarkRBACEscalation(b *testing.B) {
 	if err := builtin.AddToScheme(s); err != nil {
 		b.Fatal(err)
 	}
-	cluster := resttest.NewServer(b, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithAuthenticator(anyone{}), resttest.WithAuthorizer(sarCreators{fixtureRBAC(b)}))
+	cluster := apitest.NewServer(b, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithAuthenticator(anyone{}), apitest.WithAuthorizer(sarCreators{fixtureRBAC(b)}))
 	for _, mode := range []struct {
 		name string
-		az   rest.Authorizer
+		az   authz.Authorizer
 	}{
 		{"rbac", fixtureRBAC(b)},
 		{"sar", &authz.SubjectAccessReview{Server: cluster.URL, Client: cluster.Client(), AllowTTL: -1, DenyTTL: -1}},
@@ -515,7 +514,7 @@ func BenchmarkRBACEscalation(b *testing.B) {
 // failing is an Authorizer that cannot decide, as a SubjectAccessReview whose server is down.
 type failing struct{}
 
-func (failing) Authorize(context.Context, rest.Attributes) (bool, string, error) {
+func (failing) Authorize(context.Context, authz.Attributes) (bool, string, error) {
 	return false, "", fmt.Errorf("post https://10.0.0.1:6443/apis/authorization.k8s.io/v1/subjectaccessreviews: connection refused")
 }
 

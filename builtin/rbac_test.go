@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	authorizationv1 "github.com/apikit-dev/apikit/builtin/authorization/v1"
+
 	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
 
 	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
@@ -25,10 +27,10 @@ func TestProtobuf_RBACAndAccessReviewKindsRoundTrip(t *testing.T) {
 	}
 	subjects := []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.SchemeGroupVersion.Group, Name: "bob"}, {Kind: rbacv1.ServiceAccountKind, Name: "robot", Namespace: "ci"}}
 	ref := rbacv1.RoleRef{APIGroup: rbacv1.SchemeGroupVersion.Group, Kind: rbacv1.ClusterRoleKind, Name: "view"}
-	attrs := &ResourceAttributes{Namespace: "ns", Verb: "list", Group: "apps", Version: "v1", Resource: "deployments", Subresource: "scale", Name: "d",
-		LabelSelector: &LabelSelectorAttributes{RawSelector: "a=b", Requirements: []metav1.LabelSelectorRequirement{{Key: "k", Operator: "In", Values: []string{"v"}}}},
-		FieldSelector: &FieldSelectorAttributes{Requirements: []FieldSelectorRequirement{{Key: "metadata.name", Operator: "In", Values: []string{"d"}}}}}
-	status := SubjectAccessReviewStatus{Allowed: true, Denied: false, Reason: "r", EvaluationError: "e"}
+	attrs := &authorizationv1.ResourceAttributes{Namespace: "ns", Verb: "list", Group: "apps", Version: "v1", Resource: "deployments", Subresource: "scale", Name: "d",
+		LabelSelector: &authorizationv1.LabelSelectorAttributes{RawSelector: "a=b", Requirements: []metav1.LabelSelectorRequirement{{Key: "k", Operator: "In", Values: []string{"v"}}}},
+		FieldSelector: &authorizationv1.FieldSelectorAttributes{Requirements: []authorizationv1.FieldSelectorRequirement{{Key: "metadata.name", Operator: "In", Values: []string{"d"}}}}}
+	status := authorizationv1.SubjectAccessReviewStatus{Allowed: true, Denied: false, Reason: "r", EvaluationError: "e"}
 	tm := func(group scheme.GroupVersion, kind string) scheme.TypeMeta {
 		return scheme.TypeMeta{APIVersion: group.String(), Kind: kind}
 	}
@@ -39,11 +41,11 @@ func TestProtobuf_RBACAndAccessReviewKindsRoundTrip(t *testing.T) {
 				MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: "NotIn", Values: []string{"v", "w"}}, {Key: "e", Operator: "Exists"}}}}}},
 		&rbacv1.RoleBinding{TypeMeta: tm(rbacv1.SchemeGroupVersion, "RoleBinding"), ObjectMeta: meta, Subjects: subjects, RoleRef: ref},
 		&rbacv1.ClusterRoleBinding{TypeMeta: tm(rbacv1.SchemeGroupVersion, "ClusterRoleBinding"), ObjectMeta: scheme.ObjectMeta{Name: "x"}, Subjects: subjects, RoleRef: ref},
-		&SubjectAccessReview{TypeMeta: tm(AuthorizationV1, "SubjectAccessReview"), Spec: SubjectAccessReviewSpec{ResourceAttributes: attrs,
-			User: "bob", Groups: []string{"g"}, Extra: map[string]ExtraValue{"k": {"v1", "v2"}}, UID: "1"}, Status: status},
-		&LocalSubjectAccessReview{TypeMeta: tm(AuthorizationV1, "LocalSubjectAccessReview"), ObjectMeta: scheme.ObjectMeta{Namespace: "ns"},
-			Spec: SubjectAccessReviewSpec{NonResourceAttributes: &NonResourceAttributes{Path: "/x", Verb: "get"}, User: "bob"}, Status: status},
-		&SelfSubjectAccessReview{TypeMeta: tm(AuthorizationV1, "SelfSubjectAccessReview"), Spec: SelfSubjectAccessReviewSpec{ResourceAttributes: attrs}, Status: status},
+		&authorizationv1.SubjectAccessReview{TypeMeta: tm(authorizationv1.SchemeGroupVersion, "SubjectAccessReview"), Spec: authorizationv1.SubjectAccessReviewSpec{ResourceAttributes: attrs,
+			User: "bob", Groups: []string{"g"}, Extra: map[string]authorizationv1.ExtraValue{"k": {"v1", "v2"}}, UID: "1"}, Status: status},
+		&authorizationv1.LocalSubjectAccessReview{TypeMeta: tm(authorizationv1.SchemeGroupVersion, "LocalSubjectAccessReview"), ObjectMeta: scheme.ObjectMeta{Namespace: "ns"},
+			Spec: authorizationv1.SubjectAccessReviewSpec{NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/x", Verb: "get"}, User: "bob"}, Status: status},
+		&authorizationv1.SelfSubjectAccessReview{TypeMeta: tm(authorizationv1.SchemeGroupVersion, "SelfSubjectAccessReview"), Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: attrs}, Status: status},
 	})
 }
 
@@ -97,12 +99,12 @@ func TestValidateRBAC_AsKubeWordsIt(t *testing.T) {
 }
 
 func TestAccessReview_OutsideARequestFailsClosed(t *testing.T) {
-	review := &SelfSubjectAccessReview{Spec: SelfSubjectAccessReviewSpec{NonResourceAttributes: &NonResourceAttributes{Path: "/", Verb: "get"}}}
+	review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/", Verb: "get"}}}
 	got, err := accessReviewStrategy{}.RespondToCreate(context.Background(), &authn.User{Name: "bob"}, review)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := got.(*SelfSubjectAccessReview).Status; st.Allowed || st.EvaluationError == "" {
+	if st := got.(*authorizationv1.SelfSubjectAccessReview).Status; st.Allowed || st.EvaluationError == "" {
 		t.Errorf("status %+v, want not allowed with an evaluation error", st)
 	}
 }

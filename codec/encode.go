@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,8 +9,9 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 	"unsafe"
+
+	"github.com/apikit-dev/apikit/internal/jsonwire"
 )
 
 // Marshal returns the JSON encoding of v, byte-identical to encoding/json's Marshal
@@ -226,106 +226,13 @@ func appendFloat(b []byte, f float64, bits int) ([]byte, error) {
 	return b, nil
 }
 
-const hexDigits = "0123456789abcdef"
-
-// safeASCII marks the ASCII bytes that encoding/json (with HTML escaping) writes as is.
-var safeASCII = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()
-
 // AppendString appends s as a JSON string, the bytes encoding/json writes (HTML
 // characters escaped), for hand-written encoders of hot types (audit events).
-func AppendString(b []byte, s string) []byte { return appendString(b, s) }
+func AppendString(b []byte, s string) []byte { return jsonwire.AppendString(b, s) }
 
 // AppendTime appends t in UTC as a JSON string, the bytes of scheme.Time's MarshalJSON
 // or, with micro, of scheme.MicroTime's; a zero t is not special-cased.
-func AppendTime(b []byte, t time.Time, micro bool) []byte {
-	b = append(b, '"')
-	b = appendRFC3339(b, t, micro)
-	return append(b, '"')
-}
+func AppendTime(b []byte, t time.Time, micro bool) []byte { return jsonwire.AppendTime(b, t, micro) }
 
-// Constants of the word-at-a-time test of safeWord.
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
-// safeWord tells whether all eight bytes of w are safeASCII, eight at a time (object
-// names, label values and the like are mostly letters): no byte has its high bit set
-// (non-ASCII), is below 0x20, or is one of '"', '\\', '<', '>' and '&'. Each test is
-// the classic "has a zero byte" trick on w or on w XOR a repeated byte.
-func safeWord(w uint64) bool {
-	q, bs, lt, gt, amp := w^('"'*ones), w^('\\'*ones), w^('<'*ones), w^('>'*ones), w^('&'*ones)
-	bad := w | // a high bit: not ASCII
-		(w-0x20*ones)&^w | // a byte below 0x20
-		(q-ones)&^q | (bs-ones)&^bs | (lt-ones)&^lt | (gt-ones)&^gt | (amp-ones)&^amp
-	return bad&highs == 0
-}
-
-// load64 reads the eight bytes of s at i, which the caller has checked are there, as a
-// little-endian word, in one load.
-func load64(s string, i int) uint64 {
-	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
-}
-
-// appendString appends s as a JSON string the way encoding/json writes it with HTML
-// escaping on.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if i+8 <= len(s) && safeWord(load64(s, i)) {
-			i += 8
-			continue
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if safeASCII[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendString is jsonwire.AppendString, the one JSON string encoder of the module.
+func appendString(b []byte, s string) []byte { return jsonwire.AppendString(b, s) }

@@ -11,8 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 	"unsafe"
+
+	"github.com/apikit-dev/apikit/internal/jsonwire"
 
 	"github.com/apikit-dev/apikit/codec/internal/plancache"
 	"github.com/apikit-dev/apikit/scheme"
@@ -298,49 +299,6 @@ func encodeMicroTime(e *encodeState, b []byte, p unsafe.Pointer) ([]byte, error)
 	return AppendTime(b, t.Time, true), nil
 }
 
-// appendRFC3339 appends t in UTC as time.RFC3339 ("2006-01-02T15:04:05Z") or, with
-// micro, scheme.RFC3339Micro ("2006-01-02T15:04:05.000000Z"): the same bytes as
-// time.Time.AppendFormat at a tenth of its cost, which parses the layout on every
-// call; every object's creationTimestamp and every audit event's two times go through
-// it. Years outside 0..9999 take AppendFormat's path.
-func appendRFC3339(b []byte, t time.Time, micro bool) []byte {
-	t = t.UTC()
-	year, month, day := t.Date()
-	if year < 0 || year > 9999 {
-		if micro {
-			return t.AppendFormat(b, scheme.RFC3339Micro)
-		}
-		return t.AppendFormat(b, time.RFC3339)
-	}
-	hour, minute, second := t.Clock()
-	b = appendDigits(b, year, 4)
-	b = append(b, '-')
-	b = appendDigits(b, int(month), 2)
-	b = append(b, '-')
-	b = appendDigits(b, day, 2)
-	b = append(b, 'T')
-	b = appendDigits(b, hour, 2)
-	b = append(b, ':')
-	b = appendDigits(b, minute, 2)
-	b = append(b, ':')
-	b = appendDigits(b, second, 2)
-	if micro {
-		b = append(b, '.')
-		b = appendDigits(b, t.Nanosecond()/1000, 6)
-	}
-	return append(b, 'Z')
-}
-
-// appendDigits appends the n lowest decimal digits of v >= 0, zero-padded.
-func appendDigits(b []byte, v, n int) []byte {
-	var d [6]byte
-	for i := n - 1; i >= 0; i-- {
-		d[i] = byte('0' + v%10)
-		v /= 10
-	}
-	return append(b, d[:n]...)
-}
-
 // marshal and marshalText call a value's MarshalJSON or MarshalText.
 func marshal(b []byte, v any, t reflect.Type) ([]byte, error) {
 	return callMarshalJSON(b, v.(json.Marshaler), t)
@@ -502,12 +460,12 @@ func appendCompactJSON(b, src []byte, t reflect.Type) ([]byte, error) {
 			}
 		case '<', '>', '&':
 			b = append(b, src[start:i]...)
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			b = append(b, '\\', 'u', '0', '0', jsonwire.HexDigits[c>>4], jsonwire.HexDigits[c&0xF])
 			start = i + 1
 		case 0xe2:
 			if i+2 < len(src) && src[i+1] == 0x80 && src[i+2]&^1 == 0xa8 {
 				b = append(b, src[start:i]...)
-				b = append(b, '\\', 'u', '2', '0', '2', hexDigits[src[i+2]&0xF])
+				b = append(b, '\\', 'u', '2', '0', '2', jsonwire.HexDigits[src[i+2]&0xF])
 				start = i + 3
 				i += 2
 			}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/controllers"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
@@ -48,7 +50,7 @@ func newEnvWith(t *testing.T, o envOptions) *env {
 	s := newScheme(t)
 	store := memory.New(o.store)
 	t.Cleanup(store.Close)
-	h, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Scheme: s, Storage: store, GarbageCollection: true})
+	h, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Scheme: s, Storage: store, GarbageCollection: true})
 	if err != nil {
 		t.Fatal(err)
 	}

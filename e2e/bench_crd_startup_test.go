@@ -9,13 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	kubecel "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 
 	"github.com/apikit-dev/apikit/apiextensions"
+	crdserver "github.com/apikit-dev/apikit/apiextensions/server"
 	"github.com/apikit-dev/apikit/cel"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/crds"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage/memory"
 	"github.com/apikit-dev/apikit/validation/structural"
@@ -26,7 +28,7 @@ import (
 //
 //	path=install: apiextensions.Install of N CRDs into a scheme, then rest.New (what
 //	  a server serving CRDs from manifests does);
-//	path=api: crds.New, then Handler.Apply of N CRDs through the API, waiting until
+//	path=api: crdserver.New, then Handler.Apply of N CRDs through the API, waiting until
 //	  every one is Established (what a server taking CRDs at run time does).
 //
 //	go test ./e2e -run '^$' -bench CRDStartup -count 6
@@ -69,7 +71,7 @@ func BenchmarkCRDStartup(b *testing.B) {
 					b.Fatal(err)
 				}
 				store := memory.New(memory.Options{})
-				if _, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Scheme: s, Storage: store, Rules: cel.New()}); err != nil {
+				if _, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Scheme: s, Storage: store, Rules: cel.New()}); err != nil {
 					b.Fatal(err)
 				}
 				store.Close()
@@ -79,7 +81,7 @@ func BenchmarkCRDStartup(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				store := memory.New(memory.Options{})
-				h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Rules: cel.New()}})
+				h, err := crdserver.New(crdserver.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Rules: cel.New()}})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -101,7 +103,7 @@ func TestCRDStartup_APIPathServesEveryCRD(t *testing.T) {
 	defs := benchCRDs(t, 3)
 	store := memory.New(memory.Options{})
 	defer store.Close()
-	h, err := crds.New(crds.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Rules: cel.New()}})
+	h, err := crdserver.New(crdserver.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Rules: cel.New()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,21 +17,21 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
-func newBuiltinServer(t *testing.T) *resttest.Server {
+func newBuiltinServer(t *testing.T) *apitest.Server {
 	t.Helper()
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	return resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithControllers(), resttest.WithTLS(), resttest.WithToken("builtin-token"))
+	return apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithControllers(), apitest.WithTLS(), apitest.WithToken("builtin-token"))
 }
 
-func builtinClientset(t *testing.T, srv *resttest.Server) *kubernetes.Clientset {
+func builtinClientset(t *testing.T, srv *apitest.Server) *kubernetes.Clientset {
 	t.Helper()
 	cfg := &rest.Config{Host: srv.URL, BearerToken: srv.Token(), TLSClientConfig: rest.TLSClientConfig{CAData: srv.CertificateAuthority}}
 	cs, err := kubernetes.NewForConfig(cfg)

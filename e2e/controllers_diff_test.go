@@ -18,8 +18,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -52,7 +52,7 @@ func startSideBySide(t *testing.T) []*sideBySide {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithControllers(), resttest.WithCRDs())
+	srv := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithControllers(), apitest.WithCRDs())
 	apikitCfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)

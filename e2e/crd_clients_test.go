@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/apiextensions"
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/cel"
 	apikitrest "github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -39,8 +39,8 @@ func startRobotServer(t *testing.T) *rest.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := resttest.NewServer(t, scheme.New(), resttest.WithCRDs(crds...),
-		resttest.WithRESTOptions(func(o *apikitrest.Options) { o.Rules = cel.New() }))
+	srv := apitest.NewServer(t, scheme.New(), apitest.WithCRDs(crds...),
+		apitest.WithRESTOptions(func(o *apikitrest.Options) { o.Rules = cel.New() }))
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)

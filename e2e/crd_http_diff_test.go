@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	kubeext "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	kubev1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -385,7 +387,7 @@ func newCRDHTTPCases(t *testing.T) ([]crdHTTPCase, func()) {
 		}
 	}
 	store := memory.New(memory.Options{})
-	h, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Scheme: s, Storage: store, Rules: cel.New()})
+	h, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Scheme: s, Storage: store, Rules: cel.New()})
 	if err != nil {
 		store.Close()
 		t.Fatal(err)

@@ -15,8 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -164,7 +164,7 @@ func TestCRDNaming_MatchesKubeAPIServer(t *testing.T) {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithCRDs(), resttest.WithTLS(), resttest.WithToken("naming-token"))
+	srv := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithCRDs(), apitest.WithTLS(), apitest.WithToken("naming-token"))
 
 	ours, ourEvents := crdNamingScenario(t, &rest.Config{Host: srv.URL, BearerToken: srv.Token(), TLSClientConfig: rest.TLSClientConfig{CAData: srv.CertificateAuthority}})
 	for key, st := range ours {

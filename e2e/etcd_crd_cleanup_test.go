@@ -20,10 +20,10 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/apikit-dev/apikit/apiextensions"
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/codec/cbor"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 	etcdstore "github.com/apikit-dev/apikit/storage/etcd"
 )
@@ -59,7 +59,7 @@ func TestEtcd_DeletingCRDsNamedAfterBuiltInResourcesKeepsTheirObjects(t *testing
 		t.Fatal(err)
 	}
 	store := newEtcdStore(t, e, etcdstore.Options{Codec: crdStorageCodec{Codec: etcdstore.NewCodec(codecScheme), cbor: cbor.New(codecScheme)}})
-	srv := resttest.NewServer(t, s, resttest.WithStorage(store), resttest.WithStrategies(builtin.Strategies()), resttest.WithCRDs(), resttest.WithTLS(), resttest.WithToken("crd-token"))
+	srv := apitest.NewServer(t, s, apitest.WithStorage(store), apitest.WithStrategies(builtin.Strategies()), apitest.WithCRDs(), apitest.WithTLS(), apitest.WithToken("crd-token"))
 	cfg := &rest.Config{Host: srv.URL, BearerToken: srv.Token(), TLSClientConfig: rest.TLSClientConfig{CAData: srv.CertificateAuthority}}
 	// JSON, as kubectl sends: the CRD server answered client-go's protobuf Lease with a
 	// 415 (accepted media types: JSON, YAML, CBOR), a matter apart from this test.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/examples/widgets/api"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,7 +22,7 @@ import (
 // faultServer is a resttest server of the example widgets with a dynamic client whose
 // requests are recorded.
 type faultServer struct {
-	srv      *resttest.Server
+	srv      *apitest.Server
 	widgets  dynamic.ResourceInterface
 	dc       dynamic.Interface
 	requests *requestLog
@@ -30,7 +30,7 @@ type faultServer struct {
 
 func startFaultServer(t *testing.T) *faultServer {
 	t.Helper()
-	srv := resttest.NewServer(t, api.NewScheme())
+	srv := apitest.NewServer(t, api.NewScheme())
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)
@@ -92,15 +92,15 @@ func TestFaults_InformerRecovers(t *testing.T) {
 	tests := []struct {
 		name string
 		// fault is injected while the informer watches.
-		fault     func(t *testing.T, srv *resttest.Server)
+		fault     func(t *testing.T, srv *apitest.Server)
 		wantLists int
 	}{
-		{name: "after CloseWatches it watches again without a list", wantLists: 1, fault: func(t *testing.T, srv *resttest.Server) {
+		{name: "after CloseWatches it watches again without a list", wantLists: 1, fault: func(t *testing.T, srv *apitest.Server) {
 			if n := srv.Faults().CloseWatches(); n != 1 {
 				t.Fatalf("CloseWatches = %d, want the informer's 1", n)
 			}
 		}},
-		{name: "after ExpireResourceVersions its next watch is 410 and it lists again", wantLists: 2, fault: func(t *testing.T, srv *resttest.Server) {
+		{name: "after ExpireResourceVersions its next watch is 410 and it lists again", wantLists: 2, fault: func(t *testing.T, srv *apitest.Server) {
 			if err := srv.Faults().ExpireResourceVersions(context.Background()); err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +143,7 @@ func TestFaults_FailNextIsTheClientGoErrorOfItsStatus(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := ctxFor(t)
 			fs := startFaultServer(t)
-			fs.srv.Faults().FailNext(1, resttest.Match{Verb: "create", Resource: "widgets"}, tt.status)
+			fs.srv.Faults().FailNext(1, apitest.Match{Verb: "create", Resource: "widgets"}, tt.status)
 			_, err := fs.widgets.Create(ctx, newWidget("inf", "w", "red", 1, nil), metav1.CreateOptions{})
 			if !tt.is(err) {
 				t.Fatalf("create with a failure pending = %v, want the %s error", err, tt.name)
@@ -157,7 +157,7 @@ func TestFaults_FailNextIsTheClientGoErrorOfItsStatus(t *testing.T) {
 
 func TestFaults_DelayOutlastsTheClientsDeadline(t *testing.T) {
 	fs := startFaultServer(t)
-	fs.srv.Faults().Delay(resttest.Match{Verb: "list", Resource: "widgets"}, time.Hour)
+	fs.srv.Faults().Delay(apitest.Match{Verb: "list", Resource: "widgets"}, time.Hour)
 	ctx, cancel := context.WithTimeout(ctxFor(t), 100*time.Millisecond)
 	defer cancel()
 	if _, err := fs.widgets.List(ctx, metav1.ListOptions{}); err == nil || ctx.Err() == nil {

@@ -25,16 +25,16 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	sigsjson "sigs.k8s.io/json"
 
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/examples/widgets/api"
 	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/resttest"
 )
 
 const observeWidgets = "/apis/toys.example.com/v1/namespaces/default/widgets"
 
-func observeDo(t *testing.T, srv *resttest.Server, method, path, body string, hdr ...string) int {
+func observeDo(t *testing.T, srv *apitest.Server, method, path, body string, hdr ...string) int {
 	t.Helper()
 	req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
 	if err != nil {
@@ -59,7 +59,7 @@ func observeDo(t *testing.T, srv *resttest.Server, method, path, body string, hd
 // and parses it strictly with the Prometheus text parser: kube-apiserver's families
 // with their types and label names, no duplicate series.
 func TestObserve_MetricsParseWithPrometheusTextParser(t *testing.T) {
-	srv := resttest.NewServer(t, api.NewScheme(), resttest.WithRESTOptions(func(o *rest.Options) { o.Metrics = metrics.NewRegistry() }))
+	srv := apitest.NewServer(t, api.NewScheme(), apitest.WithRESTOptions(func(o *rest.Options) { o.Metrics = metrics.NewRegistry() }))
 	observeDo(t, srv, "POST", observeWidgets, `{"apiVersion":"toys.example.com/v1","kind":"Widget","metadata":{"name":"a"},"spec":{"color":"blue"}}`)
 	observeDo(t, srv, "GET", observeWidgets+"/a", "")
 	observeDo(t, srv, "GET", observeWidgets+"?watch=true&timeoutSeconds=1", "")
@@ -146,7 +146,7 @@ func summarize(t *testing.T, parsed map[string]*dto.MetricFamily) map[string]*dt
 func TestObserve_AuditLinesAreKubeEvents(t *testing.T) {
 	var log syncBuffer
 	pol := &audit.Policy{Rules: []audit.PolicyRule{{Level: audit.LevelRequestResponse, Verbs: []string{"create"}}, {Level: audit.LevelMetadata}}}
-	srv := resttest.NewServer(t, api.NewScheme(), resttest.WithRESTOptions(func(o *rest.Options) {
+	srv := apitest.NewServer(t, api.NewScheme(), apitest.WithRESTOptions(func(o *rest.Options) {
 		o.Audit = &audit.Config{Policy: pol, Sink: audit.NewWriterSink(&log)}
 	}))
 	observeDo(t, srv, "POST", observeWidgets, `{"apiVersion":"toys.example.com/v1","kind":"Widget","metadata":{"name":"a"},"spec":{"color":"blue"}}`, "Audit-ID", "create-1", "User-Agent", "e2e")

@@ -20,14 +20,14 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/apikit-dev/apikit/rest/authz"
-	"github.com/apikit-dev/apikit/rest/resttest"
+	"github.com/apikit-dev/apikit/apitest"
+	"github.com/apikit-dev/apikit/authz"
 )
 
 // storeDefaultPolicy stores authz.DefaultPolicy in srv as its admin, as kube-apiserver
 // stores its bootstrap policy: a binding's escalation check reads the role it refers to
 // from storage.
-func storeDefaultPolicy(t *testing.T, srv *resttest.Server) {
+func storeDefaultPolicy(t *testing.T, srv *apitest.Server) {
 	t.Helper()
 	for _, obj := range authz.DefaultPolicy() {
 		data, err := json.Marshal(obj)

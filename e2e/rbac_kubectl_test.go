@@ -15,9 +15,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/apikit-dev/apikit/apitest"
+	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/builtin"
-	"github.com/apikit-dev/apikit/rest/authz"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -38,7 +38,7 @@ func (tokenIsName) Authenticate(r *http.Request) (*authn.User, bool, error) {
 
 // newRBACServer serves the built-in kinds over TLS, authorized by kube's default policy
 // and the RBAC objects stored through the API. Its kubeconfig's token is "admin".
-func newRBACServer(t *testing.T) *resttest.Server {
+func newRBACServer(t *testing.T) *apitest.Server {
 	t.Helper()
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
@@ -49,8 +49,8 @@ func newRBACServer(t *testing.T) *resttest.Server {
 		t.Fatal(err)
 	}
 	stored := &authz.RBAC{}
-	srv := resttest.NewServer(t, s, resttest.WithStrategies(builtin.Strategies()), resttest.WithControllers(), resttest.WithTLS(),
-		resttest.WithToken("admin"), resttest.WithAuthenticator(tokenIsName{}), resttest.WithAuthorizer(authz.Union(defaults, stored)))
+	srv := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithControllers(), apitest.WithTLS(),
+		apitest.WithToken("admin"), apitest.WithAuthenticator(tokenIsName{}), apitest.WithAuthorizer(authz.Union(defaults, stored)))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- stored.WatchStorage(ctx, s, srv.Storage) }()

@@ -8,8 +8,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 	"k8s.io/apiserver/pkg/server/healthz"
 )
@@ -56,7 +56,7 @@ func TestHealth_SameAsKubeApiserver(t *testing.T) {
 			healthz.InstallReadyzHandler(kube, kubeChecks...)
 			healthz.InstallLivezHandler(kube, kubeChecks...)
 			healthz.InstallHandler(kube, kubeChecks...)
-			srv := resttest.NewServer(t, scheme.New(), resttest.WithRESTOptions(func(o *rest.Options) { o.ReadyChecks, o.LiveChecks = ours, ours }))
+			srv := apitest.NewServer(t, scheme.New(), apitest.WithRESTOptions(func(o *rest.Options) { o.ReadyChecks, o.LiveChecks = ours, ours }))
 
 			for _, path := range tc.paths {
 				for _, p := range []string{path, "/livez" + path[len("/readyz"):], "/healthz" + path[len("/readyz"):]} {

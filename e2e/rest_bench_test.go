@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/examples/widgets/api"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
@@ -164,7 +164,7 @@ func BenchmarkREST_Watch(b *testing.B) {
 	}
 }
 
-// BenchmarkResttest_NewServer measures resttest.NewServer with the example scheme: from
+// BenchmarkResttest_NewServer measures apitest.NewServer with the example scheme: from
 // nothing to a server that has answered its first request (GET /readyz).
 func BenchmarkResttest_NewServer(b *testing.B) {
 	sch := api.NewScheme()
@@ -173,7 +173,7 @@ func BenchmarkResttest_NewServer(b *testing.B) {
 		b.StopTimer()
 		sub := &cleanupTB{TB: b}
 		b.StartTimer()
-		srv := resttest.NewServer(sub, sch)
+		srv := apitest.NewServer(sub, sch)
 		resp, err := http.Get(srv.URL + "/readyz")
 		if err != nil {
 			b.Fatal(err)

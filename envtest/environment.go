@@ -15,9 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/cel"
 	apikitrest "github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/resttest"
 )
 
 // Environment is an in-process API server for controller tests, with the fields and
@@ -69,7 +69,7 @@ type Environment struct {
 	AttachControlPlaneOutput     bool
 
 	mu    sync.Mutex
-	srv   *resttest.Server
+	srv   *apitest.Server
 	users *tokenUsers
 }
 
@@ -113,14 +113,14 @@ func (te *Environment) Start() (*rest.Config, error) {
 		return nil, err
 	}
 	te.users = &tokenUsers{byToken: map[string]*authn.User{adminToken: apikitUser(adminUser)}}
-	srv, err := resttest.Start(s,
-		resttest.WithTLS(),
-		resttest.WithToken(adminToken),
-		resttest.WithAuthenticator(te.users),
-		resttest.WithStrategies(strategies),
-		resttest.WithCRDs(crds...),
-		resttest.WithControllers(),
-		resttest.WithRESTOptions(func(o *apikitrest.Options) { o.Rules = cel.New() }),
+	srv, err := apitest.Start(s,
+		apitest.WithTLS(),
+		apitest.WithToken(adminToken),
+		apitest.WithAuthenticator(te.users),
+		apitest.WithStrategies(strategies),
+		apitest.WithCRDs(crds...),
+		apitest.WithControllers(),
+		apitest.WithRESTOptions(func(o *apikitrest.Options) { o.Rules = cel.New() }),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("envtest: %w", err)

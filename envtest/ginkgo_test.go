@@ -9,8 +9,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/envtest"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -49,8 +49,8 @@ var _ = Describe("Environment", func() {
 	It("serves the CRDs of CRDDirectoryPaths", func() {
 		Expect(k8sClient.Create(context.Background(), object(widgetGVK, "default", "from-ginkgo", map[string]any{"replicas": int64(1)}))).To(Succeed())
 	})
-	It("lets resttest.NewServer take GinkgoT()", func() {
-		srv := resttest.NewServer(GinkgoT(), scheme.New())
+	It("lets apitest.NewServer take GinkgoT()", func() {
+		srv := apitest.NewServer(GinkgoT(), scheme.New())
 		resp, err := srv.Client().Get(srv.URL + "/healthz")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(resp.Body.Close()).To(Succeed())

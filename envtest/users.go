@@ -11,7 +11,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/apikit-dev/apikit/rest/resttest"
+	"github.com/apikit-dev/apikit/apitest"
 )
 
 // User is a user to provision with AddUser, as in controller-runtime.
@@ -33,7 +33,7 @@ func (u *AuthenticatedUser) Config() *rest.Config { return u.cfg }
 
 // KubeConfig returns a kubeconfig equivalent to Config.
 func (u AuthenticatedUser) KubeConfig() ([]byte, error) {
-	return resttest.Kubeconfig(u.cfg.Host, u.cfg.BearerToken, u.cfg.CAData), nil
+	return apitest.Kubeconfig(u.cfg.Host, u.cfg.BearerToken, u.cfg.CAData), nil
 }
 
 // AddUser provisions a user authenticated by a bearer token of its own and returns its

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
 )
@@ -20,7 +22,7 @@ const (
 
 // AdmissionAttributes describe one write to admission plugins.
 type AdmissionAttributes struct {
-	Attributes
+	authz.Attributes
 	// Kind is the kind of the object at the request's version.
 	Kind scheme.GroupVersionKind
 	// Operation is CREATE, UPDATE (also for patch and subresource writes) or DELETE.

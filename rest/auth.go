@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/scheme"
@@ -60,41 +62,6 @@ func hasBearerToken(r *http.Request) bool {
 	return len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ")
 }
 
-// AlwaysAllow is the Authorizer that allows every request: kube-apiserver's
-// --authorization-mode=AlwaysAllow, for tests and servers whose every client is
-// trusted. It must be chosen explicitly; Options.Authorizer has no default.
-type AlwaysAllow struct{}
-
-// Authorize implements Authorizer.
-func (AlwaysAllow) Authorize(context.Context, Attributes) (bool, string, error) {
-	return true, "", nil
-}
-
-// Attributes describe a request to an Authorizer, like kube's authorizer.Attributes.
-type Attributes struct {
-	User *authn.User
-	// Verb is the API verb (get, list, watch, create, update, patch, delete,
-	// deletecollection) for resource requests, the lowercased HTTP method otherwise.
-	Verb        string
-	Namespace   string
-	APIGroup    string
-	APIVersion  string
-	Resource    string
-	Subresource string
-	Name        string
-	// Path is the URL path.
-	Path string
-	// ResourceRequest is false for non-resource paths (/healthz, /version, /apis, ...).
-	ResourceRequest bool
-}
-
-// Authorizer decides whether a request may proceed. Deny answers 403 Forbidden with
-// kube's message, reason appended; an error with allowed false answers 500
-// InternalError, as kube-apiserver answers an authorizer that could not decide.
-type Authorizer interface {
-	Authorize(ctx context.Context, a Attributes) (allowed bool, reason string, err error)
-}
-
 // The audit annotations of the authorization decision, keys and values as
 // kube-apiserver's WithAuthorization filter records them.
 const (
@@ -132,14 +99,14 @@ func (h *Handler) authorize(ctx context.Context, info *RequestInfo, user *authn.
 }
 
 // authorizeAttributes asks the Authorizer about a: nil when allowed, else kube's 403.
-func (h *Handler) authorizeAttributes(ctx context.Context, a Attributes) *scheme.Status {
+func (h *Handler) authorizeAttributes(ctx context.Context, a authz.Attributes) *scheme.Status {
 	allowed, reason, err := h.opts.Authorizer.Authorize(ctx, a)
 	return h.decisionStatus(a, allowed, reason, err)
 }
 
 // decisionStatus answers the Authorizer's decision about a: nil when allowed, a 500 when
 // it failed without allowing, else kube's 403 with the reason appended.
-func (h *Handler) decisionStatus(a Attributes, allowed bool, reason string, err error) *scheme.Status {
+func (h *Handler) decisionStatus(a authz.Attributes, allowed bool, reason string, err error) *scheme.Status {
 	if allowed {
 		return nil
 	}
@@ -162,8 +129,8 @@ func (h *Handler) decisionStatus(a Attributes, allowed bool, reason string, err 
 	return NewForbidden(gr, a.Name, errors.New(msg))
 }
 
-func attributesOf(info *RequestInfo, user *authn.User) Attributes {
-	return Attributes{
+func attributesOf(info *RequestInfo, user *authn.User) authz.Attributes {
+	return authz.Attributes{
 		User:            user,
 		Verb:            info.Verb,
 		Namespace:       info.Namespace,
@@ -181,7 +148,7 @@ func attributesOf(info *RequestInfo, user *authn.User) Attributes {
 var htmlSanitizer = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // forbiddenMessage words a denial like kube-apiserver.
-func forbiddenMessage(a Attributes) string {
+func forbiddenMessage(a authz.Attributes) string {
 	name := ""
 	if a.User != nil {
 		name = a.User.Name
@@ -197,25 +164,4 @@ func forbiddenMessage(a Attributes) string {
 		return fmt.Sprintf("User %q cannot %s resource %q in API group %q in the namespace %q", name, a.Verb, res, a.APIGroup, a.Namespace)
 	}
 	return fmt.Sprintf("User %q cannot %s resource %q in API group %q at the cluster scope", name, a.Verb, res, a.APIGroup)
-}
-
-// authorizerKey is the context key of the Authorizer of the Handler serving a request.
-type authorizerKey struct{}
-
-// withAuthorizer returns a context carrying a, for Authorize.
-func withAuthorizer(ctx context.Context, a Authorizer) context.Context {
-	return context.WithValue(ctx, authorizerKey{}, a)
-}
-
-// Authorize asks the Authorizer of the Handler serving ctx's request about a, so that a
-// CreateResponder answers access reviews (SelfSubjectAccessReview, which kubectl auth
-// can-i creates; SubjectAccessReview; LocalSubjectAccessReview) with the decision the
-// Handler itself would make, as kube-apiserver's review resources do. Outside a request
-// the Handler serves it fails closed: (false, "", error).
-func Authorize(ctx context.Context, a Attributes) (allowed bool, reason string, err error) {
-	az, ok := ctx.Value(authorizerKey{}).(Authorizer)
-	if !ok || az == nil {
-		return false, "", errors.New("rest: no Authorizer in the context: Authorize answers only within a request a Handler serves")
-	}
-	return az.Authorize(ctx, a)
 }

@@ -17,13 +17,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/authz/rbacfile"
+
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/authz"
 	"github.com/apikit-dev/apikit/storage/memory"
 )
 
@@ -61,7 +64,7 @@ func BenchmarkHandler_ProductionChain(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rbac, err := authz.LoadRBAC(strings.NewReader(benchRBAC))
+	rbac, err := rbacfile.Load(strings.NewReader(benchRBAC))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -69,7 +72,7 @@ func BenchmarkHandler_ProductionChain(b *testing.B) {
 		name string
 		mod  func(*rest.Options)
 	}{
-		{"bare", func(o *rest.Options) { o.AllowAnonymous, o.Authorizer = true, rest.AlwaysAllow{} }},
+		{"bare", func(o *rest.Options) { o.AllowAnonymous, o.Authorizer = true, authz.AlwaysAllow{} }},
 		{"x509-rbac-metrics", func(o *rest.Options) {
 			o.Authenticator = authn.X509{ClientCA: func() *x509.CertPool { return pool }}
 			o.Authorizer = authz.Union(defaults, rbac)

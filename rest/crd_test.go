@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/scheme/openapi"
@@ -530,7 +532,7 @@ func TestCRD_SchemaErrorsThatBlockRulesSkipThemWithKubesError(t *testing.T) {
 func TestNew_RefusesSchemaRulesWithoutARuleCompiler(t *testing.T) {
 	s := scheme.New()
 	addCRDWidgets(t, s, crdSchema(t, crdRuleSchema))
-	_, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Scheme: s, Storage: newMemoryStore(t)})
+	_, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Scheme: s, Storage: newMemoryStore(t)})
 	if err == nil {
 		t.Fatal("New accepted CEL rules it cannot evaluate")
 	}
@@ -545,7 +547,7 @@ func TestNew_RefusesSchemaRulesWithoutARuleCompiler(t *testing.T) {
 func TestNew_RefusesANonStructuralSchemaNamingTheKind(t *testing.T) {
 	s := scheme.New()
 	addCRDWidgets(t, s, crdSchema(t, `{"type":"object","properties":{"spec":{"properties":{"size":{"type":"integer"}}}}}`))
-	_, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Scheme: s, Storage: newMemoryStore(t)})
+	_, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Scheme: s, Storage: newMemoryStore(t)})
 	if err == nil || !strings.Contains(err.Error(), "Widget.crd.example.com") {
 		t.Fatalf("err = %v", err)
 	}

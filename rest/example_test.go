@@ -10,6 +10,8 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/discovery"
 	"github.com/apikit-dev/apikit/scheme"
@@ -64,7 +66,7 @@ func newHandler(store storage.Interface) (*rest.Handler, error) {
 	return rest.New(rest.Options{
 		Scheme: s, Storage: store, Discovery: disc,
 		// Anyone may do anything: fine for an example on loopback, never for a server.
-		AllowAnonymous: true, Authorizer: rest.AlwaysAllow{},
+		AllowAnonymous: true, Authorizer: authz.AlwaysAllow{},
 		Strategies: map[scheme.GroupResource]rest.Strategy{
 			{Group: libraryV1.Group, Resource: "books"}: rest.StrategyFor[*Book]{Validate: validateBook},
 		},

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/audit"
@@ -53,7 +55,7 @@ type Options struct {
 	// allowing everything is an explicit choice, AlwaysAllow{} (kube-apiserver's
 	// --authorization-mode=AlwaysAllow). Health, liveness, readiness and /version are
 	// public whatever it says (see PublicInfoPaths).
-	Authorizer Authorizer
+	Authorizer authz.Authorizer
 	// MutatingAdmission run, in order, on every create, update and delete after the
 	// server has set its fields and before validation.
 	MutatingAdmission []MutatingAdmission
@@ -207,7 +209,7 @@ func New(opts Options) (*Handler, error) {
 		return nil, errors.New("rest: Options.Authenticator is required; set Options.AllowAnonymous to serve every request as system:anonymous")
 	}
 	if opts.Authorizer == nil {
-		return nil, errors.New("rest: Options.Authorizer is required; rest.AlwaysAllow{} allows every request")
+		return nil, errors.New("rest: Options.Authorizer is required; authz.AlwaysAllow{} allows every request")
 	}
 	codecs := newCodecs(opts)
 	if _, ok := codecs.ForMediaType(codec.MediaTypeJSON); !ok {
@@ -314,7 +316,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	public := !info.IsResourceRequest && isPublicInfo(info.Path)
-	ctx = withAuthorizer(ctx, h.opts.Authorizer)
+	ctx = authz.WithAuthorizer(ctx, h.opts.Authorizer)
 	ctx = context.WithValue(ctx, handlerKey{}, h) // for the hooks' Get and List (lookup.go)
 	user, st := h.authenticate(r, public)
 	obs.authenticated(info, user)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/rest"
@@ -269,7 +271,7 @@ func TestWatch_StreamsFramedEventsAndExpiredErrors(t *testing.T) {
 
 type panicAuthorizer struct{}
 
-func (panicAuthorizer) Authorize(context.Context, rest.Attributes) (bool, string, error) {
+func (panicAuthorizer) Authorize(context.Context, authz.Attributes) (bool, string, error) {
 	panic("boom")
 }
 
@@ -284,7 +286,7 @@ func (tokenAuth) Authenticate(r *http.Request) (*authn.User, bool, error) {
 
 type denyWrites struct{}
 
-func (denyWrites) Authorize(_ context.Context, a rest.Attributes) (bool, string, error) {
+func (denyWrites) Authorize(_ context.Context, a authz.Attributes) (bool, string, error) {
 	return a.Verb != "create", "writes are off", nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/storage/memory"
@@ -116,7 +118,7 @@ func TestNew_RefusesMistakenHealthChecks(t *testing.T) {
 			for _, live := range []bool{false, true} {
 				store := memory.New(memory.Options{})
 				t.Cleanup(store.Close)
-				opts := rest.Options{Scheme: testapi.NewScheme(), Storage: store, AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}}
+				opts := rest.Options{Scheme: testapi.NewScheme(), Storage: store, AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}}
 				if live {
 					opts.LiveChecks = tc.checks
 				} else {

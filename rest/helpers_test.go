@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/internal/testapi/toys"
 	"github.com/apikit-dev/apikit/rest"
@@ -73,7 +75,7 @@ func newTestHandler(t testing.TB, mod func(*rest.Options)) (*rest.Handler, rest.
 		Scheme:         s,
 		Storage:        store,
 		AllowAnonymous: true,
-		Authorizer:     rest.AlwaysAllow{},
+		Authorizer:     authz.AlwaysAllow{},
 		Strategies:     map[scheme.GroupResource]rest.Strategy{{Group: testapi.Group, Resource: "widgets"}: widgetStrategy{}},
 	}
 	if mod != nil {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/scheme"
@@ -30,7 +32,7 @@ const (
 // requester must be allowed ("impersonate") for it.
 type impersonation struct {
 	kind, namespace, name, apiVersion, extraKey string
-	attrs                                       Attributes
+	attrs                                       authz.Attributes
 }
 
 // String prints the impersonation as kube prints the v1.ObjectReference it uses for
@@ -121,13 +123,13 @@ func impersonationsOf(header http.Header) ([]impersonation, *scheme.Status) {
 	if user != "" {
 		if ns, name, ok := splitServiceAccount(user); ok {
 			out = append(out, impersonation{kind: "ServiceAccount", namespace: ns, name: name,
-				attrs: Attributes{Resource: "serviceaccounts", Namespace: ns, Name: name}})
+				attrs: authz.Attributes{Resource: "serviceaccounts", Namespace: ns, Name: name}})
 		} else {
-			out = append(out, impersonation{kind: "User", name: user, attrs: Attributes{Resource: "users", Name: user}})
+			out = append(out, impersonation{kind: "User", name: user, attrs: authz.Attributes{Resource: "users", Name: user}})
 		}
 	}
 	for _, g := range header.Values(ImpersonateGroupHeader) {
-		out = append(out, impersonation{kind: "Group", name: g, attrs: Attributes{Resource: "groups", Name: g}})
+		out = append(out, impersonation{kind: "Group", name: g, attrs: authz.Attributes{Resource: "groups", Name: g}})
 	}
 	names := slices.Sorted(func(yield func(string) bool) {
 		for name := range header {
@@ -144,12 +146,12 @@ func impersonationsOf(header http.Header) ([]impersonation, *scheme.Status) {
 		}
 		for _, v := range header[name] {
 			out = append(out, impersonation{kind: "UserExtra", name: v, apiVersion: authnV1, extraKey: key,
-				attrs: Attributes{APIGroup: "authentication.k8s.io", APIVersion: "v1", Resource: "userextras", Subresource: key, Name: v}})
+				attrs: authz.Attributes{APIGroup: "authentication.k8s.io", APIVersion: "v1", Resource: "userextras", Subresource: key, Name: v}})
 		}
 	}
 	if uid := header.Get(ImpersonateUIDHeader); uid != "" {
 		out = append(out, impersonation{kind: "UID", name: uid, apiVersion: authnV1,
-			attrs: Attributes{APIGroup: "authentication.k8s.io", APIVersion: "v1", Resource: "uids", Name: uid}})
+			attrs: authz.Attributes{APIGroup: "authentication.k8s.io", APIVersion: "v1", Resource: "uids", Name: uid}})
 	}
 	if user == "" && len(out) > 0 {
 		list := make([]string, len(out))

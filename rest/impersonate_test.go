@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/rest"
@@ -32,7 +34,7 @@ type impersonationPolicy struct {
 	seen *authn.User
 }
 
-func (p *impersonationPolicy) Authorize(_ context.Context, a rest.Attributes) (bool, string, error) {
+func (p *impersonationPolicy) Authorize(_ context.Context, a authz.Attributes) (bool, string, error) {
 	if a.Verb != "impersonate" {
 		p.mu.Lock()
 		p.seen = a.User

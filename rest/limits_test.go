@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -34,7 +36,7 @@ func newGate() *gate {
 	return &gate{entered: make(chan struct{}, 16), release: make(chan struct{}), deadlines: map[string]time.Duration{}}
 }
 
-func (g *gate) Authorize(ctx context.Context, a rest.Attributes) (bool, string, error) {
+func (g *gate) Authorize(ctx context.Context, a authz.Attributes) (bool, string, error) {
 	left := time.Duration(-1)
 	if d, ok := ctx.Deadline(); ok {
 		left = time.Until(d)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage/memory"
@@ -47,7 +49,7 @@ func newNamespaceServer(t *testing.T) http.Handler {
 	}
 	store := memory.New(memory.Options{})
 	t.Cleanup(store.Close)
-	h, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Scheme: s, Storage: store, GarbageCollection: true})
+	h, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Scheme: s, Storage: store, GarbageCollection: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
@@ -17,7 +19,7 @@ import (
 // "broken" and denies the rest, each with a reason of its own.
 type decidingAuthorizer struct{}
 
-func (decidingAuthorizer) Authorize(_ context.Context, a rest.Attributes) (bool, string, error) {
+func (decidingAuthorizer) Authorize(_ context.Context, a authz.Attributes) (bool, string, error) {
 	switch {
 	case a.Verb == "impersonate":
 		return true, "impersonation allowed", nil

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/metrics"
@@ -47,7 +49,7 @@ func BenchmarkHandler_Metrics(b *testing.B) {
 	for i, cfg := range configs {
 		store := memory.New(memory.Options{})
 		b.Cleanup(store.Close)
-		opts := rest.Options{Scheme: testapi.NewScheme(), Storage: store, AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}}
+		opts := rest.Options{Scheme: testapi.NewScheme(), Storage: store, AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}}
 		cfg.mod(&opts)
 		h, err := rest.New(opts)
 		if err != nil {

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/rest"
@@ -104,12 +106,12 @@ func TestMetrics_OffIsNotFoundAsBefore(t *testing.T) {
 // onlyUser allows one user everything and denies everyone else.
 type onlyUser string
 
-func (u onlyUser) Authorize(_ context.Context, a rest.Attributes) (bool, string, error) {
+func (u onlyUser) Authorize(_ context.Context, a authz.Attributes) (bool, string, error) {
 	return a.User != nil && a.User.Name == string(u), "", nil
 }
 
 func TestMetrics_NeedAuthorizationLikeKube(t *testing.T) {
-	var seen []rest.Attributes
+	var seen []authz.Attributes
 	var mu sync.Mutex
 	s := newServer(t, func(o *rest.Options) {
 		o.Metrics = metrics.NewRegistry()
@@ -133,12 +135,12 @@ func TestMetrics_NeedAuthorizationLikeKube(t *testing.T) {
 }
 
 type recordingAuthorizer struct {
-	next rest.Authorizer
-	seen *[]rest.Attributes
+	next authz.Authorizer
+	seen *[]authz.Attributes
 	mu   *sync.Mutex
 }
 
-func (a recordingAuthorizer) Authorize(ctx context.Context, attrs rest.Attributes) (bool, string, error) {
+func (a recordingAuthorizer) Authorize(ctx context.Context, attrs authz.Attributes) (bool, string, error) {
 	a.mu.Lock()
 	*a.seen = append(*a.seen, attrs)
 	a.mu.Unlock()

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage/memory"
@@ -110,7 +112,7 @@ func TestNew_RefusesRegistrationMistakesNamingTheKindAndTheFix(t *testing.T) {
 		wantInMsgs: []string{"its Validate has a pointer receiver: pass a *rest_test.pointerStrategy"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Scheme: tc.scheme(t), Storage: memory.New(memory.Options{})}
+			opts := rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Scheme: tc.scheme(t), Storage: memory.New(memory.Options{})}
 			if tc.strategy != nil {
 				opts.Strategies = map[scheme.GroupResource]rest.Strategy{gadgetsGR: tc.strategy}
 			}
@@ -136,7 +138,7 @@ func TestNew_AcceptsBothStrategyForms(t *testing.T) {
 		&rest.StrategyFor[*Gadget]{},
 		&pointerStrategy{},
 	} {
-		if _, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Scheme: s, Storage: memory.New(memory.Options{}), Strategies: map[scheme.GroupResource]rest.Strategy{gadgetsGR: st}}); err != nil {
+		if _, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Scheme: s, Storage: memory.New(memory.Options{}), Strategies: map[scheme.GroupResource]rest.Strategy{gadgetsGR: st}}); err != nil {
 			t.Errorf("New refused %T: %v", st, err)
 		}
 	}
@@ -159,7 +161,7 @@ func TestStrategyFor_HooksReceiveTheKindsOwnType(t *testing.T) {
 	}
 	h, err := rest.New(rest.Options{
 		Scheme: gadgetScheme(t, &Gadget{}, &GadgetList{}), Storage: memory.New(memory.Options{}),
-		AllowAnonymous: true, Authorizer: rest.AlwaysAllow{},
+		AllowAnonymous: true, Authorizer: authz.AlwaysAllow{},
 		Strategies: map[scheme.GroupResource]rest.Strategy{gadgetsGR: st},
 	})
 	if err != nil {

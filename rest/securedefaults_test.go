@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/storage/memory"
@@ -17,8 +19,8 @@ func TestNew_RefusesAnUnsecuredHandlerUnlessAskedFor(t *testing.T) {
 		opts rest.Options
 		want string
 	}{
-		{"no authenticator", rest.Options{Authorizer: rest.AlwaysAllow{}}, "AllowAnonymous"},
-		{"no authorizer", rest.Options{Authenticator: tokenAuth{}}, "rest.AlwaysAllow{}"},
+		{"no authenticator", rest.Options{Authorizer: authz.AlwaysAllow{}}, "AllowAnonymous"},
+		{"no authorizer", rest.Options{Authenticator: tokenAuth{}}, "authz.AlwaysAllow{}"},
 		{"anonymous without an authorizer", rest.Options{AllowAnonymous: true}, "Authorizer is required"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,7 +71,7 @@ func TestHandler_BearerTokenOverPlainHTTPIs401ByDefault(t *testing.T) {
 // failingAuthorizer cannot decide: its delegate is down.
 type failingAuthorizer struct{}
 
-func (failingAuthorizer) Authorize(context.Context, rest.Attributes) (bool, string, error) {
+func (failingAuthorizer) Authorize(context.Context, authz.Attributes) (bool, string, error) {
 	return false, "", errors.New("Post https://10.0.0.1/apis/authorization.k8s.io/v1/subjectaccessreviews: connection refused")
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/codec/standard"
 	"github.com/apikit-dev/apikit/rest"
@@ -172,7 +174,7 @@ func TestSerializers_ListWithoutJSONIsRefused(t *testing.T) {
 	s := scheme.New()
 	store := memory.New(memory.Options{})
 	t.Cleanup(store.Close)
-	_, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}, Scheme: s, Storage: store, Serializers: []codec.Serializer{codec.NewYAML(s)}})
+	_, err := rest.New(rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Scheme: s, Storage: store, Serializers: []codec.Serializer{codec.NewYAML(s)}})
 	if err == nil || !strings.Contains(err.Error(), "application/json") {
 		t.Errorf("New without JSON: err = %v, want one naming application/json", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/storage/memory"
@@ -51,7 +53,7 @@ func BenchmarkWritePath(b *testing.B) {
 	newHandler := func(b *testing.B) http.Handler {
 		store := memory.New(memory.Options{})
 		b.Cleanup(store.Close)
-		h, err := rest.New(rest.Options{Scheme: testapi.NewScheme(), Storage: store, AllowAnonymous: true, Authorizer: rest.AlwaysAllow{}})
+		h, err := rest.New(rest.Options{Scheme: testapi.NewScheme(), Storage: store, AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}})
 		if err != nil {
 			b.Fatal(err)
 		}

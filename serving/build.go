@@ -11,9 +11,8 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/authn"
+	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/kubeconfig"
-	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/authz"
 )
 
 // Host is what the host program adds to the chains Build assembles.
@@ -23,7 +22,7 @@ type Host struct {
 	Authenticators []authn.Authenticator
 	// Authorizer is the host's own authorization, such as RBAC over its storage; it is
 	// asked after the always-allowed paths and groups and before SubjectAccessReview.
-	Authorizer rest.Authorizer
+	Authorizer authz.Authorizer
 }
 
 // Build assembles what o describes, as k8s.io/apiserver's delegating options' ApplyTo
@@ -149,8 +148,8 @@ func (o *Options) authenticator(ctx context.Context, host Host, log *slog.Logger
 	return nil, errors.New("no authentication configured: give -client-ca-file, -requestheader-client-ca-file, -token-auth-file or -authentication-kubeconfig, or -anonymous-auth")
 }
 
-func (o *Options) authorizer(host Host) (rest.Authorizer, error) {
-	var chain []rest.Authorizer
+func (o *Options) authorizer(host Host) (authz.Authorizer, error) {
+	var chain []authz.Authorizer
 	if len(o.AlwaysAllowPaths) > 0 {
 		chain = append(chain, authz.AlwaysAllowPaths(o.AlwaysAllowPaths...))
 	}

@@ -11,10 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/kubeconfig"
-	"github.com/apikit-dev/apikit/rest"
 )
 
 // reviews makes the fake kube-apiserver answer TokenReviews (tokens maps a token to its
@@ -132,13 +133,13 @@ func TestBuild_DelegatesToTheKubeAPIServer(t *testing.T) {
 	erin := &authn.User{Name: "erin", Groups: []string{"devs", "system:authenticated"}}
 	for _, tt := range []struct {
 		name string
-		a    rest.Attributes
+		a    authz.Attributes
 		want bool
 	}{
-		{name: "SubjectAccessReview allows", a: rest.Attributes{User: erin, Verb: "get", Resource: "widgets", ResourceRequest: true}, want: true},
-		{name: "SubjectAccessReview denies", a: rest.Attributes{User: erin, Verb: "delete", Resource: "widgets", ResourceRequest: true}},
-		{name: "an always-allowed path", a: rest.Attributes{User: erin, Verb: "get", Path: "/healthz"}, want: true},
-		{name: "system:masters", a: rest.Attributes{User: &authn.User{Name: "root", Groups: []string{"system:masters"}}, Verb: "delete", Resource: "widgets", ResourceRequest: true}, want: true},
+		{name: "SubjectAccessReview allows", a: authz.Attributes{User: erin, Verb: "get", Resource: "widgets", ResourceRequest: true}, want: true},
+		{name: "SubjectAccessReview denies", a: authz.Attributes{User: erin, Verb: "delete", Resource: "widgets", ResourceRequest: true}},
+		{name: "an always-allowed path", a: authz.Attributes{User: erin, Verb: "get", Path: "/healthz"}, want: true},
+		{name: "system:masters", a: authz.Attributes{User: &authn.User{Name: "root", Groups: []string{"system:masters"}}, Verb: "delete", Resource: "widgets", ResourceRequest: true}, want: true},
 	} {
 		if got, _, _ := cfg.Authorizer.Authorize(context.Background(), tt.a); got != tt.want {
 			t.Errorf("%s: allowed = %v, want %v", tt.name, got, tt.want)
@@ -165,7 +166,7 @@ func TestBuild_FlagsWinOverTheConfigMap(t *testing.T) {
 	o.Logger = quietLogger()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cfg, err := o.Build(ctx, Host{Authorizer: rest.AlwaysAllow{}})
+	cfg, err := o.Build(ctx, Host{Authorizer: authz.AlwaysAllow{}})
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}
@@ -195,7 +196,7 @@ func TestBuild_RefusesAServerNobodyCouldUse(t *testing.T) {
 		host    Host
 		wantErr string
 	}{
-		{name: "no authenticator and no anonymous access", set: func(*Options) {}, host: Host{Authorizer: rest.AlwaysAllow{}}, wantErr: "no authentication configured"},
+		{name: "no authenticator and no anonymous access", set: func(*Options) {}, host: Host{Authorizer: authz.AlwaysAllow{}}, wantErr: "no authentication configured"},
 		{name: "no authorizer at all", set: func(o *Options) { o.AnonymousAuth, o.AlwaysAllowPaths, o.AlwaysAllowGroups = true, nil, nil }, wantErr: "no authorization configured"},
 		{name: "an empty requestheader header name", set: func(o *Options) {
 			o.RequestHeader.ClientCAFile, o.RequestHeader.GroupHeaders = writeCA(t), []string{" "}
@@ -217,7 +218,7 @@ func TestBuild_RefusesAServerNobodyCouldUse(t *testing.T) {
 		})
 	}
 	o := &Options{AnonymousAuth: true, DefaultCertificate: must(kubeconfig.SelfSignedCertificate("server", time.Hour)), Logger: quietLogger()}
-	cfg, err := o.Build(context.Background(), Host{Authorizer: rest.AlwaysAllow{}})
+	cfg, err := o.Build(context.Background(), Host{Authorizer: authz.AlwaysAllow{}})
 	if err != nil || cfg.Authenticator != nil || !cfg.AllowAnonymous {
 		t.Errorf("Build of anonymous-only options = %+v, %v; want no authenticator and anonymous access", cfg, err)
 	}

@@ -3,6 +3,8 @@ package serving
 import (
 	"crypto/tls"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/rest"
@@ -19,7 +21,7 @@ type Config struct {
 	AllowAnonymous bool
 	// Authorizer is the union, first decision wins, of the always-allowed paths, the
 	// always-allowed groups, the host's authorizer and SubjectAccessReview.
-	Authorizer rest.Authorizer
+	Authorizer authz.Authorizer
 	// TLS serves the certificate of Options (reloaded when its files change) and
 	// requests client certificates for the authenticators to verify.
 	TLS *tls.Config

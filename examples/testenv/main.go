@@ -43,10 +43,10 @@ import (
 	"syscall"
 
 	"github.com/apikit-dev/apikit/apiextensions"
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -112,7 +112,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // start starts the server of f with its CRDs established and writes its kubeconfig. The
 // server and its controllers log to logs; /metrics has their metrics and /livez and
 // /healthz their health checks.
-func start(f flags, logs io.Writer) (*resttest.Server, error) {
+func start(f flags, logs io.Writer) (*apitest.Server, error) {
 	var crds []*apiextensions.CustomResourceDefinition
 	if f.crds != "" {
 		var err error
@@ -132,9 +132,9 @@ func start(f flags, logs io.Writer) (*resttest.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := resttest.Start(s, resttest.WithStrategies(builtin.Strategies()), resttest.WithAddr(f.addr), resttest.WithTLS(), resttest.WithToken(token), resttest.WithCRDs(crds...), resttest.WithControllers(),
-		resttest.WithLogger(slog.New(slog.NewTextHandler(logs, nil))),
-		resttest.WithRESTOptions(func(o *rest.Options) { o.Metrics = metrics.NewRegistry() }))
+	srv, err := apitest.Start(s, apitest.WithStrategies(builtin.Strategies()), apitest.WithAddr(f.addr), apitest.WithTLS(), apitest.WithToken(token), apitest.WithCRDs(crds...), apitest.WithControllers(),
+		apitest.WithLogger(slog.New(slog.NewTextHandler(logs, nil))),
+		apitest.WithRESTOptions(func(o *rest.Options) { o.Metrics = metrics.NewRegistry() }))
 	if err != nil {
 		return nil, err
 	}

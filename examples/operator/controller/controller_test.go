@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/examples/widgets/api"
 	"github.com/apikit-dev/apikit/examples/widgets/server"
-	"github.com/apikit-dev/apikit/rest/resttest"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -52,7 +52,7 @@ func (b *lockedBuffer) String() string {
 // subresource) are followed with the new observedGeneration, deleted Widgets are let go,
 // and nothing fails on the way.
 func TestController_StatusFollowsSpecOnResttestServer(t *testing.T) {
-	srv := resttest.NewServer(t, api.NewScheme(), resttest.WithStrategies(server.Strategies()))
+	srv := apitest.NewServer(t, api.NewScheme(), apitest.WithStrategies(server.Strategies()))
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig)
 	if err != nil {
 		t.Fatalf("reading the resttest kubeconfig: %v", err)

@@ -19,14 +19,14 @@ import (
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/apiextensions"
+	crdserver "github.com/apikit-dev/apikit/apiextensions/server"
 	"github.com/apikit-dev/apikit/audit"
+	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/examples/widgets/api"
 	"github.com/apikit-dev/apikit/kubeconfig"
 	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/rest/authz"
-	"github.com/apikit-dev/apikit/rest/crds"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/serving"
 	"github.com/apikit-dev/apikit/storage"
@@ -143,7 +143,7 @@ type Server struct {
 	readyChecks []rest.HealthCheck
 	liveChecks  []rest.HealthCheck
 	handler     http.Handler
-	crds        *crds.Handler
+	crds        *crdserver.Handler
 	ln          net.Listener
 	// rawListener is ln before TLS sniffing, closed by New when it fails.
 	rawListener net.Listener
@@ -238,11 +238,11 @@ func New(cfg Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("widgets server: %w", err)
 	}
-	var authorizer rest.Authorizer = rbac
+	var authorizer authz.Authorizer = rbac
 	switch cfg.AuthorizationMode {
 	case "", AuthorizationRBAC:
 	case AuthorizationAlwaysAllow:
-		authorizer = rest.AlwaysAllow{}
+		authorizer = authz.AlwaysAllow{}
 		s.log.Warn("authorization mode AlwaysAllow: every authenticated request may do everything", "anonymousAuth", servingOpts.AnonymousAuth)
 	default:
 		return nil, fmt.Errorf("widgets server: authorization mode must be %s or %s, not %q", AuthorizationRBAC, AuthorizationAlwaysAllow, cfg.AuthorizationMode)
@@ -258,7 +258,7 @@ func New(cfg Config) (_ *Server, err error) {
 	}
 	strategies := Strategies()
 	maps.Copy(strategies, builtin.RBACStrategies())
-	h, err := crds.New(crds.Options{
+	h, err := crdserver.New(crdserver.Options{
 		Scheme:  sch,
 		Storage: s.store,
 		REST: sec.ApplyTo(rest.Options{

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
 	"github.com/apikit-dev/apikit/conversion"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -14,7 +15,7 @@ func registerEventConversions(s *scheme.Scheme) {
 	conversion.RegisterAcrossGroups(s, coreToEventsEvent, eventsEventToCore)
 }
 
-func coreToEventsEvent(in *Event, out *EventsEvent, sc conversion.Scope) error {
+func coreToEventsEvent(in *corev1.Event, out *EventsEvent, sc conversion.Scope) error {
 	if err := sc.AutoConvert(in, out); err != nil {
 		return err
 	}
@@ -28,7 +29,7 @@ func coreToEventsEvent(in *Event, out *EventsEvent, sc conversion.Scope) error {
 	return nil
 }
 
-func eventsEventToCore(in *EventsEvent, out *Event, sc conversion.Scope) error {
+func eventsEventToCore(in *EventsEvent, out *corev1.Event, sc conversion.Scope) error {
 	if err := sc.AutoConvert(in, out); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
 	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -67,7 +68,7 @@ var (
 func protobufFields() map[scheme.GroupVersionKind]fields {
 	meta := field("metadata", 1, protobuf.TypeObjectMeta)
 	m := map[scheme.GroupVersionKind]fields{
-		CoreV1.WithKind("Namespace"): {meta,
+		corev1.SchemeGroupVersion.WithKind("Namespace"): {meta,
 			field("spec", 2, protobuf.TypeMessage),
 			repeated("spec.finalizers", 1, protobuf.TypeString),
 			field("status", 3, protobuf.TypeMessage),
@@ -79,24 +80,24 @@ func protobufFields() map[scheme.GroupVersionKind]fields {
 			field("status.conditions.reason", 5, protobuf.TypeString),
 			field("status.conditions.message", 6, protobuf.TypeString),
 		},
-		CoreV1.WithKind("ConfigMap"): {meta,
+		corev1.SchemeGroupVersion.WithKind("ConfigMap"): {meta,
 			field("data", 2, protobuf.TypeStringMap),
 			field("binaryData", 3, protobuf.TypeStringMap),
 			optional("immutable", 4, protobuf.TypeBool),
 		},
-		CoreV1.WithKind("Secret"): {meta,
+		corev1.SchemeGroupVersion.WithKind("Secret"): {meta,
 			field("data", 2, protobuf.TypeStringMap),
 			field("type", 3, protobuf.TypeString),
 			field("stringData", 4, protobuf.TypeStringMap),
 			optional("immutable", 5, protobuf.TypeBool),
 		},
-		CoreV1.WithKind("ServiceAccount"): {meta,
+		corev1.SchemeGroupVersion.WithKind("ServiceAccount"): {meta,
 			repeated("secrets", 2, protobuf.TypeMessage),
 			repeated("imagePullSecrets", 3, protobuf.TypeMessage),
 			field("imagePullSecrets.name", 1, protobuf.TypeString),
 			optional("automountServiceAccountToken", 4, protobuf.TypeBool),
 		},
-		CoreV1.WithKind("Event"): {meta,
+		corev1.SchemeGroupVersion.WithKind("Event"): {meta,
 			field("involvedObject", 2, protobuf.TypeMessage),
 			field("reason", 3, protobuf.TypeString),
 			field("message", 4, protobuf.TypeString),
@@ -147,9 +148,9 @@ func protobufFields() map[scheme.GroupVersionKind]fields {
 			field("status.userInfo.extra", 4, protobuf.TypeStringMap),
 		},
 	}
-	sa := CoreV1.WithKind("ServiceAccount")
+	sa := corev1.SchemeGroupVersion.WithKind("ServiceAccount")
 	m[sa] = append(m[sa], under("secrets", objectReference)...)
-	ev := CoreV1.WithKind("Event")
+	ev := corev1.SchemeGroupVersion.WithKind("Event")
 	m[ev] = append(m[ev], under("involvedObject", objectReference)...)
 	m[ev] = append(m[ev], under("related", objectReference)...)
 	m[ev] = append(m[ev], under("source", eventSource)...)

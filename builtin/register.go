@@ -3,6 +3,8 @@ package builtin
 import (
 	"fmt"
 
+	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
+
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -12,8 +14,8 @@ import (
 // (AddAuthorizationToScheme). Call it once per scheme; hosts that do not call it serve
 // none of them.
 func AddToScheme(s *scheme.Scheme) error {
-	s.AddKnownTypes(CoreV1, &Namespace{}, &NamespaceList{}, &ConfigMap{}, &ConfigMapList{},
-		&Secret{}, &SecretList{}, &ServiceAccount{}, &ServiceAccountList{}, &Event{}, &EventList{})
+	s.AddKnownTypes(corev1.SchemeGroupVersion, &corev1.Namespace{}, &corev1.NamespaceList{}, &corev1.ConfigMap{}, &corev1.ConfigMapList{},
+		&corev1.Secret{}, &corev1.SecretList{}, &corev1.ServiceAccount{}, &corev1.ServiceAccountList{}, &corev1.Event{}, &corev1.EventList{})
 	s.AddKnownTypeWithName(EventsV1.WithKind("Event"), &EventsEvent{})
 	s.AddKnownTypeWithName(EventsV1.WithKind("EventList"), &EventsEventList{})
 	s.AddKnownTypes(CoordinationV1, &Lease{}, &LeaseList{})
@@ -33,18 +35,6 @@ func AddToScheme(s *scheme.Scheme) error {
 	return AddAuthorizationToScheme(s)
 }
 
-// Resource names of the built-in kinds.
-var (
-	Namespaces         = scheme.GroupResource{Resource: "namespaces"}
-	ConfigMaps         = scheme.GroupResource{Resource: "configmaps"}
-	Secrets            = scheme.GroupResource{Resource: "secrets"}
-	ServiceAccounts    = scheme.GroupResource{Resource: "serviceaccounts"}
-	Events             = scheme.GroupResource{Resource: "events"}
-	EventsEvents       = scheme.GroupResource{Group: EventsV1.Group, Resource: "events"}
-	Leases             = scheme.GroupResource{Group: CoordinationV1.Group, Resource: "leases"}
-	SelfSubjectReviews = scheme.GroupResource{Group: AuthenticationV1.Group, Resource: "selfsubjectreviews"}
-)
-
 // resources are the built-in resources as kube-apiserver's discovery lists them; the
 // columns are those of kube's table printers that a JSONPath can compute.
 var resources = []scheme.Resource{
@@ -62,7 +52,7 @@ var resources = []scheme.Resource{
 			{Name: "Message", Type: "string", JSONPath: ".message"},
 		}},
 	{Group: EventsV1.Group, Kind: "Event", Plural: "events", ShortNames: []string{"ev"}, Namespaced: true,
-		SharesStorageWith: Events,
+		SharesStorageWith: corev1.Events,
 		PrinterColumns: []scheme.PrinterColumn{
 			{Name: "Type", Type: "string", JSONPath: ".type"},
 			{Name: "Reason", Type: "string", JSONPath: ".reason"},

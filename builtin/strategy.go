@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
+
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/rest"
@@ -24,24 +26,26 @@ import (
 // sets one; and RBACStrategies and AuthorizationStrategies.
 func Strategies() map[scheme.GroupResource]rest.Strategy {
 	m := map[scheme.GroupResource]rest.Strategy{
-		ConfigMaps: withoutGeneration(rest.StrategyFor[*ConfigMap]{
-			Validate: func(_ context.Context, c *ConfigMap) validation.ErrorList { return validateConfigMap(c) },
-			ValidateUpdate: func(_ context.Context, c, old *ConfigMap) validation.ErrorList {
+		corev1.ConfigMaps: withoutGeneration(rest.StrategyFor[*corev1.ConfigMap]{
+			Validate: func(_ context.Context, c *corev1.ConfigMap) validation.ErrorList { return validateConfigMap(c) },
+			ValidateUpdate: func(_ context.Context, c, old *corev1.ConfigMap) validation.ErrorList {
 				return validateConfigMapUpdate(c, old)
 			},
 		}),
-		Secrets: withoutGeneration(rest.StrategyFor[*Secret]{
-			PrepareForCreate: func(_ context.Context, s *Secret) { prepareSecret(s) },
-			PrepareForUpdate: func(_ context.Context, s, _ *Secret) { prepareSecret(s) },
-			Validate:         func(_ context.Context, s *Secret) validation.ErrorList { return validateSecret(s) },
-			ValidateUpdate:   func(_ context.Context, s, old *Secret) validation.ErrorList { return validateSecretUpdate(s, old) },
+		corev1.Secrets: withoutGeneration(rest.StrategyFor[*corev1.Secret]{
+			PrepareForCreate: func(_ context.Context, s *corev1.Secret) { prepareSecret(s) },
+			PrepareForUpdate: func(_ context.Context, s, _ *corev1.Secret) { prepareSecret(s) },
+			Validate:         func(_ context.Context, s *corev1.Secret) validation.ErrorList { return validateSecret(s) },
+			ValidateUpdate: func(_ context.Context, s, old *corev1.Secret) validation.ErrorList {
+				return validateSecretUpdate(s, old)
+			},
 		}),
-		Namespaces:         withoutGeneration(rest.StrategyFor[*Namespace]{}),
-		ServiceAccounts:    withoutGeneration(rest.StrategyFor[*ServiceAccount]{}),
-		Events:             withoutGeneration(rest.StrategyFor[*Event]{}),
-		EventsEvents:       withoutGeneration(rest.StrategyFor[*EventsEvent]{}),
-		Leases:             withoutGeneration(rest.StrategyFor[*Lease]{}),
-		SelfSubjectReviews: selfSubjectReviewStrategy{},
+		corev1.Namespaces:      withoutGeneration(rest.StrategyFor[*corev1.Namespace]{}),
+		corev1.ServiceAccounts: withoutGeneration(rest.StrategyFor[*corev1.ServiceAccount]{}),
+		corev1.Events:          withoutGeneration(rest.StrategyFor[*corev1.Event]{}),
+		EventsEvents:           withoutGeneration(rest.StrategyFor[*EventsEvent]{}),
+		Leases:                 withoutGeneration(rest.StrategyFor[*Lease]{}),
+		SelfSubjectReviews:     selfSubjectReviewStrategy{},
 	}
 	maps.Copy(m, RBACStrategies())
 	maps.Copy(m, AuthorizationStrategies())
@@ -70,7 +74,7 @@ func withoutGeneration[T scheme.Object](s rest.StrategyFor[T]) rest.StrategyFor[
 
 // prepareSecret does what kube's conversion and defaulting of a v1 Secret do: stringData
 // overwrites data key by key and is never stored; a missing type is Opaque.
-func prepareSecret(s *Secret) {
+func prepareSecret(s *corev1.Secret) {
 	if len(s.StringData) > 0 && s.Data == nil {
 		s.Data = make(map[string][]byte, len(s.StringData))
 	}
@@ -79,7 +83,7 @@ func prepareSecret(s *Secret) {
 	}
 	s.StringData = nil
 	if s.Type == "" {
-		s.Type = SecretTypeOpaque
+		s.Type = corev1.SecretTypeOpaque
 	}
 }
 
@@ -120,7 +124,7 @@ func validateKeys[V any](m map[string]V, path *validation.Path) validation.Error
 	return errs
 }
 
-func validateConfigMap(c *ConfigMap) validation.ErrorList {
+func validateConfigMap(c *corev1.ConfigMap) validation.ErrorList {
 	errs := validateKeys(c.Data, validation.NewPath("data"))
 	errs = append(errs, validateKeys(c.BinaryData, validation.NewPath("binaryData"))...)
 	for _, k := range slices.Sorted(maps.Keys(c.BinaryData)) {
@@ -131,7 +135,7 @@ func validateConfigMap(c *ConfigMap) validation.ErrorList {
 	return errs
 }
 
-func validateSecret(s *Secret) validation.ErrorList {
+func validateSecret(s *corev1.Secret) validation.ErrorList {
 	return validateKeys(s.Data, validation.NewPath("data"))
 }
 
@@ -156,7 +160,7 @@ func validateImmutable(immutable, oldImmutable *bool, fields map[string][2]any) 
 	return errs
 }
 
-func validateConfigMapUpdate(c, old *ConfigMap) validation.ErrorList {
+func validateConfigMapUpdate(c, old *corev1.ConfigMap) validation.ErrorList {
 	errs := validateImmutable(c.Immutable, old.Immutable, map[string][2]any{
 		"data":       {c.Data, old.Data},
 		"binaryData": {c.BinaryData, old.BinaryData},
@@ -164,7 +168,7 @@ func validateConfigMapUpdate(c, old *ConfigMap) validation.ErrorList {
 	return append(errs, validateConfigMap(c)...)
 }
 
-func validateSecretUpdate(s, old *Secret) validation.ErrorList {
+func validateSecretUpdate(s, old *corev1.Secret) validation.ErrorList {
 	var errs validation.ErrorList
 	if s.Type != old.Type {
 		errs = append(errs, validation.Immutable(validation.NewPath("type"), s.Type))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
+
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/rest"
@@ -22,9 +24,9 @@ func causes(errs validation.ErrorList) []string {
 func ptr[T any](v T) *T { return &v }
 
 func TestPrepareSecret_MergesStringDataIntoDataAndDefaultsType(t *testing.T) {
-	s := &Secret{Data: map[string][]byte{"a": []byte("old"), "b": []byte("keep")}, StringData: map[string]string{"a": "new", "c": "added"}}
-	Strategies()[Secrets].(rest.StrategyFor[*Secret]).PrepareForCreate(context.Background(), s)
-	want := &Secret{Data: map[string][]byte{"a": []byte("new"), "b": []byte("keep"), "c": []byte("added")}, Type: "Opaque"}
+	s := &corev1.Secret{Data: map[string][]byte{"a": []byte("old"), "b": []byte("keep")}, StringData: map[string]string{"a": "new", "c": "added"}}
+	Strategies()[corev1.Secrets].(rest.StrategyFor[*corev1.Secret]).PrepareForCreate(context.Background(), s)
+	want := &corev1.Secret{Data: map[string][]byte{"a": []byte("new"), "b": []byte("keep"), "c": []byte("added")}, Type: "Opaque"}
 	if d := cmp.Diff(want, s); d != "" {
 		t.Errorf("prepared secret (-want +got):\n%s", d)
 	}
@@ -33,14 +35,14 @@ func TestPrepareSecret_MergesStringDataIntoDataAndDefaultsType(t *testing.T) {
 func TestValidateConfigMap_KeysAsKubeIsConfigMapKey(t *testing.T) {
 	tests := []struct {
 		name string
-		cm   ConfigMap
+		cm   corev1.ConfigMap
 		want []string
 	}{
-		{"good keys pass", ConfigMap{Data: map[string]string{"a.b_c-D": "x"}, BinaryData: map[string][]byte{"bin": nil}}, nil},
-		{"a slash is refused", ConfigMap{Data: map[string]string{"a/b": "x"}}, []string{
+		{"good keys pass", corev1.ConfigMap{Data: map[string]string{"a.b_c-D": "x"}, BinaryData: map[string][]byte{"bin": nil}}, nil},
+		{"a slash is refused", corev1.ConfigMap{Data: map[string]string{"a/b": "x"}}, []string{
 			`data[a/b]: Invalid value: "a/b": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`}},
-		{"dot-dot prefix is refused", ConfigMap{BinaryData: map[string][]byte{"..x": nil}}, []string{`binaryData[..x]: Invalid value: "..x": must not start with '..'`}},
-		{"a key in both maps is a duplicate", ConfigMap{Data: map[string]string{"k": ""}, BinaryData: map[string][]byte{"k": nil}}, []string{
+		{"dot-dot prefix is refused", corev1.ConfigMap{BinaryData: map[string][]byte{"..x": nil}}, []string{`binaryData[..x]: Invalid value: "..x": must not start with '..'`}},
+		{"a key in both maps is a duplicate", corev1.ConfigMap{Data: map[string]string{"k": ""}, BinaryData: map[string][]byte{"k": nil}}, []string{
 			`binaryData[k]: Invalid value: "k": duplicate of key present in data`}},
 	}
 	for _, tt := range tests {
@@ -59,16 +61,16 @@ func TestValidateUpdate_ImmutableConfigMapsAndSecretsRefuseChanges(t *testing.T)
 		got  validation.ErrorList
 		want []string
 	}{
-		{"mutable configmap may change", validateConfigMapUpdate(&ConfigMap{Data: map[string]string{"a": "2"}}, &ConfigMap{Data: map[string]string{"a": "1"}}), nil},
+		{"mutable configmap may change", validateConfigMapUpdate(&corev1.ConfigMap{Data: map[string]string{"a": "2"}}, &corev1.ConfigMap{Data: map[string]string{"a": "1"}}), nil},
 		{"immutable configmap keeps data and binaryData", validateConfigMapUpdate(
-			&ConfigMap{Immutable: ptr(true), Data: map[string]string{"a": "2"}, BinaryData: map[string][]byte{"b": {1}}},
-			&ConfigMap{Immutable: ptr(true), Data: map[string]string{"a": "1"}}), []string{forbidden("binaryData"), forbidden("data")}},
-		{"immutable cannot be turned off", validateConfigMapUpdate(&ConfigMap{Immutable: ptr(false)}, &ConfigMap{Immutable: ptr(true)}), []string{forbidden("immutable")}},
-		{"immutable configmap may change labels", validateConfigMapUpdate(&ConfigMap{Immutable: ptr(true)}, &ConfigMap{Immutable: ptr(true)}), nil},
+			&corev1.ConfigMap{Immutable: ptr(true), Data: map[string]string{"a": "2"}, BinaryData: map[string][]byte{"b": {1}}},
+			&corev1.ConfigMap{Immutable: ptr(true), Data: map[string]string{"a": "1"}}), []string{forbidden("binaryData"), forbidden("data")}},
+		{"immutable cannot be turned off", validateConfigMapUpdate(&corev1.ConfigMap{Immutable: ptr(false)}, &corev1.ConfigMap{Immutable: ptr(true)}), []string{forbidden("immutable")}},
+		{"immutable configmap may change labels", validateConfigMapUpdate(&corev1.ConfigMap{Immutable: ptr(true)}, &corev1.ConfigMap{Immutable: ptr(true)}), nil},
 		{"immutable secret keeps data", validateSecretUpdate(
-			&Secret{Immutable: ptr(true), Type: "Opaque", Data: map[string][]byte{"a": {2}}},
-			&Secret{Immutable: ptr(true), Type: "Opaque", Data: map[string][]byte{"a": {1}}}), []string{forbidden("data")}},
-		{"secret type never changes", validateSecretUpdate(&Secret{Type: "kubernetes.io/tls"}, &Secret{Type: "Opaque"}), []string{
+			&corev1.Secret{Immutable: ptr(true), Type: "Opaque", Data: map[string][]byte{"a": {2}}},
+			&corev1.Secret{Immutable: ptr(true), Type: "Opaque", Data: map[string][]byte{"a": {1}}}), []string{forbidden("data")}},
+		{"secret type never changes", validateSecretUpdate(&corev1.Secret{Type: "kubernetes.io/tls"}, &corev1.Secret{Type: "Opaque"}), []string{
 			`type: Invalid value: "kubernetes.io/tls": field is immutable`}},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
+	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
 	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -113,7 +114,7 @@ func protobufFields() map[scheme.GroupVersionKind]fields {
 			field("reportingComponent", 14, protobuf.TypeString),
 			field("reportingInstance", 15, protobuf.TypeString),
 		},
-		EventsV1.WithKind("Event"): {meta,
+		eventsv1.SchemeGroupVersion.WithKind("Event"): {meta,
 			field("eventTime", 2, protobuf.TypeTime),
 			optional("series", 3, protobuf.TypeMessage),
 			field("reportingController", 4, protobuf.TypeString),
@@ -155,7 +156,7 @@ func protobufFields() map[scheme.GroupVersionKind]fields {
 	m[ev] = append(m[ev], under("related", objectReference)...)
 	m[ev] = append(m[ev], under("source", eventSource)...)
 	m[ev] = append(m[ev], under("series", eventSeries)...)
-	ev1 := EventsV1.WithKind("Event")
+	ev1 := eventsv1.SchemeGroupVersion.WithKind("Event")
 	m[ev1] = append(m[ev1], under("regarding", objectReference)...)
 	m[ev1] = append(m[ev1], under("related", objectReference)...)
 	m[ev1] = append(m[ev1], under("deprecatedSource", eventSource)...)

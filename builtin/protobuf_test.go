@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
+
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
 
 	"github.com/apikit-dev/apikit/codec/protobuf"
@@ -48,7 +50,7 @@ func TestProtobuf_EveryKindRoundTrips(t *testing.T) {
 			Source: corev1.EventSource{Component: "c", Host: "h"}, FirstTimestamp: sec, LastTimestamp: sec, Count: 2, Type: "Normal",
 			EventTime: micro, Series: &corev1.EventSeries{Count: 3, LastObservedTime: micro}, Action: "A", Related: &ref,
 			ReportingComponent: "rc", ReportingInstance: "ri"},
-		&EventsEvent{TypeMeta: scheme.TypeMeta{APIVersion: "events.k8s.io/v1", Kind: "Event"}, ObjectMeta: meta, EventTime: micro,
+		&eventsv1.Event{TypeMeta: scheme.TypeMeta{APIVersion: "events.k8s.io/v1", Kind: "Event"}, ObjectMeta: meta, EventTime: micro,
 			Series: &corev1.EventSeries{Count: 3, LastObservedTime: micro}, ReportingController: "rc", ReportingInstance: "ri", Action: "A",
 			Reason: "R", Regarding: ref, Related: &ref, Note: "N", Type: "Warning", DeprecatedSource: corev1.EventSource{Component: "c"},
 			DeprecatedFirstTimestamp: sec, DeprecatedLastTimestamp: sec, DeprecatedCount: 4},

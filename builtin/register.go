@@ -3,6 +3,8 @@ package builtin
 import (
 	"fmt"
 
+	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
+
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
 
 	"github.com/apikit-dev/apikit/scheme"
@@ -16,8 +18,8 @@ import (
 func AddToScheme(s *scheme.Scheme) error {
 	s.AddKnownTypes(corev1.SchemeGroupVersion, &corev1.Namespace{}, &corev1.NamespaceList{}, &corev1.ConfigMap{}, &corev1.ConfigMapList{},
 		&corev1.Secret{}, &corev1.SecretList{}, &corev1.ServiceAccount{}, &corev1.ServiceAccountList{}, &corev1.Event{}, &corev1.EventList{})
-	s.AddKnownTypeWithName(EventsV1.WithKind("Event"), &EventsEvent{})
-	s.AddKnownTypeWithName(EventsV1.WithKind("EventList"), &EventsEventList{})
+	s.AddKnownTypeWithName(eventsv1.SchemeGroupVersion.WithKind("Event"), &eventsv1.Event{})
+	s.AddKnownTypeWithName(eventsv1.SchemeGroupVersion.WithKind("EventList"), &eventsv1.EventList{})
 	s.AddKnownTypes(CoordinationV1, &Lease{}, &LeaseList{})
 	s.AddKnownTypes(AuthenticationV1, &SelfSubjectReview{}, &SelfSubjectReviewList{})
 	for _, r := range resources {
@@ -51,7 +53,7 @@ var resources = []scheme.Resource{
 			{Name: "Object", Type: "string", JSONPath: ".involvedObject.name"},
 			{Name: "Message", Type: "string", JSONPath: ".message"},
 		}},
-	{Group: EventsV1.Group, Kind: "Event", Plural: "events", ShortNames: []string{"ev"}, Namespaced: true,
+	{Group: eventsv1.SchemeGroupVersion.Group, Kind: "Event", Plural: "events", ShortNames: []string{"ev"}, Namespaced: true,
 		SharesStorageWith: corev1.Events,
 		PrinterColumns: []scheme.PrinterColumn{
 			{Name: "Type", Type: "string", JSONPath: ".type"},

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
+
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
 
 	"github.com/apikit-dev/apikit/authn"
@@ -43,7 +45,7 @@ func Strategies() map[scheme.GroupResource]rest.Strategy {
 		corev1.Namespaces:      withoutGeneration(rest.StrategyFor[*corev1.Namespace]{}),
 		corev1.ServiceAccounts: withoutGeneration(rest.StrategyFor[*corev1.ServiceAccount]{}),
 		corev1.Events:          withoutGeneration(rest.StrategyFor[*corev1.Event]{}),
-		EventsEvents:           withoutGeneration(rest.StrategyFor[*EventsEvent]{}),
+		eventsv1.Events:        withoutGeneration(rest.StrategyFor[*eventsv1.Event]{}),
 		Leases:                 withoutGeneration(rest.StrategyFor[*Lease]{}),
 		SelfSubjectReviews:     selfSubjectReviewStrategy{},
 	}

@@ -1,4 +1,4 @@
-package builtin
+package v1
 
 import (
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
@@ -6,14 +6,14 @@ import (
 )
 
 // SchemeGroupVersion is the group of the events.k8s.io Events.
-var EventsV1 = scheme.GroupVersion{Group: "events.k8s.io", Version: "v1"}
+var SchemeGroupVersion = scheme.GroupVersion{Group: "events.k8s.io", Version: "v1"}
 
 // Events is the events.k8s.io resource, served from the storage of core/v1 events.
-var EventsEvents = scheme.GroupResource{Group: EventsV1.Group, Resource: "events"}
+var Events = scheme.GroupResource{Group: SchemeGroupVersion.Group, Resource: "events"}
 
-// EventsEvent is the events.k8s.io/v1 Event, the form client-go's tools/events
-// recorder writes. Its Go name differs from core/v1 Event; its kind is "Event".
-type EventsEvent struct {
+// Event is the events.k8s.io/v1 Event, the form client-go's tools/events recorder
+// writes. It is stored as a core/v1 Event: package builtin registers the conversions.
+type Event struct {
 	scheme.TypeMeta   `json:",inline"`
 	scheme.ObjectMeta `json:"metadata"`
 
@@ -33,9 +33,9 @@ type EventsEvent struct {
 	DeprecatedCount          int32                   `json:"deprecatedCount,omitempty"`
 }
 
-// EventsEventList is a list of events.k8s.io/v1 Events (kind "EventList").
-type EventsEventList struct {
+// EventList is a list of events.k8s.io/v1 Events.
+type EventList struct {
 	scheme.TypeMeta `json:",inline"`
 	scheme.ListMeta `json:"metadata,omitempty"`
-	Items           []EventsEvent `json:"items"`
+	Items           []Event `json:"items"`
 }

@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
+
 	"github.com/apikit-dev/apikit/authz"
 
 	"github.com/apikit-dev/apikit/authn"
@@ -57,7 +59,7 @@ func Example() {
 			fmt.Println(w.Code, http.StatusText(w.Code))
 			continue
 		}
-		var review builtin.SelfSubjectReview
+		var review authenticationv1.SelfSubjectReview
 		if err := json.Unmarshal(w.Body.Bytes(), &review); err != nil {
 			log.Fatal(err)
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
+
 	"github.com/apikit-dev/apikit/authz"
 
 	"github.com/apikit-dev/apikit/authn"
@@ -88,7 +90,7 @@ func TestRESTHandler_UnionOfCertificatesAndTokensDecidesWhoAsks(t *testing.T) {
 				}
 				return
 			}
-			var review builtin.SelfSubjectReview
+			var review authenticationv1.SelfSubjectReview
 			if err := json.Unmarshal(body, &review); err != nil {
 				t.Fatalf("%v: %s", err, body)
 			}

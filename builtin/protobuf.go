@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
+	coordinationv1 "github.com/apikit-dev/apikit/builtin/coordination/v1"
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
 	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
 	"github.com/apikit-dev/apikit/codec/protobuf"
@@ -130,7 +132,7 @@ func protobufFields() map[scheme.GroupVersionKind]fields {
 			field("deprecatedLastTimestamp", 14, protobuf.TypeTime),
 			field("deprecatedCount", 15, protobuf.TypeInt32),
 		},
-		CoordinationV1.WithKind("Lease"): {meta,
+		coordinationv1.SchemeGroupVersion.WithKind("Lease"): {meta,
 			field("spec", 2, protobuf.TypeMessage),
 			optional("spec.holderIdentity", 1, protobuf.TypeString),
 			optional("spec.leaseDurationSeconds", 2, protobuf.TypeInt32),
@@ -140,7 +142,7 @@ func protobufFields() map[scheme.GroupVersionKind]fields {
 			optional("spec.strategy", 6, protobuf.TypeString),
 			optional("spec.preferredHolder", 7, protobuf.TypeString),
 		},
-		AuthenticationV1.WithKind("SelfSubjectReview"): {meta,
+		authenticationv1.SchemeGroupVersion.WithKind("SelfSubjectReview"): {meta,
 			field("status", 2, protobuf.TypeMessage),
 			field("status.userInfo", 1, protobuf.TypeMessage),
 			field("status.userInfo.username", 1, protobuf.TypeString),

@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
+	coordinationv1 "github.com/apikit-dev/apikit/builtin/coordination/v1"
+
 	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
 
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
@@ -54,10 +57,10 @@ func TestProtobuf_EveryKindRoundTrips(t *testing.T) {
 			Series: &corev1.EventSeries{Count: 3, LastObservedTime: micro}, ReportingController: "rc", ReportingInstance: "ri", Action: "A",
 			Reason: "R", Regarding: ref, Related: &ref, Note: "N", Type: "Warning", DeprecatedSource: corev1.EventSource{Component: "c"},
 			DeprecatedFirstTimestamp: sec, DeprecatedLastTimestamp: sec, DeprecatedCount: 4},
-		&Lease{TypeMeta: scheme.TypeMeta{APIVersion: "coordination.k8s.io/v1", Kind: "Lease"}, ObjectMeta: meta,
-			Spec: LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &secs, AcquireTime: &micro, RenewTime: &micro, LeaseTransitions: &secs}},
-		&SelfSubjectReview{TypeMeta: scheme.TypeMeta{APIVersion: "authentication.k8s.io/v1", Kind: "SelfSubjectReview"},
-			Status: SelfSubjectReviewStatus{UserInfo: UserInfo{Username: "u", UID: "1", Groups: []string{"g"}, Extra: map[string]ExtraValue{"k": {"v1", "v2"}}}}},
+		&coordinationv1.Lease{TypeMeta: scheme.TypeMeta{APIVersion: "coordination.k8s.io/v1", Kind: "Lease"}, ObjectMeta: meta,
+			Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &secs, AcquireTime: &micro, RenewTime: &micro, LeaseTransitions: &secs}},
+		&authenticationv1.SelfSubjectReview{TypeMeta: scheme.TypeMeta{APIVersion: "authentication.k8s.io/v1", Kind: "SelfSubjectReview"},
+			Status: authenticationv1.SelfSubjectReviewStatus{UserInfo: authenticationv1.UserInfo{Username: "u", UID: "1", Groups: []string{"g"}, Extra: map[string]authenticationv1.ExtraValue{"k": {"v1", "v2"}}}}},
 	}
 	roundTripProtobuf(t, ser, objs)
 }

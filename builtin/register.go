@@ -3,6 +3,9 @@ package builtin
 import (
 	"fmt"
 
+	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
+	coordinationv1 "github.com/apikit-dev/apikit/builtin/coordination/v1"
+
 	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
 
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
@@ -20,8 +23,8 @@ func AddToScheme(s *scheme.Scheme) error {
 		&corev1.Secret{}, &corev1.SecretList{}, &corev1.ServiceAccount{}, &corev1.ServiceAccountList{}, &corev1.Event{}, &corev1.EventList{})
 	s.AddKnownTypeWithName(eventsv1.SchemeGroupVersion.WithKind("Event"), &eventsv1.Event{})
 	s.AddKnownTypeWithName(eventsv1.SchemeGroupVersion.WithKind("EventList"), &eventsv1.EventList{})
-	s.AddKnownTypes(CoordinationV1, &Lease{}, &LeaseList{})
-	s.AddKnownTypes(AuthenticationV1, &SelfSubjectReview{}, &SelfSubjectReviewList{})
+	s.AddKnownTypes(coordinationv1.SchemeGroupVersion, &coordinationv1.Lease{}, &coordinationv1.LeaseList{})
+	s.AddKnownTypes(authenticationv1.SchemeGroupVersion, &authenticationv1.SelfSubjectReview{}, &authenticationv1.SelfSubjectReviewList{})
 	for _, r := range resources {
 		if err := s.AddResource(r); err != nil {
 			return fmt.Errorf("builtin: %w", err)
@@ -61,7 +64,7 @@ var resources = []scheme.Resource{
 			{Name: "Object", Type: "string", JSONPath: ".regarding.name"},
 			{Name: "Note", Type: "string", JSONPath: ".note"},
 		}},
-	{Group: CoordinationV1.Group, Kind: "Lease", Plural: "leases", Namespaced: true,
+	{Group: coordinationv1.SchemeGroupVersion.Group, Kind: "Lease", Plural: "leases", Namespaced: true,
 		PrinterColumns: []scheme.PrinterColumn{{Name: "Holder", Type: "string", JSONPath: ".spec.holderIdentity"}}},
-	{Group: AuthenticationV1.Group, Kind: "SelfSubjectReview", Plural: "selfsubjectreviews"},
+	{Group: authenticationv1.SchemeGroupVersion.Group, Kind: "SelfSubjectReview", Plural: "selfsubjectreviews"},
 }

@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
+	coordinationv1 "github.com/apikit-dev/apikit/builtin/coordination/v1"
+
 	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
 
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
@@ -42,12 +45,12 @@ func Strategies() map[scheme.GroupResource]rest.Strategy {
 				return validateSecretUpdate(s, old)
 			},
 		}),
-		corev1.Namespaces:      withoutGeneration(rest.StrategyFor[*corev1.Namespace]{}),
-		corev1.ServiceAccounts: withoutGeneration(rest.StrategyFor[*corev1.ServiceAccount]{}),
-		corev1.Events:          withoutGeneration(rest.StrategyFor[*corev1.Event]{}),
-		eventsv1.Events:        withoutGeneration(rest.StrategyFor[*eventsv1.Event]{}),
-		Leases:                 withoutGeneration(rest.StrategyFor[*Lease]{}),
-		SelfSubjectReviews:     selfSubjectReviewStrategy{},
+		corev1.Namespaces:                   withoutGeneration(rest.StrategyFor[*corev1.Namespace]{}),
+		corev1.ServiceAccounts:              withoutGeneration(rest.StrategyFor[*corev1.ServiceAccount]{}),
+		corev1.Events:                       withoutGeneration(rest.StrategyFor[*corev1.Event]{}),
+		eventsv1.Events:                     withoutGeneration(rest.StrategyFor[*eventsv1.Event]{}),
+		coordinationv1.Leases:               withoutGeneration(rest.StrategyFor[*coordinationv1.Lease]{}),
+		authenticationv1.SelfSubjectReviews: selfSubjectReviewStrategy{},
 	}
 	maps.Copy(m, RBACStrategies())
 	maps.Copy(m, AuthorizationStrategies())
@@ -185,10 +188,10 @@ type selfSubjectReviewStrategy struct{}
 // RespondToCreate implements rest.CreateResponder: kube-apiserver returns the request's
 // object with status.userInfo filled in, and stores nothing.
 func (selfSubjectReviewStrategy) RespondToCreate(_ context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error) {
-	review := obj.(*SelfSubjectReview)
-	info := UserInfo{Username: user.Name, UID: user.UID, Groups: slices.Clone(user.Groups)}
+	review := obj.(*authenticationv1.SelfSubjectReview)
+	info := authenticationv1.UserInfo{Username: user.Name, UID: user.UID, Groups: slices.Clone(user.Groups)}
 	if len(user.Extra) > 0 {
-		info.Extra = make(map[string]ExtraValue, len(user.Extra))
+		info.Extra = make(map[string]authenticationv1.ExtraValue, len(user.Extra))
 		for k, v := range user.Extra {
 			info.Extra[k] = slices.Clone(v)
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
+
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
 
 	"github.com/apikit-dev/apikit/authn"
@@ -84,12 +86,12 @@ func TestValidateUpdate_ImmutableConfigMapsAndSecretsRefuseChanges(t *testing.T)
 
 func TestSelfSubjectReview_AnswersWithTheRequestingUser(t *testing.T) {
 	user := &authn.User{Name: "alice", UID: "42", Groups: []string{"dev"}, Extra: map[string][]string{"scopes": {"a"}}}
-	got, err := selfSubjectReviewStrategy{}.RespondToCreate(context.Background(), user, &SelfSubjectReview{})
+	got, err := selfSubjectReviewStrategy{}.RespondToCreate(context.Background(), user, &authenticationv1.SelfSubjectReview{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := UserInfo{Username: "alice", UID: "42", Groups: []string{"dev"}, Extra: map[string]ExtraValue{"scopes": {"a"}}}
-	if d := cmp.Diff(want, got.(*SelfSubjectReview).Status.UserInfo); d != "" {
+	want := authenticationv1.UserInfo{Username: "alice", UID: "42", Groups: []string{"dev"}, Extra: map[string]authenticationv1.ExtraValue{"scopes": {"a"}}}
+	if d := cmp.Diff(want, got.(*authenticationv1.SelfSubjectReview).Status.UserInfo); d != "" {
 		t.Errorf("userInfo (-want +got):\n%s", d)
 	}
 }

@@ -1,12 +1,12 @@
-package builtin
+package v1
 
 import "github.com/apikit-dev/apikit/scheme"
 
 // SchemeGroupVersion is the group of Leases.
-var CoordinationV1 = scheme.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}
+var SchemeGroupVersion = scheme.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}
 
 // Leases is the resource of Leases.
-var Leases = scheme.GroupResource{Group: CoordinationV1.Group, Resource: "leases"}
+var Leases = scheme.GroupResource{Group: SchemeGroupVersion.Group, Resource: "leases"}
 
 // Lease is a lock with a holder and an expiry, the object of leader election.
 type Lease struct {

@@ -1,12 +1,12 @@
-package builtin
+package v1
 
 import "github.com/apikit-dev/apikit/scheme"
 
 // SchemeGroupVersion is the group of SelfSubjectReviews.
-var AuthenticationV1 = scheme.GroupVersion{Group: "authentication.k8s.io", Version: "v1"}
+var SchemeGroupVersion = scheme.GroupVersion{Group: "authentication.k8s.io", Version: "v1"}
 
 // SelfSubjectReviews is the resource of SelfSubjectReviews.
-var SelfSubjectReviews = scheme.GroupResource{Group: AuthenticationV1.Group, Resource: "selfsubjectreviews"}
+var SelfSubjectReviews = scheme.GroupResource{Group: SchemeGroupVersion.Group, Resource: "selfsubjectreviews"}
 
 // SelfSubjectReview asks who the requester is: created, answered with status.userInfo,
 // never stored (kubectl auth whoami).

@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/apikit-dev/apikit/registry/strategies"
+
 	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
 
 	"github.com/apikit-dev/apikit/authz"
@@ -36,7 +38,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	h, err := rest.New(rest.Options{
-		Scheme: s, Storage: memory.New(memory.Options{}), Strategies: builtin.Strategies(),
+		Scheme: s, Storage: memory.New(memory.Options{}), Strategies: strategies.Builtin(),
 		Authenticator: authn.Union(
 			authn.X509{ClientCA: func() *x509.CertPool { return clientCAs }},
 			tokens,

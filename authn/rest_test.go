@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/registry/strategies"
+
 	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
 
 	"github.com/apikit-dev/apikit/authz"
@@ -34,7 +36,7 @@ func TestRESTHandler_UnionOfCertificatesAndTokensDecidesWhoAsks(t *testing.T) {
 		t.Fatal(err)
 	}
 	h, err := rest.New(rest.Options{
-		Scheme: s, Storage: memory.New(memory.Options{}), Strategies: builtin.Strategies(),
+		Scheme: s, Storage: memory.New(memory.Options{}), Strategies: strategies.Builtin(),
 		Authenticator:  authn.Union(authn.X509{ClientCA: ca.pool()}, tokens),
 		AllowAnonymous: true, Authorizer: authz.AlwaysAllow{},
 	})

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/registry/strategies"
+
 	"github.com/apikit-dev/apikit/authz"
 
 	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
@@ -48,7 +50,7 @@ func newRBACServer(t *testing.T, rbac *authz.RBAC) (*apitest.Server, *scheme.Sch
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithAuthenticator(bearerNames{}),
+	srv := apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithAuthenticator(bearerNames{}),
 		apitest.WithAuthorizer(authz.Union(defaults, rbac)))
 	if code, body := call(t, srv, "admin", "POST", "/api/v1/namespaces", `{"metadata":{"name":"default"}}`); code != http.StatusCreated {
 		t.Fatalf("create namespace default: %d %v", code, body)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/registry/strategies"
+
 	authenticationv1 "k8s.io/api/authentication/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -28,7 +30,7 @@ func newBuiltinServer(t *testing.T) *apitest.Server {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	return apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithControllers(), apitest.WithTLS(), apitest.WithToken("builtin-token"))
+	return apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithControllers(), apitest.WithTLS(), apitest.WithToken("builtin-token"))
 }
 
 func builtinClientset(t *testing.T, srv *apitest.Server) *kubernetes.Clientset {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/registry/strategies"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -50,7 +52,7 @@ func startSideBySide(t *testing.T) []*sideBySide {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithControllers(), apitest.WithCRDs())
+	srv := apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithControllers(), apitest.WithCRDs())
 	apikitCfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)

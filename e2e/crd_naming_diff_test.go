@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/registry/strategies"
+
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -164,7 +166,7 @@ func TestCRDNaming_MatchesKubeAPIServer(t *testing.T) {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithCRDs(), apitest.WithTLS(), apitest.WithToken("naming-token"))
+	srv := apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithCRDs(), apitest.WithTLS(), apitest.WithToken("naming-token"))
 
 	ours, ourEvents := crdNamingScenario(t, &rest.Config{Host: srv.URL, BearerToken: srv.Token(), TLSClientConfig: rest.TLSClientConfig{CAData: srv.CertificateAuthority}})
 	for key, st := range ours {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/registry/strategies"
+
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -59,7 +61,7 @@ func TestEtcd_DeletingCRDsNamedAfterBuiltInResourcesKeepsTheirObjects(t *testing
 		t.Fatal(err)
 	}
 	store := newEtcdStore(t, e, etcdstore.Options{Codec: crdStorageCodec{Codec: etcdstore.NewCodec(codecScheme), cbor: cbor.New(codecScheme)}})
-	srv := apitest.NewServer(t, s, apitest.WithStorage(store), apitest.WithStrategies(builtin.Strategies()), apitest.WithCRDs(), apitest.WithTLS(), apitest.WithToken("crd-token"))
+	srv := apitest.NewServer(t, s, apitest.WithStorage(store), apitest.WithStrategies(strategies.Builtin()), apitest.WithCRDs(), apitest.WithTLS(), apitest.WithToken("crd-token"))
 	cfg := &rest.Config{Host: srv.URL, BearerToken: srv.Token(), TLSClientConfig: rest.TLSClientConfig{CAData: srv.CertificateAuthority}}
 	// JSON, as kubectl sends: the CRD server answered client-go's protobuf Lease with a
 	// 415 (accepted media types: JSON, YAML, CBOR), a matter apart from this test.

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/registry/strategies"
+
 	"github.com/apikit-dev/apikit/authn"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -49,7 +51,7 @@ func newRBACServer(t *testing.T) *apitest.Server {
 		t.Fatal(err)
 	}
 	stored := &authz.RBAC{}
-	srv := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithControllers(), apitest.WithTLS(),
+	srv := apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithControllers(), apitest.WithTLS(),
 		apitest.WithToken("admin"), apitest.WithAuthenticator(tokenIsName{}), apitest.WithAuthorizer(authz.Union(defaults, stored)))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/registry/strategies"
+
 	"github.com/apikit-dev/apikit/authz"
 
 	crdserver "github.com/apikit-dev/apikit/apiextensions/server"
@@ -24,7 +26,7 @@ func newBuiltinServer(t *testing.T, store storage.Interface) *server {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	h, err := crdserver.New(crdserver.Options{Scheme: s, Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Strategies: builtin.Strategies()}})
+	h, err := crdserver.New(crdserver.Options{Scheme: s, Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Strategies: strategies.Builtin()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,6 +42,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/apikit-dev/apikit/registry/strategies"
+
 	"github.com/apikit-dev/apikit/apiextensions"
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
@@ -132,7 +134,7 @@ func start(f flags, logs io.Writer) (*apitest.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := apitest.Start(s, apitest.WithStrategies(builtin.Strategies()), apitest.WithAddr(f.addr), apitest.WithTLS(), apitest.WithToken(token), apitest.WithCRDs(crds...), apitest.WithControllers(),
+	srv, err := apitest.Start(s, apitest.WithStrategies(strategies.Builtin()), apitest.WithAddr(f.addr), apitest.WithTLS(), apitest.WithToken(token), apitest.WithCRDs(crds...), apitest.WithControllers(),
 		apitest.WithLogger(slog.New(slog.NewTextHandler(logs, nil))),
 		apitest.WithRESTOptions(func(o *rest.Options) { o.Metrics = metrics.NewRegistry() }))
 	if err != nil {

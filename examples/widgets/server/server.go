@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apikit-dev/apikit/registry/strategies"
+
 	"github.com/apikit-dev/apikit/authn"
 
 	"github.com/apikit-dev/apikit/apiextensions"
@@ -256,13 +258,13 @@ func New(cfg Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("widgets server: %w", err)
 	}
-	strategies := Strategies()
-	maps.Copy(strategies, builtin.RBACStrategies())
+	writeRules := Strategies()
+	maps.Copy(writeRules, strategies.RBAC())
 	h, err := crdserver.New(crdserver.Options{
 		Scheme:  sch,
 		Storage: s.store,
 		REST: sec.ApplyTo(rest.Options{
-			Strategies: strategies,
+			Strategies: writeRules,
 			Logger:     cfg.Logger,
 			Rules:      cfg.Rules,
 

@@ -1,4 +1,4 @@
-package builtin
+package strategies
 
 import (
 	"context"
@@ -22,14 +22,14 @@ import (
 	"github.com/apikit-dev/apikit/validation"
 )
 
-// Strategies returns kube-apiserver's write rules of the built-in kinds, for
+// Builtin returns kube-apiserver's write rules of the built-in kinds, for
 // rest.Options.Strategies (or apitest.WithStrategies): a Secret's stringData merged
 // into data and its type defaulted to Opaque and immutable; ConfigMap and Secret keys
 // checked as kube's IsConfigMapKey does; immutable ConfigMaps and Secrets;
 // SelfSubjectReview answered with the requesting user and never stored; no
 // metadata.generation on any of the stored kinds, as none of their strategies in kube
-// sets one; and RBACStrategies and AuthorizationStrategies.
-func Strategies() map[scheme.GroupResource]rest.Strategy {
+// sets one; and RBAC and Authorization.
+func Builtin() map[scheme.GroupResource]rest.Strategy {
 	m := map[scheme.GroupResource]rest.Strategy{
 		corev1.ConfigMaps: withoutGeneration(rest.StrategyFor[*corev1.ConfigMap]{
 			Validate: func(_ context.Context, c *corev1.ConfigMap) validation.ErrorList { return validateConfigMap(c) },
@@ -52,13 +52,13 @@ func Strategies() map[scheme.GroupResource]rest.Strategy {
 		coordinationv1.Leases:               withoutGeneration(rest.StrategyFor[*coordinationv1.Lease]{}),
 		authenticationv1.SelfSubjectReviews: selfSubjectReviewStrategy{},
 	}
-	maps.Copy(m, RBACStrategies())
-	maps.Copy(m, AuthorizationStrategies())
+	maps.Copy(m, RBAC())
+	maps.Copy(m, Authorization())
 	return m
 }
 
 // withoutGeneration adds to s what kube-apiserver does with metadata.generation for a
-// kind whose strategy never sets it (every built-in kind of this package): a create
+// kind whose strategy never sets it (every built-in kind): a create
 // stores none and an update keeps the stored one, so that spec changes do not bump it.
 func withoutGeneration[T scheme.Object](s rest.StrategyFor[T]) rest.StrategyFor[T] {
 	create, update := s.PrepareForCreate, s.PrepareForUpdate

@@ -1,4 +1,4 @@
-package builtin
+package strategies
 
 import (
 	"context"
@@ -27,7 +27,7 @@ func ptr[T any](v T) *T { return &v }
 
 func TestPrepareSecret_MergesStringDataIntoDataAndDefaultsType(t *testing.T) {
 	s := &corev1.Secret{Data: map[string][]byte{"a": []byte("old"), "b": []byte("keep")}, StringData: map[string]string{"a": "new", "c": "added"}}
-	Strategies()[corev1.Secrets].(rest.StrategyFor[*corev1.Secret]).PrepareForCreate(context.Background(), s)
+	Builtin()[corev1.Secrets].(rest.StrategyFor[*corev1.Secret]).PrepareForCreate(context.Background(), s)
 	want := &corev1.Secret{Data: map[string][]byte{"a": []byte("new"), "b": []byte("keep"), "c": []byte("added")}, Type: "Opaque"}
 	if d := cmp.Diff(want, s); d != "" {
 		t.Errorf("prepared secret (-want +got):\n%s", d)

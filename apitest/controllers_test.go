@@ -10,12 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apikit-dev/apikit/registry/strategies"
-
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/controllers"
 	"github.com/apikit-dev/apikit/metrics"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )

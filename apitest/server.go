@@ -18,16 +18,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apikit-dev/apikit/registry/strategies"
-
-	"github.com/apikit-dev/apikit/authz"
-
-	"github.com/apikit-dev/apikit/authn"
-
 	"github.com/apikit-dev/apikit/apiextensions"
 	crdserver "github.com/apikit-dev/apikit/apiextensions/server"
+	"github.com/apikit-dev/apikit/authn"
+	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/controllers"
 	"github.com/apikit-dev/apikit/kubeconfig"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/discovery"
 	"github.com/apikit-dev/apikit/scheme"

@@ -9,14 +9,11 @@ import (
 	"net/http/httptest"
 	"strings"
 
-	"github.com/apikit-dev/apikit/registry/strategies"
-
-	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
-
-	"github.com/apikit-dev/apikit/authz"
-
 	"github.com/apikit-dev/apikit/authn"
+	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/builtin"
+	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage/memory"

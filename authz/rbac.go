@@ -9,10 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 
-	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
-
 	"github.com/apikit-dev/apikit/authn"
-
+	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 	"github.com/apikit-dev/apikit/scheme"
 )
 

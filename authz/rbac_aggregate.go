@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
-
 	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 )
 

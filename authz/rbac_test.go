@@ -5,16 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
-
-	"github.com/apikit-dev/apikit/authz"
-
-	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
-
-	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
-
 	"github.com/apikit-dev/apikit/authn"
-
+	"github.com/apikit-dev/apikit/authz"
+	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
+	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
+	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 	"github.com/apikit-dev/apikit/scheme"
 )
 

@@ -9,17 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apikit-dev/apikit/registry/strategies"
-
-	"github.com/apikit-dev/apikit/authz"
-
-	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
-
-	"github.com/apikit-dev/apikit/authn"
-
 	"github.com/apikit-dev/apikit/apitest"
+	"github.com/apikit-dev/apikit/authn"
+	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/builtin"
+	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 	"github.com/apikit-dev/apikit/internal/testapi"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/scheme"
 )
 

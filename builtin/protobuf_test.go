@@ -5,16 +5,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
 	coordinationv1 "github.com/apikit-dev/apikit/builtin/coordination/v1"
-
-	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
-
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
-
+	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
 	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/scheme"
-	"github.com/google/go-cmp/cmp"
 )
 
 func newScheme(t *testing.T) *scheme.Scheme {

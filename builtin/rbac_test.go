@@ -3,16 +3,14 @@ package builtin
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	authorizationv1 "github.com/apikit-dev/apikit/builtin/authorization/v1"
-
 	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
-
 	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
-
 	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/conversion"
 	"github.com/apikit-dev/apikit/scheme"
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestProtobuf_RBACAndAccessReviewKindsRoundTrip(t *testing.T) {

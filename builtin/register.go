@@ -5,11 +5,8 @@ import (
 
 	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
 	coordinationv1 "github.com/apikit-dev/apikit/builtin/coordination/v1"
-
-	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
-
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
-
+	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
 	"github.com/apikit-dev/apikit/scheme"
 )
 

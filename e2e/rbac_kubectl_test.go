@@ -8,18 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apikit-dev/apikit/registry/strategies"
-
-	"github.com/apikit-dev/apikit/authn"
-
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/apikit-dev/apikit/apitest"
+	"github.com/apikit-dev/apikit/authn"
 	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/scheme"
 )
 

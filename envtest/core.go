@@ -3,9 +3,8 @@ package envtest
 import (
 	"fmt"
 
-	"github.com/apikit-dev/apikit/registry/strategies"
-
 	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )

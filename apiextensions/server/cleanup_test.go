@@ -7,12 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apikit-dev/apikit/registry/strategies"
-
-	"github.com/apikit-dev/apikit/authz"
-
 	crdserver "github.com/apikit-dev/apikit/apiextensions/server"
+	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"

@@ -42,12 +42,11 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/apikit-dev/apikit/registry/strategies"
-
 	"github.com/apikit-dev/apikit/apiextensions"
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/metrics"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )

@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/apikit-dev/apikit/authz"
-
-	authorizationv1 "github.com/apikit-dev/apikit/builtin/authorization/v1"
-
 	"github.com/apikit-dev/apikit/authn"
-
+	"github.com/apikit-dev/apikit/authz"
+	authorizationv1 "github.com/apikit-dev/apikit/builtin/authorization/v1"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"

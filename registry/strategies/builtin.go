@@ -8,15 +8,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/apikit-dev/apikit/authn"
 	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
 	coordinationv1 "github.com/apikit-dev/apikit/builtin/coordination/v1"
-
-	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
-
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
-
-	"github.com/apikit-dev/apikit/authn"
-
+	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"

@@ -4,15 +4,13 @@ import (
 	"context"
 	"testing"
 
-	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
-
-	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/apikit-dev/apikit/authn"
-
+	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
+	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/validation"
-	"github.com/google/go-cmp/cmp"
 )
 
 func causes(errs validation.ErrorList) []string {

@@ -7,10 +7,9 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/apikit-dev/apikit/registry/strategies"
-
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/scheme"
 )
 

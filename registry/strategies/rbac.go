@@ -4,7 +4,6 @@ import (
 	"context"
 
 	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
-
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"

@@ -10,12 +10,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/apikit-dev/apikit/authz"
-
-	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
-
 	"github.com/apikit-dev/apikit/authn"
-
+	"github.com/apikit-dev/apikit/authz"
+	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )

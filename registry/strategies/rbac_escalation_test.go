@@ -10,17 +10,13 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/apikit-dev/apikit/registry/strategies"
-
-	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
-
-	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
-
-	"github.com/apikit-dev/apikit/authn"
-
 	"github.com/apikit-dev/apikit/apitest"
+	"github.com/apikit-dev/apikit/authn"
 	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/builtin"
+	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
+	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/scheme"
 )
 

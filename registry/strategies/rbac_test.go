@@ -4,13 +4,11 @@ import (
 	"context"
 	"testing"
 
-	authorizationv1 "github.com/apikit-dev/apikit/builtin/authorization/v1"
-
-	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/apikit-dev/apikit/authn"
-
-	"github.com/google/go-cmp/cmp"
+	authorizationv1 "github.com/apikit-dev/apikit/builtin/authorization/v1"
+	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 )
 
 func TestValidateRBAC_AsKubeWordsIt(t *testing.T) {

@@ -16,18 +16,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apikit-dev/apikit/registry/strategies"
-
-	"github.com/apikit-dev/apikit/authn"
-
 	"github.com/apikit-dev/apikit/apiextensions"
 	crdserver "github.com/apikit-dev/apikit/apiextensions/server"
 	"github.com/apikit-dev/apikit/audit"
+	"github.com/apikit-dev/apikit/authn"
 	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/examples/widgets/api"
 	"github.com/apikit-dev/apikit/kubeconfig"
 	"github.com/apikit-dev/apikit/metrics"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/serving"

@@ -2,7 +2,7 @@
 // rest.Options.Authorizer, with the semantics of kube-apiserver's:
 //
 //   - [RBAC]: Roles, ClusterRoles, RoleBindings and ClusterRoleBindings (the types of
-//     package builtin), from Go values ([NewRBAC]), from a YAML manifest ([LoadRBAC]),
+//     package builtin/rbac/v1), from Go values ([NewRBAC]), from a YAML manifest ([LoadRBAC]),
 //     or followed as they are created through the API ([RBAC.WatchStorage], with
 //     builtin.AddRBACToScheme serving rbac.authorization.k8s.io/v1).
 //   - [SubjectAccessReview]: the decision of a kube-apiserver, asked with

@@ -15,7 +15,7 @@ import (
 )
 
 // RBAC: kube's RBAC authorizer semantics over Roles, ClusterRoles, RoleBindings,
-// ClusterRoleBindings (rbacv1.Role etc. in package builtin): verbs, apiGroups,
+// ClusterRoleBindings (package builtin/rbac/v1): verbs, apiGroups,
 // resources (incl. "pods/log", "*/scale", "*"), resourceNames, nonResourceURLs
 // ("/foo/*" prefix), ServiceAccount subjects (system:serviceaccount:NS:NAME and the
 // SA groups), User and Group subjects, RoleBinding to ClusterRole in its namespace,

@@ -39,6 +39,8 @@ var (
 type sideBySide struct {
 	name string
 	dc   dynamic.Interface
+	// cfg is its client configuration, for raw requests.
+	cfg *rest.Config
 	// uids name the uids the server gave, so that transcripts compare across servers.
 	uids map[string]string
 }
@@ -67,7 +69,7 @@ func startSideBySide(t *testing.T) []*sideBySide {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, &sideBySide{name: c.name, dc: dc, uids: map[string]string{}})
+		out = append(out, &sideBySide{name: c.name, dc: dc, cfg: cfg, uids: map[string]string{}})
 	}
 	return out
 }

@@ -18,8 +18,7 @@ import (
 func AddToScheme(s *scheme.Scheme) error {
 	s.AddKnownTypes(corev1.SchemeGroupVersion, &corev1.Namespace{}, &corev1.NamespaceList{}, &corev1.ConfigMap{}, &corev1.ConfigMapList{},
 		&corev1.Secret{}, &corev1.SecretList{}, &corev1.ServiceAccount{}, &corev1.ServiceAccountList{}, &corev1.Event{}, &corev1.EventList{})
-	s.AddKnownTypeWithName(eventsv1.SchemeGroupVersion.WithKind("Event"), &eventsv1.Event{})
-	s.AddKnownTypeWithName(eventsv1.SchemeGroupVersion.WithKind("EventList"), &eventsv1.EventList{})
+	s.AddKnownTypes(eventsv1.SchemeGroupVersion, &eventsv1.Event{}, &eventsv1.EventList{})
 	s.AddKnownTypes(coordinationv1.SchemeGroupVersion, &coordinationv1.Lease{}, &coordinationv1.LeaseList{})
 	s.AddKnownTypes(authenticationv1.SchemeGroupVersion, &authenticationv1.SelfSubjectReview{}, &authenticationv1.SelfSubjectReviewList{})
 	for _, r := range resources {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -52,7 +53,7 @@ func startSideBySide(t *testing.T) []*sideBySide {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithControllers(), apitest.WithCRDs())
+	srv := apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithControllers(), apitest.WithCRDs())
 	apikitCfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)

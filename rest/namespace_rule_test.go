@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/scheme/openapi"
@@ -62,7 +63,7 @@ func newNSRuleServer(t *testing.T, mod func(*rest.Options)) *testServer {
 		if err := builtin.AddToScheme(o.Scheme); err != nil {
 			t.Fatal(err)
 		}
-		for gr, st := range builtin.Strategies() {
+		for gr, st := range strategies.Builtin() {
 			o.Strategies[gr] = st
 		}
 		addNSRuleKinds(t, o.Scheme)

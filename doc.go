@@ -43,9 +43,9 @@
 //   - [github.com/apikit-dev/apikit/rest]: the http.Handler: routing, every verb and
 //     subresource, watch, Status errors, authentication, authorization and admission
 //     hooks, limits, metrics and audit, secure by default (no anonymous access and no
-//     allow-all unless the host asks). [github.com/apikit-dev/apikit/rest/authn] has
+//     allow-all unless the host asks). [github.com/apikit-dev/apikit/authn] has
 //     kube-apiserver's authenticators (client certificates, front-proxy headers, token
-//     file, TokenReview), [github.com/apikit-dev/apikit/rest/authz] its authorizers
+//     file, TokenReview), [github.com/apikit-dev/apikit/authz] its authorizers
 //     (RBAC, SubjectAccessReview, privileged groups),
 //     [github.com/apikit-dev/apikit/audit] audit.k8s.io events and policies and
 //     [github.com/apikit-dev/apikit/metrics] the Prometheus registry behind
@@ -55,24 +55,27 @@
 //     /version and OpenAPI, [github.com/apikit-dev/apikit/rest/table] builds Table and
 //     PartialObjectMetadata output, [github.com/apikit-dev/apikit/kubeconfig]
 //     writes kubeconfigs and self-signed certificates, and
-//     [github.com/apikit-dev/apikit/rest/resttest] starts a whole server in-process for
+//     [github.com/apikit-dev/apikit/apitest] starts a whole server in-process for
 //     tests.
 //   - [github.com/apikit-dev/apikit/apiextensions]: CustomResourceDefinitions: apikit's
 //     own apiextensions.k8s.io/v1 types, loading of manifests, kube's validation of a CRD
 //     and its installation into a scheme as schema-only kinds;
 //     [github.com/apikit-dev/apikit/validation/structural] gives their structural
 //     schemas kube's semantics (validation, pruning, defaulting), and
-//     [github.com/apikit-dev/apikit/rest/crds] serves the customresourcedefinitions
+//     [github.com/apikit-dev/apikit/apiextensions/server] serves the customresourcedefinitions
 //     resource, installing CRDs while the server runs. CEL validation rules live in the
 //     module github.com/apikit-dev/apikit/cel (rest.Options.Rules = cel.New()), so that
 //     servers without CEL do not depend on cel-go.
-//   - [github.com/apikit-dev/apikit/builtin]: the Kubernetes built-in kinds a controller
-//     test needs (Namespace, ConfigMap, Secret, ServiceAccount, Event, Lease,
-//     SelfSubjectReview) with kube's JSON, protobuf and write rules, and
+//   - [github.com/apikit-dev/apikit/builtin]: registers the Kubernetes built-in kinds a
+//     controller test needs (Namespace, ConfigMap, Secret, ServiceAccount, Event, Lease,
+//     SelfSubjectReview, the RBAC kinds and access reviews) with kube's JSON and
+//     protobuf; their types are one package per group version beneath it, laid out like
+//     k8s.io/api (builtin/core/v1 is corev1), and their write rules are
+//     [github.com/apikit-dev/apikit/registry/strategies]; and
 //     [github.com/apikit-dev/apikit/controllers]: the namespace lifecycle and garbage
 //     collector of kube-controller-manager, run in-process over storage. The module
 //     github.com/apikit-dev/apikit/envtest is a drop-in for controller-runtime's envtest
-//     built on them and resttest.
+//     built on them and apitest.
 //
 // examples/widgets (a module of its own, since it can keep its objects in etcd) is a
 // runnable server for an example group, toys.example.com, with two versions of Widget

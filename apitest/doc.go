@@ -22,7 +22,7 @@
 //
 // Options add strategies, authentication, authorization, admission, another storage or
 // TLS. A scheme that serves the RBAC kinds (builtin.AddRBACToScheme) has
-// builtin.RBACStrategies for those the test gives no strategy of its own: kube's
+// strategies.RBAC for those the test gives no strategy of its own: kube's
 // validation of them and its escalation checks (a user grants only what the
 // Authorizer allows the user). kubectl and client-go's clientcmd send a kubeconfig's credentials only to https
 // servers, so a test that drives them with WithToken also needs WithTLS.

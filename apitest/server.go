@@ -18,16 +18,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apikit-dev/apikit/authz"
-	"github.com/apikit-dev/apikit/registry"
-
-	"github.com/apikit-dev/apikit/authn"
-
 	"github.com/apikit-dev/apikit/apiextensions"
 	crdserver "github.com/apikit-dev/apikit/apiextensions/server"
-	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/authn"
+	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/controllers"
 	"github.com/apikit-dev/apikit/kubeconfig"
+	"github.com/apikit-dev/apikit/registry"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/discovery"
 	"github.com/apikit-dev/apikit/scheme"
@@ -293,7 +291,7 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 	// A scheme serving the RBAC kinds gets kube's rules on writing them (validation and
 	// the escalation checks) unless the test gave its own: a server where a user may
 	// grant what the user does not hold would test what no cluster does.
-	for gr, st := range builtin.RBACStrategies() {
+	for gr, st := range strategies.RBAC() {
 		if _, served := s.Resource(gr); served {
 			if _, set := c.restOpts.Strategies[gr]; !set {
 				WithStrategy(gr, st)(&c)

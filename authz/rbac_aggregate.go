@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
-
 	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 )
 
@@ -17,7 +16,7 @@ import (
 // rules, as the controller converges to; cycles end where they close.
 //
 // Stored aggregated ClusterRoles do not carry the aggregated rules: the RBAC authorizer
-// (package authz) and the escalation check of RBACStrategies both resolve them
+// (package authz) and the escalation check of strategies.RBAC both resolve them
 // here, from the same objects, so that both see the same rules. roles is only read.
 func AggregateClusterRoles(roles map[string]*rbacv1.ClusterRole) map[string][]rbacv1.PolicyRule {
 	a := newAggregation(roles)
@@ -30,14 +29,22 @@ func AggregateClusterRoles(roles map[string]*rbacv1.ClusterRole) map[string][]rb
 	return out
 }
 
-// AggregatedRules returns the rules ClusterRole name of roles has (see
-// AggregateClusterRoles): its own rules when it has no aggregationRule, nil when roles
-// has no such role.
+// AggregatedRules returns the rules ClusterRole name of roles has, the rules
+// AggregateClusterRoles gives it: its own rules when it has no aggregationRule, nil when
+// roles has no such role.
 func AggregatedRules(roles map[string]*rbacv1.ClusterRole, name string) []rbacv1.PolicyRule {
 	if _, ok := roles[name]; !ok {
 		return nil
 	}
-	return newAggregation(roles).resolve(name, map[string]bool{})
+	a := newAggregation(roles)
+	rules := a.resolve(name, map[string]bool{})
+	if a.cycled {
+		// Where a cycle closes depends on the role resolution starts from: resolve in
+		// AggregateClusterRoles' order, so that the escalation check and the
+		// authorizer see the same rules.
+		return AggregateClusterRoles(roles)[name]
+	}
+	return rules
 }
 
 // aggregation resolves aggregationRules over one set of ClusterRoles, remembering each
@@ -46,6 +53,8 @@ type aggregation struct {
 	roles    map[string]*rbacv1.ClusterRole
 	names    []string // sorted
 	resolved map[string][]rbacv1.PolicyRule
+	// cycled is set once a resolution met a role already being resolved.
+	cycled bool
 }
 
 func newAggregation(roles map[string]*rbacv1.ClusterRole) *aggregation {
@@ -63,6 +72,7 @@ func (a *aggregation) resolve(name string, visiting map[string]bool) []rbacv1.Po
 		return rules
 	}
 	if visiting[name] {
+		a.cycled = true
 		return role.Rules
 	}
 	visiting[name] = true

@@ -20,6 +20,7 @@ import (
 
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -38,6 +39,8 @@ var (
 type sideBySide struct {
 	name string
 	dc   dynamic.Interface
+	// cfg is its client configuration, for raw requests.
+	cfg *rest.Config
 	// uids name the uids the server gave, so that transcripts compare across servers.
 	uids map[string]string
 }
@@ -50,7 +53,7 @@ func startSideBySide(t *testing.T) []*sideBySide {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithControllers(), apitest.WithCRDs())
+	srv := apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithControllers(), apitest.WithCRDs())
 	apikitCfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +69,7 @@ func startSideBySide(t *testing.T) []*sideBySide {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, &sideBySide{name: c.name, dc: dc, uids: map[string]string{}})
+		out = append(out, &sideBySide{name: c.name, dc: dc, cfg: cfg, uids: map[string]string{}})
 	}
 	return out
 }

@@ -8,16 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apikit-dev/apikit/authn"
-
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/apikit-dev/apikit/apitest"
+	"github.com/apikit-dev/apikit/authn"
 	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -49,7 +49,7 @@ func newRBACServer(t *testing.T) *apitest.Server {
 		t.Fatal(err)
 	}
 	stored := &authz.RBAC{}
-	srv := apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithControllers(), apitest.WithTLS(),
+	srv := apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithControllers(), apitest.WithTLS(),
 		apitest.WithToken("admin"), apitest.WithAuthenticator(tokenIsName{}), apitest.WithAuthorizer(authz.Union(defaults, stored)))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

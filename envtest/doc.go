@@ -21,7 +21,7 @@
 //	...
 //	err = testEnv.Stop()
 //
-// The server is apikit's (package rest/resttest, over memory storage) with TLS and a
+// The server is apikit's (package apitest, over memory storage) with TLS and a
 // bearer token: the CRDs of CRDDirectoryPaths and CRDs are established before Start
 // returns, their CEL rules (x-kubernetes-validations) are checked by
 // github.com/apikit-dev/apikit/cel, and clients may create, change and delete CRDs

@@ -235,3 +235,31 @@ func (o *op) admitNamespacedCreate(ctx context.Context, obj scheme.Object) error
 	})
 	return st
 }
+
+// EnsureNamespaceMatches reconciles obj's metadata.namespace with the request's, as
+// kube-apiserver does on every write before admission and again before validation
+// (EnsureObjectNamespaceMatchesRequestNamespace, BeforeCreate, BeforeUpdate): a
+// cluster-scoped object keeps no namespace, a namespaced one without a namespace takes
+// the request's, and a namespaced one with a different namespace is 400 BadRequest.
+// Validation's Forbidden "not allowed on this type" stays for callers of validation
+// that skip this step.
+func EnsureNamespaceMatches(requestNamespace string, namespaced bool, obj scheme.MetaAccessor) error {
+	if !namespaced {
+		requestNamespace = ""
+	}
+	switch got := obj.GetNamespace(); {
+	case got == requestNamespace && got != "":
+	case got == "" || requestNamespace == "":
+		// Also when both are empty: a schema-only object may carry "namespace": "",
+		// which kube's decoding of metadata drops.
+		obj.SetNamespace(requestNamespace)
+	default:
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}
+
+// ensureNamespace is EnsureNamespaceMatches for the Request's namespace and resource.
+func (o *op) ensureNamespace(obj scheme.MetaAccessor) error {
+	return EnsureNamespaceMatches(o.rq.Namespace, o.res.Namespaced, obj)
+}

@@ -22,6 +22,9 @@ var errEmptiedFinalizers = errors.New("the update removed the last finalizer of 
 // prepareCreate sets the server's fields on a new internal object, then runs the
 // strategy, mutating admission, validation and validating admission.
 func (o *op) prepareCreate(ctx context.Context, in scheme.Object) error {
+	if err := o.ensureNamespace(in); err != nil {
+		return err
+	}
 	if err := o.admitNamespacedCreate(ctx, in); err != nil {
 		return err
 	}
@@ -46,6 +49,10 @@ func (o *op) prepareCreate(ctx context.Context, in scheme.Object) error {
 	}
 	a := o.admissionAttributes(ctx, "create", OperationCreate, in.GetName(), nil)
 	if err := o.mutate(ctx, a, in); err != nil {
+		return err
+	}
+	// Again after admission, as kube's BeforeCreate does.
+	if err := o.ensureNamespace(in); err != nil {
 		return err
 	}
 	if f := o.hooks.AuthorizeCreate; f != nil {
@@ -163,6 +170,11 @@ func (o *op) prepareUpdate(ctx context.Context, in, old scheme.Object) (scheme.O
 	}
 	a := o.admissionAttributes(ctx, "update", OperationUpdate, name, old)
 	if err := o.mutate(ctx, a, in); err != nil {
+		return nil, err
+	}
+	// After admission, as kube's BeforeUpdate does: every update path reconciled the
+	// namespace before it already (or, for /scale, took the stored object's).
+	if err := o.ensureNamespace(in); err != nil {
 		return nil, err
 	}
 	if f := o.hooks.AuthorizeUpdate; f != nil {

@@ -32,7 +32,7 @@ func (rq *request) serveVirtual() {
 		rq.fail(err)
 		return
 	}
-	if err := rq.checkNamespace(in); err != nil {
+	if err := rq.ensureNamespace(in); err != nil {
 		rq.fail(err)
 		return
 	}

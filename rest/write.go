@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/apikit-dev/apikit/apierrors"
+	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -37,13 +38,9 @@ func (rq *request) create() {
 	rq.respond(http.StatusCreated, out)
 }
 
-// createObject runs the registry's create on an internal object whose namespace it
-// first reconciles with the request's, and returns the stored object at the URL
-// version.
+// createObject runs the registry's create on an internal object and returns the
+// stored object at the URL version.
 func (rq *request) createObject(in scheme.Object, dryRun bool) (scheme.Object, error) {
-	if err := rq.checkNamespace(in); err != nil {
-		return nil, err
-	}
 	return rq.h.reg.Create(rq.ctx, rq.lifecycle(dryRun), in)
 }
 
@@ -55,19 +52,10 @@ func (rq *request) updateObject(name string, dryRun, allowCreate bool, next func
 	return rq.h.reg.Update(rq.ctx, rq.lifecycle(dryRun), name, allowCreate, update)
 }
 
-// checkNamespace fills a missing namespace from the path and rejects a different one.
-func (rq *request) checkNamespace(obj scheme.Object) error {
-	ns := rq.info.Namespace
-	if !rq.res.Namespaced {
-		ns = ""
-	}
-	switch got := obj.GetNamespace(); {
-	case got == "" && ns != "":
-		obj.SetNamespace(ns)
-	case got != ns && ns != "":
-		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
-	}
-	return nil
+// ensureNamespace reconciles obj's metadata.namespace with the request's
+// (registry.EnsureNamespaceMatches).
+func (rq *request) ensureNamespace(obj scheme.MetaAccessor) error {
+	return registry.EnsureNamespaceMatches(rq.info.Namespace, rq.res.Namespaced, obj)
 }
 
 // updateRequest reads what every PUT and PATCH starts with: the options (dryRun,
@@ -117,12 +105,7 @@ func (rq *request) update() {
 				if old == nil && !allowCreate {
 					return nil, apierrors.NewNotFound(rq.gr, name)
 				}
-				obj, err := rq.applyObject(old, p)
-				if err == nil && old == nil {
-					// A created object's namespace is the request's, as on POST.
-					err = rq.checkNamespace(obj)
-				}
-				return obj, err
+				return rq.applyObject(old, p)
 			}
 		} else {
 			next = func(old scheme.Object) (scheme.Object, error) {
@@ -142,13 +125,14 @@ func (rq *request) update() {
 			rq.fail(err)
 			return
 		}
-		if in.GetName() != name {
-			rq.fail(apierrors.NewBadRequest("the name of the object (" + in.GetName() + ") does not match the name on the URL (" + name + ")"))
+		// Like kube-apiserver's update handler, the namespace is reconciled before the
+		// name is checked.
+		if err := rq.ensureNamespace(in); err != nil {
+			rq.fail(err)
 			return
 		}
-		// Like kube-apiserver, a body without a namespace takes the path's, before validation.
-		if err := rq.checkNamespace(in); err != nil {
-			rq.fail(err)
+		if in.GetName() != name {
+			rq.fail(apierrors.NewBadRequest("the name of the object (" + in.GetName() + ") does not match the name on the URL (" + name + ")"))
 			return
 		}
 		allowCreate = rq.res.AllowCreateOnUpdate && rq.info.Subresource == ""

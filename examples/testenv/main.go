@@ -21,7 +21,7 @@
 //
 // This command is part of apikit's main module, which does not link CEL (cel-go is a
 // module of its own, github.com/apikit-dev/apikit/cel): CRDs with x-kubernetes-validations
-// rules are refused, with rest/crds' message saying so. Go tests use the envtest module
+// rules are refused, with the CRD server's message saying so. Go tests use the envtest module
 // (github.com/apikit-dev/apikit/envtest), which checks the rules.
 //
 // Kubernetes' core kinds (Namespace, ConfigMap, Secret, ServiceAccount, Event, Lease,
@@ -46,6 +46,7 @@ import (
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/metrics"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -132,7 +133,7 @@ func start(f flags, logs io.Writer) (*apitest.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := apitest.Start(s, apitest.WithStrategies(builtin.Strategies()), apitest.WithAddr(f.addr), apitest.WithTLS(), apitest.WithToken(token), apitest.WithCRDs(crds...), apitest.WithControllers(),
+	srv, err := apitest.Start(s, apitest.WithStrategies(strategies.Builtin()), apitest.WithAddr(f.addr), apitest.WithTLS(), apitest.WithToken(token), apitest.WithCRDs(crds...), apitest.WithControllers(),
 		apitest.WithLogger(slog.New(slog.NewTextHandler(logs, nil))),
 		apitest.WithRESTOptions(func(o *rest.Options) { o.Metrics = metrics.NewRegistry() }))
 	if err != nil {

@@ -125,7 +125,7 @@ func compileSchemas(s *scheme.Scheme, rules structural.RuleCompiler) (map[scheme
 			}
 			ks, err := compileKindSchema(sch, res.StatusSubresource, rules)
 			if err != nil {
-				return nil, fmt.Errorf("rest: the schema of %s, version %s: %w", res.GroupKind(), v, err)
+				return nil, fmt.Errorf("registry: the schema of %s, version %s: %w", res.GroupKind(), v, err)
 			}
 			ks.Scale = res.Scale
 			out[gvk] = ks

@@ -99,7 +99,7 @@ func New(opts Options) (*Store, error) {
 	}
 	for gr := range opts.Strategies {
 		if _, ok := opts.Scheme.Resource(gr); !ok {
-			return nil, fmt.Errorf("rest: strategy for unknown resource %s", gr)
+			return nil, fmt.Errorf("registry: strategy for unknown resource %s", gr)
 		}
 	}
 	s.hooks = make(map[scheme.GroupResource]*Hooks, len(opts.Strategies))

@@ -334,3 +334,26 @@ func TestGet_ReadsOnlyWithinTheStoresHooks(t *testing.T) {
 		t.Errorf("Get outside a Store's call: %v, want the error that says so", err)
 	}
 }
+
+func TestCreate_ReconcilesTheNamespaceWithTheRequests(t *testing.T) {
+	f := newFixture(t, registry.Options{})
+	ctx := context.Background()
+	warehouses := testapi.WarehouseResource()
+	wh := &toys.Warehouse{}
+	wh.APIVersion, wh.Kind = testapi.Internal.String(), "Warehouse"
+	wh.Name, wh.Namespace = "w", "default" // cluster-scoped: the namespace goes
+	out, err := f.reg.Create(ctx, registry.Request{Resource: &warehouses, Version: "v1"}, wh)
+	if err != nil || out.GetNamespace() != "" {
+		t.Fatalf("cluster-scoped create with a namespace: namespace %q, err %v; want it stored without", out.GetNamespace(), err)
+	}
+	k := kinds()[0]
+	in := internal(t, f.s, k, "", "a") // no namespace: the request's
+	if out, err := f.reg.Create(ctx, registry.Request{Resource: &k.res, Namespace: "default", Version: "v1"}, in); err != nil || out.GetNamespace() != "default" {
+		t.Errorf("namespaced create without a namespace: %v, %v", out, err)
+	}
+	in = internal(t, f.s, k, "other", "b")
+	_, err = f.reg.Create(ctx, registry.Request{Resource: &k.res, Namespace: "default", Version: "v1"}, in)
+	if st := statusOf(t, err); st.Code != 400 || st.Message != "the namespace of the provided object does not match the namespace sent on the request" {
+		t.Errorf("another namespace: %d %q", st.Code, st.Message)
+	}
+}

@@ -398,7 +398,7 @@ func newREST(s *scheme.Scheme, st storage.Interface, c *config) (http.Handler, e
 
 // startCRDs builds the handler of WithCRDs and applies its CRDs.
 func (s *Server) startCRDs(sch *scheme.Scheme, c *config) (http.Handler, error) {
-	h, err := crdserver.New(crdserver.Options{Scheme: sch, Storage: s.Storage, REST: c.restOpts, Discovery: c.discOpts, CRDs: c.crds})
+	h, err := crdserver.Start(context.Background(), crdserver.Options{Scheme: sch, Storage: s.Storage, REST: c.restOpts, Discovery: c.discOpts, CRDs: c.crds})
 	if err != nil {
 		return nil, fmt.Errorf("building the CRD handler: %w", err)
 	}

@@ -55,14 +55,14 @@
 //     /version and OpenAPI, [github.com/apikit-dev/apikit/rest/table] builds Table and
 //     PartialObjectMetadata output, [github.com/apikit-dev/apikit/kubeconfig]
 //     writes kubeconfigs and self-signed certificates, and
-//     [github.com/apikit-dev/apikit/rest/resttest] starts a whole server in-process for
+//     [github.com/apikit-dev/apikit/apitest] starts a whole server in-process for
 //     tests.
 //   - [github.com/apikit-dev/apikit/apiextensions]: CustomResourceDefinitions: apikit's
 //     own apiextensions.k8s.io/v1 types, loading of manifests, kube's validation of a CRD
 //     and its installation into a scheme as schema-only kinds;
 //     [github.com/apikit-dev/apikit/validation/structural] gives their structural
 //     schemas kube's semantics (validation, pruning, defaulting), and
-//     [github.com/apikit-dev/apikit/rest/crds] serves the customresourcedefinitions
+//     [github.com/apikit-dev/apikit/apiextensions/server] serves the customresourcedefinitions
 //     resource, installing CRDs while the server runs. CEL validation rules live in the
 //     module github.com/apikit-dev/apikit/cel (rest.Options.Rules = cel.New()), so that
 //     servers without CEL do not depend on cel-go.
@@ -72,7 +72,7 @@
 //     [github.com/apikit-dev/apikit/controllers]: the namespace lifecycle and garbage
 //     collector of kube-controller-manager, run in-process over storage. The module
 //     github.com/apikit-dev/apikit/envtest is a drop-in for controller-runtime's envtest
-//     built on them and resttest.
+//     built on them and apitest.
 //
 // examples/widgets (a module of its own, since it can keep its objects in etcd) is a
 // runnable server for an example group, toys.example.com, with two versions of Widget

@@ -19,6 +19,7 @@ import (
 
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
+	apikitrest "github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -28,7 +29,7 @@ func newBuiltinServer(t *testing.T) *apitest.Server {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	return apitest.NewServer(t, s, apitest.WithStrategies(builtin.Strategies()), apitest.WithControllers(), apitest.WithTLS(), apitest.WithToken("builtin-token"))
+	return apitest.NewServer(t, s, apitest.Options{REST: apikitrest.Options{Strategies: builtin.Strategies()}, Controllers: true, TLS: true, Token: "builtin-token"})
 }
 
 func builtinClientset(t *testing.T, srv *apitest.Server) *kubernetes.Clientset {

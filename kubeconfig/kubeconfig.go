@@ -1,6 +1,6 @@
 // Package kubeconfig writes what a local apikit server hands its clients: a kubeconfig
 // that kubectl and client-go accept, and the self-signed certificate it trusts. The
-// in-process test server (rest/resttest) and the example server both use it. Load reads
+// in-process test server (package apitest) and the example server both use it. Load reads
 // the other way: an aggregated API server reaches its kube-apiserver through the
 // kubeconfig it was given (package serving).
 package kubeconfig

@@ -21,7 +21,7 @@
 //
 // This command is part of apikit's main module, which does not link CEL (cel-go is a
 // module of its own, github.com/apikit-dev/apikit/cel): CRDs with x-kubernetes-validations
-// rules are refused, with rest/crds' message saying so. Go tests use the envtest module
+// rules are refused, with the CRD server's message saying so. Go tests use the envtest module
 // (github.com/apikit-dev/apikit/envtest), which checks the rules.
 //
 // Kubernetes' core kinds (Namespace, ConfigMap, Secret, ServiceAccount, Event, Lease,
@@ -132,9 +132,20 @@ func start(f flags, logs io.Writer) (*apitest.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := apitest.Start(s, apitest.WithStrategies(builtin.Strategies()), apitest.WithAddr(f.addr), apitest.WithTLS(), apitest.WithToken(token), apitest.WithCRDs(crds...), apitest.WithControllers(),
-		apitest.WithLogger(slog.New(slog.NewTextHandler(logs, nil))),
-		apitest.WithRESTOptions(func(o *rest.Options) { o.Metrics = metrics.NewRegistry() }))
+	// The server runs until Close: run closes it when its context ends, once the server
+	// has started and said where it serves, even when an interrupt came meanwhile.
+	srv, err := apitest.Start(context.Background(), s, apitest.Options{
+		REST: rest.Options{
+			Strategies: builtin.Strategies(),
+			Logger:     slog.New(slog.NewTextHandler(logs, nil)),
+			Metrics:    metrics.NewRegistry(),
+		},
+		Addr:        f.addr,
+		TLS:         true,
+		Token:       token,
+		CRDs:        crds,
+		Controllers: true,
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -9,8 +9,6 @@ import (
 	"time"
 	"unicode/utf8"
 	"unsafe"
-
-	"github.com/apikit-dev/apikit/scheme"
 )
 
 // HexDigits are the digits of the \u escapes JSON writes.
@@ -114,6 +112,9 @@ func AppendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// rfc3339Micro is scheme.RFC3339Micro, the layout of meta/v1 MicroTime.
+const rfc3339Micro = "2006-01-02T15:04:05.000000Z07:00"
+
 // appendRFC3339 appends t in UTC as time.RFC3339 ("2006-01-02T15:04:05Z") or, with
 // micro, scheme.RFC3339Micro ("2006-01-02T15:04:05.000000Z"): the same bytes as
 // time.Time.AppendFormat at a tenth of its cost, which parses the layout on every
@@ -124,7 +125,7 @@ func appendRFC3339(b []byte, t time.Time, micro bool) []byte {
 	year, month, day := t.Date()
 	if year < 0 || year > 9999 {
 		if micro {
-			return t.AppendFormat(b, scheme.RFC3339Micro)
+			return t.AppendFormat(b, rfc3339Micro)
 		}
 		return t.AppendFormat(b, time.RFC3339)
 	}

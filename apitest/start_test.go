@@ -2,6 +2,7 @@ package apitest_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"maps"
@@ -15,6 +16,7 @@ import (
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/rest/discovery"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -88,5 +90,26 @@ func TestNewServer_LeavesOptionsRESTAsItWas(t *testing.T) {
 	}
 	if opts.REST.Clock != nil || opts.REST.Authorizer != nil || opts.REST.GarbageCollection {
 		t.Errorf("REST was filled in by NewServer: Clock %v, Authorizer %v, GarbageCollection %v", opts.REST.Clock != nil, opts.REST.Authorizer, opts.REST.GarbageCollection)
+	}
+}
+
+func TestOptionsDiscovery_ReplacesTheDefault(t *testing.T) {
+	tests := []struct {
+		name      string
+		discovery *discovery.Options
+		want      string
+	}{
+		{name: "nil serves the default version", want: discovery.DefaultVersion().GitVersion},
+		{name: "set serves its own", discovery: &discovery.Options{Version: discovery.VersionInfo{GitVersion: "v1.99.0+test"}}, want: "v1.99.0+test"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := apitest.NewServer(t, testapi.NewScheme(), apitest.Options{Discovery: tt.discovery})
+			code, body := do(t, srv.Client(), "GET", srv.URL+"/version", "", nil)
+			var v discovery.VersionInfo
+			if err := json.Unmarshal(body, &v); err != nil || code != http.StatusOK || v.GitVersion != tt.want {
+				t.Errorf("GET /version = %d %s (%v), want gitVersion %q", code, body, err, tt.want)
+			}
+		})
 	}
 }

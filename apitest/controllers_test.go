@@ -204,7 +204,11 @@ func TestOptionsControllers_ACustomResourceOwnerIsResolvedThroughItsCRD(t *testi
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: builtin.Strategies()}, Controllers: true, CRDs: []*apiextensions.CustomResourceDefinition{gizmoCRD(t, "")}})
+	srv := apitest.NewServer(t, s, apitest.Options{
+		REST:        rest.Options{Strategies: builtin.Strategies()},
+		Controllers: true,
+		CRDs:        []*apiextensions.CustomResourceDefinition{gizmoCRD(t, "")},
+	})
 	do := jsonRequests(t, srv)
 	code, g := do("POST", gizmosPath, gizmoJSON)
 	if code != http.StatusCreated {
@@ -236,7 +240,11 @@ func TestOptionsControllers_ACRDRefusedForAKindInUseDoesNotChangeHowTheCollector
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: builtin.Strategies()}, Controllers: true, CRDs: []*apiextensions.CustomResourceDefinition{gizmoCRD(t, "")}})
+	srv := apitest.NewServer(t, s, apitest.Options{
+		REST:        rest.Options{Strategies: builtin.Strategies()},
+		Controllers: true,
+		CRDs:        []*apiextensions.CustomResourceDefinition{gizmoCRD(t, "")},
+	})
 	do := jsonRequests(t, srv)
 	code, g := do("POST", gizmosPath, gizmoJSON)
 	if code != http.StatusCreated {

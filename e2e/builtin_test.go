@@ -29,7 +29,12 @@ func newBuiltinServer(t *testing.T) *apitest.Server {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	return apitest.NewServer(t, s, apitest.Options{REST: apikitrest.Options{Strategies: builtin.Strategies()}, Controllers: true, TLS: true, Token: "builtin-token"})
+	return apitest.NewServer(t, s, apitest.Options{
+		REST:        apikitrest.Options{Strategies: builtin.Strategies()},
+		Controllers: true,
+		TLS:         true,
+		Token:       "builtin-token",
+	})
 }
 
 func builtinClientset(t *testing.T, srv *apitest.Server) *kubernetes.Clientset {

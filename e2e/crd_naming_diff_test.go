@@ -165,7 +165,12 @@ func TestCRDNaming_MatchesKubeAPIServer(t *testing.T) {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.Options{REST: apikitrest.Options{Strategies: builtin.Strategies()}, CRDAPI: true, TLS: true, Token: "naming-token"})
+	srv := apitest.NewServer(t, s, apitest.Options{
+		REST:   apikitrest.Options{Strategies: builtin.Strategies()},
+		CRDAPI: true,
+		TLS:    true,
+		Token:  "naming-token",
+	})
 
 	ours, ourEvents := crdNamingScenario(t, &rest.Config{Host: srv.URL, BearerToken: srv.Token(), TLSClientConfig: rest.TLSClientConfig{CAData: srv.CertificateAuthority}})
 	for key, st := range ours {

@@ -50,7 +50,12 @@ func newRBACServer(t *testing.T) *apitest.Server {
 		t.Fatal(err)
 	}
 	stored := &authz.RBAC{}
-	srv := apitest.NewServer(t, s, apitest.Options{REST: apikitrest.Options{Strategies: builtin.Strategies(), Authenticator: tokenIsName{}, Authorizer: authz.Union(defaults, stored)}, Controllers: true, TLS: true, Token: "admin"})
+	srv := apitest.NewServer(t, s, apitest.Options{
+		REST:        apikitrest.Options{Strategies: builtin.Strategies(), Authenticator: tokenIsName{}, Authorizer: authz.Union(defaults, stored)},
+		Controllers: true,
+		TLS:         true,
+		Token:       "admin",
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- stored.WatchStorage(ctx, s, srv.Storage) }()

@@ -66,9 +66,12 @@
 //     resource, installing CRDs while the server runs. CEL validation rules live in the
 //     module github.com/apikit-dev/apikit/cel (rest.Options.Rules = cel.New()), so that
 //     servers without CEL do not depend on cel-go.
-//   - [github.com/apikit-dev/apikit/builtin]: the Kubernetes built-in kinds a controller
-//     test needs (Namespace, ConfigMap, Secret, ServiceAccount, Event, Lease,
-//     SelfSubjectReview) with kube's JSON, protobuf and write rules, and
+//   - [github.com/apikit-dev/apikit/builtin]: registers the Kubernetes built-in kinds a
+//     controller test needs (Namespace, ConfigMap, Secret, ServiceAccount, Event, Lease,
+//     SelfSubjectReview, the RBAC kinds and access reviews) with kube's JSON and
+//     protobuf; their types are one package per group version beneath it, laid out like
+//     k8s.io/api (builtin/core/v1 is corev1), and their write rules are
+//     [github.com/apikit-dev/apikit/registry/strategies]; and
 //     [github.com/apikit-dev/apikit/controllers]: the namespace lifecycle and garbage
 //     collector of kube-controller-manager, run in-process over storage. The module
 //     github.com/apikit-dev/apikit/envtest is a drop-in for controller-runtime's envtest

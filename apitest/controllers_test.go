@@ -15,6 +15,7 @@ import (
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/controllers"
 	"github.com/apikit-dev/apikit/metrics"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -24,7 +25,7 @@ func TestOptionsControllers_CollectsDependentsAndRunsNamespaces(t *testing.T) {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: builtin.Strategies()}, Controllers: true})
+	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin()}, Controllers: true})
 	do := func(method, path, body string) (int, string) {
 		t.Helper()
 		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
@@ -71,7 +72,7 @@ func TestClock_ReachesTheCRDConditionsAndTheDefaultNamespaces(t *testing.T) {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: builtin.Strategies()}, Controllers: true, CRDAPI: true})
+	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin()}, Controllers: true, CRDAPI: true})
 	frozen := time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC)
 	srv.Clock().Set(frozen)
 	crd := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"gizmos.tools.example.com"},
@@ -153,7 +154,7 @@ func TestOptionsControllers_ANamespaceOwnedByAConfigMapStaysWithAWarning(t *test
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: builtin.Strategies()}, Controllers: true})
+	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin()}, Controllers: true})
 	do := jsonRequests(t, srv)
 	code, cm := do("POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"owner"}}`)
 	if code != http.StatusCreated {
@@ -204,11 +205,7 @@ func TestOptionsControllers_ACustomResourceOwnerIsResolvedThroughItsCRD(t *testi
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.Options{
-		REST:        rest.Options{Strategies: builtin.Strategies()},
-		Controllers: true,
-		CRDs:        []*apiextensions.CustomResourceDefinition{gizmoCRD(t, "")},
-	})
+	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin()}, Controllers: true, CRDs: []*apiextensions.CustomResourceDefinition{gizmoCRD(t, "")}})
 	do := jsonRequests(t, srv)
 	code, g := do("POST", gizmosPath, gizmoJSON)
 	if code != http.StatusCreated {
@@ -240,11 +237,7 @@ func TestOptionsControllers_ACRDRefusedForAKindInUseDoesNotChangeHowTheCollector
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.Options{
-		REST:        rest.Options{Strategies: builtin.Strategies()},
-		Controllers: true,
-		CRDs:        []*apiextensions.CustomResourceDefinition{gizmoCRD(t, "")},
-	})
+	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin()}, Controllers: true, CRDs: []*apiextensions.CustomResourceDefinition{gizmoCRD(t, "")}})
 	do := jsonRequests(t, srv)
 	code, g := do("POST", gizmosPath, gizmoJSON)
 	if code != http.StatusCreated {

@@ -24,11 +24,11 @@
 // HTTP. Options.REST is the template of the REST handler's options (strategies,
 // authentication, authorization, admission, limits, metrics, CEL rules); the other
 // fields choose the storage, a bearer token, TLS, the address, CRDs and controllers. A
-// scheme that serves the RBAC kinds (builtin.AddRBACToScheme) has builtin.RBACStrategies
-// for those the test gives no strategy of its own: kube's validation of them and its
-// escalation checks (a user grants only what the Authorizer allows the user). kubectl
-// and client-go's clientcmd send a kubeconfig's credentials only to https servers, so a
-// test that drives them with a Token also sets TLS.
+// scheme that serves the RBAC kinds (builtin.AddRBACToScheme) has strategies.RBAC
+// (package registry/strategies) for those the test gives no strategy of its own: kube's
+// validation of them and its escalation checks (a user grants only what the Authorizer
+// allows the user). kubectl and client-go's clientcmd send a kubeconfig's credentials
+// only to https servers, so a test that drives them with a Token also sets TLS.
 //
 // Options.CRDs serves CustomResourceDefinitions through the CRD server (package
 // apiextensions/server): the CRDs given are established before NewServer returns, and

@@ -18,15 +18,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apikit-dev/apikit/authz"
-
-	"github.com/apikit-dev/apikit/authn"
-
 	"github.com/apikit-dev/apikit/apiextensions"
 	crdserver "github.com/apikit-dev/apikit/apiextensions/server"
-	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/authn"
+	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/controllers"
 	"github.com/apikit-dev/apikit/kubeconfig"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/discovery"
 	"github.com/apikit-dev/apikit/scheme"
@@ -105,10 +103,11 @@ type Options struct {
 	// is anonymous and allowed (AllowAnonymous); without an Authorizer every request is
 	// allowed (authz.AlwaysAllow); without a Clock the handler uses the Server's Clock;
 	// bearer tokens are accepted over plain HTTP unless TLS; a scheme serving the RBAC
-	// kinds (builtin.AddRBACToScheme) gets builtin.RBACStrategies for those Strategies
-	// does not name: kube's validation of them and its escalation checks (a user grants
-	// only what the Authorizer allows the user). Without a Logger the handler's messages
-	// are discarded. The Server does not modify REST's maps and slices.
+	// kinds (builtin.AddRBACToScheme) gets strategies.RBAC (package registry/strategies)
+	// for those Strategies does not name: kube's validation of them and its escalation
+	// checks (a user grants only what the Authorizer allows the user). Without a Logger
+	// the handler's messages are discarded. The Server does not modify REST's maps and
+	// slices.
 	REST rest.Options
 	// Discovery are the options of the discovery handler (version, verbs, ...). nil means
 	// discovery.Options{LazyOpenAPI: true}: the OpenAPI documents are built on the first
@@ -229,7 +228,7 @@ func restOptions(s *scheme.Scheme, srv *Server, opts Options) rest.Options {
 	// the escalation checks) unless the test gave its own: a server where a user may
 	// grant what the user does not hold would test what no cluster does.
 	o.Strategies = maps.Clone(o.Strategies)
-	for gr, st := range builtin.RBACStrategies() {
+	for gr, st := range strategies.RBAC() {
 		if _, served := s.Resource(gr); served {
 			if _, set := o.Strategies[gr]; !set {
 				if o.Strategies == nil {

@@ -9,10 +9,11 @@ import (
 	"net/http/httptest"
 	"strings"
 
-	"github.com/apikit-dev/apikit/authz"
-
 	"github.com/apikit-dev/apikit/authn"
+	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/builtin"
+	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage/memory"
@@ -34,7 +35,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	h, err := rest.New(rest.Options{
-		Scheme: s, Storage: memory.New(memory.Options{}), Strategies: builtin.Strategies(),
+		Scheme: s, Storage: memory.New(memory.Options{}), Strategies: strategies.Builtin(),
 		Authenticator: authn.Union(
 			authn.X509{ClientCA: func() *x509.CertPool { return clientCAs }},
 			tokens,
@@ -57,7 +58,7 @@ func Example() {
 			fmt.Println(w.Code, http.StatusText(w.Code))
 			continue
 		}
-		var review builtin.SelfSubjectReview
+		var review authenticationv1.SelfSubjectReview
 		if err := json.Unmarshal(w.Body.Bytes(), &review); err != nil {
 			log.Fatal(err)
 		}

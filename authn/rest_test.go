@@ -9,10 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apikit-dev/apikit/authz"
-
 	"github.com/apikit-dev/apikit/authn"
+	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/builtin"
+	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage/memory"
@@ -32,7 +33,7 @@ func TestRESTHandler_UnionOfCertificatesAndTokensDecidesWhoAsks(t *testing.T) {
 		t.Fatal(err)
 	}
 	h, err := rest.New(rest.Options{
-		Scheme: s, Storage: memory.New(memory.Options{}), Strategies: builtin.Strategies(),
+		Scheme: s, Storage: memory.New(memory.Options{}), Strategies: strategies.Builtin(),
 		Authenticator:  authn.Union(authn.X509{ClientCA: ca.pool()}, tokens),
 		AllowAnonymous: true, Authorizer: authz.AlwaysAllow{},
 	})
@@ -88,7 +89,7 @@ func TestRESTHandler_UnionOfCertificatesAndTokensDecidesWhoAsks(t *testing.T) {
 				}
 				return
 			}
-			var review builtin.SelfSubjectReview
+			var review authenticationv1.SelfSubjectReview
 			if err := json.Unmarshal(body, &review); err != nil {
 				t.Fatalf("%v: %s", err, body)
 			}

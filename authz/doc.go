@@ -2,7 +2,7 @@
 // rest.Options.Authorizer, with the semantics of kube-apiserver's:
 //
 //   - [RBAC]: Roles, ClusterRoles, RoleBindings and ClusterRoleBindings (the types of
-//     package builtin), from Go values ([NewRBAC]), from a YAML manifest ([LoadRBAC]),
+//     package builtin/rbac/v1), from Go values ([NewRBAC]), from a YAML manifest ([LoadRBAC]),
 //     or followed as they are created through the API ([RBAC.WatchStorage], with
 //     builtin.AddRBACToScheme serving rbac.authorization.k8s.io/v1).
 //   - [SubjectAccessReview]: the decision of a kube-apiserver, asked with
@@ -16,7 +16,7 @@
 //
 // None denies outright: a request nothing allows is refused by the Handler with kube's
 // 403 message, the reasons appended. Writes of RBAC objects are also checked for
-// privilege escalation, by builtin.RBACStrategies, which asks the Handler's Authorizer
+// privilege escalation, by strategies.RBAC, which asks the Handler's Authorizer
 // whatever it is (see there). Which requests need which permissions, including
 // impersonation (verb "impersonate" on users, groups, serviceaccounts, uids and
 // userextras), is the Handler's business; see package rest.

@@ -9,15 +9,13 @@ import (
 	"strings"
 	"sync/atomic"
 
-	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
-
 	"github.com/apikit-dev/apikit/authn"
-
+	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
 // RBAC: kube's RBAC authorizer semantics over Roles, ClusterRoles, RoleBindings,
-// ClusterRoleBindings (rbacv1.Role etc. in package builtin): verbs, apiGroups,
+// ClusterRoleBindings (package builtin/rbac/v1): verbs, apiGroups,
 // resources (incl. "pods/log", "*/scale", "*"), resourceNames, nonResourceURLs
 // ("/foo/*" prefix), ServiceAccount subjects (system:serviceaccount:NS:NAME and the
 // SA groups), User and Group subjects, RoleBinding to ClusterRole in its namespace,
@@ -118,8 +116,8 @@ func newPolicy(objs []scheme.Object) (*policy, error) {
 }
 
 // aggregate gives every ClusterRole with an aggregationRule the rules of the
-// ClusterRoles its selectors match (builtin.AggregateClusterRoles, which the escalation
-// check of builtin.RBACStrategies resolves with too).
+// ClusterRoles its selectors match (AggregateClusterRoles, which the escalation
+// check of strategies.RBAC resolves with too).
 func (p *policy) aggregate() {
 	for name, rules := range AggregateClusterRoles(p.clusterRoles) {
 		p.clusterRoles[name].Rules = rules

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
-
 	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 )
 
@@ -17,7 +16,7 @@ import (
 // rules, as the controller converges to; cycles end where they close.
 //
 // Stored aggregated ClusterRoles do not carry the aggregated rules: the RBAC authorizer
-// (package authz) and the escalation check of RBACStrategies both resolve them
+// (package authz) and the escalation check of strategies.RBAC both resolve them
 // here, from the same objects, so that both see the same rules. roles is only read.
 func AggregateClusterRoles(roles map[string]*rbacv1.ClusterRole) map[string][]rbacv1.PolicyRule {
 	a := newAggregation(roles)

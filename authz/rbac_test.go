@@ -5,15 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apikit-dev/apikit/authz"
-
-	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
-
-	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
-
 	"github.com/apikit-dev/apikit/authn"
-
-	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/authz"
+	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
+	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
+	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -252,7 +248,7 @@ func TestNewRBAC_RefusesWhatIsNotRBAC(t *testing.T) {
 	}{
 		{"a Role without namespace", role("", "r"), `Role "r" has no namespace`},
 		{"a RoleBinding without namespace", binding("", "b", rbacv1.RoleKind, "r"), `RoleBinding "b" has no namespace`},
-		{"another kind", &builtin.ConfigMap{}, "*builtin.ConfigMap is not a Role"},
+		{"another kind", &corev1.ConfigMap{}, "*v1.ConfigMap is not a Role"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if _, err := authz.NewRBAC(tt.obj); err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
+	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
 	"github.com/apikit-dev/apikit/conversion"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -11,10 +13,10 @@ import (
 // fields map as k8s.io/kubernetes pkg/apis/events/v1 maps them; those of the same name
 // (eventTime, series, action, reason, type, related, reportingInstance) convert as they are.
 func registerEventConversions(s *scheme.Scheme) {
-	conversion.RegisterAcrossGroups(s, coreToEventsEvent, eventsEventToCore)
+	conversion.RegisterAcrossGroups(s, coreToEventsV1, eventsV1ToCore)
 }
 
-func coreToEventsEvent(in *Event, out *EventsEvent, sc conversion.Scope) error {
+func coreToEventsV1(in *corev1.Event, out *eventsv1.Event, sc conversion.Scope) error {
 	if err := sc.AutoConvert(in, out); err != nil {
 		return err
 	}
@@ -28,7 +30,7 @@ func coreToEventsEvent(in *Event, out *EventsEvent, sc conversion.Scope) error {
 	return nil
 }
 
-func eventsEventToCore(in *EventsEvent, out *Event, sc conversion.Scope) error {
+func eventsV1ToCore(in *eventsv1.Event, out *corev1.Event, sc conversion.Scope) error {
 	if err := sc.AutoConvert(in, out); err != nil {
 		return err
 	}

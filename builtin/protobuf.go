@@ -1,6 +1,10 @@
 package builtin
 
 import (
+	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
+	coordinationv1 "github.com/apikit-dev/apikit/builtin/coordination/v1"
+	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
+	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
 	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -67,7 +71,7 @@ var (
 func protobufFields() map[scheme.GroupVersionKind]fields {
 	meta := field("metadata", 1, protobuf.TypeObjectMeta)
 	m := map[scheme.GroupVersionKind]fields{
-		CoreV1.WithKind("Namespace"): {meta,
+		corev1.SchemeGroupVersion.WithKind("Namespace"): {meta,
 			field("spec", 2, protobuf.TypeMessage),
 			repeated("spec.finalizers", 1, protobuf.TypeString),
 			field("status", 3, protobuf.TypeMessage),
@@ -79,24 +83,24 @@ func protobufFields() map[scheme.GroupVersionKind]fields {
 			field("status.conditions.reason", 5, protobuf.TypeString),
 			field("status.conditions.message", 6, protobuf.TypeString),
 		},
-		CoreV1.WithKind("ConfigMap"): {meta,
+		corev1.SchemeGroupVersion.WithKind("ConfigMap"): {meta,
 			field("data", 2, protobuf.TypeStringMap),
 			field("binaryData", 3, protobuf.TypeStringMap),
 			optional("immutable", 4, protobuf.TypeBool),
 		},
-		CoreV1.WithKind("Secret"): {meta,
+		corev1.SchemeGroupVersion.WithKind("Secret"): {meta,
 			field("data", 2, protobuf.TypeStringMap),
 			field("type", 3, protobuf.TypeString),
 			field("stringData", 4, protobuf.TypeStringMap),
 			optional("immutable", 5, protobuf.TypeBool),
 		},
-		CoreV1.WithKind("ServiceAccount"): {meta,
+		corev1.SchemeGroupVersion.WithKind("ServiceAccount"): {meta,
 			repeated("secrets", 2, protobuf.TypeMessage),
 			repeated("imagePullSecrets", 3, protobuf.TypeMessage),
 			field("imagePullSecrets.name", 1, protobuf.TypeString),
 			optional("automountServiceAccountToken", 4, protobuf.TypeBool),
 		},
-		CoreV1.WithKind("Event"): {meta,
+		corev1.SchemeGroupVersion.WithKind("Event"): {meta,
 			field("involvedObject", 2, protobuf.TypeMessage),
 			field("reason", 3, protobuf.TypeString),
 			field("message", 4, protobuf.TypeString),
@@ -112,7 +116,7 @@ func protobufFields() map[scheme.GroupVersionKind]fields {
 			field("reportingComponent", 14, protobuf.TypeString),
 			field("reportingInstance", 15, protobuf.TypeString),
 		},
-		EventsV1.WithKind("Event"): {meta,
+		eventsv1.SchemeGroupVersion.WithKind("Event"): {meta,
 			field("eventTime", 2, protobuf.TypeTime),
 			optional("series", 3, protobuf.TypeMessage),
 			field("reportingController", 4, protobuf.TypeString),
@@ -128,7 +132,7 @@ func protobufFields() map[scheme.GroupVersionKind]fields {
 			field("deprecatedLastTimestamp", 14, protobuf.TypeTime),
 			field("deprecatedCount", 15, protobuf.TypeInt32),
 		},
-		CoordinationV1.WithKind("Lease"): {meta,
+		coordinationv1.SchemeGroupVersion.WithKind("Lease"): {meta,
 			field("spec", 2, protobuf.TypeMessage),
 			optional("spec.holderIdentity", 1, protobuf.TypeString),
 			optional("spec.leaseDurationSeconds", 2, protobuf.TypeInt32),
@@ -138,7 +142,7 @@ func protobufFields() map[scheme.GroupVersionKind]fields {
 			optional("spec.strategy", 6, protobuf.TypeString),
 			optional("spec.preferredHolder", 7, protobuf.TypeString),
 		},
-		AuthenticationV1.WithKind("SelfSubjectReview"): {meta,
+		authenticationv1.SchemeGroupVersion.WithKind("SelfSubjectReview"): {meta,
 			field("status", 2, protobuf.TypeMessage),
 			field("status.userInfo", 1, protobuf.TypeMessage),
 			field("status.userInfo.username", 1, protobuf.TypeString),
@@ -147,14 +151,14 @@ func protobufFields() map[scheme.GroupVersionKind]fields {
 			field("status.userInfo.extra", 4, protobuf.TypeStringMap),
 		},
 	}
-	sa := CoreV1.WithKind("ServiceAccount")
+	sa := corev1.SchemeGroupVersion.WithKind("ServiceAccount")
 	m[sa] = append(m[sa], under("secrets", objectReference)...)
-	ev := CoreV1.WithKind("Event")
+	ev := corev1.SchemeGroupVersion.WithKind("Event")
 	m[ev] = append(m[ev], under("involvedObject", objectReference)...)
 	m[ev] = append(m[ev], under("related", objectReference)...)
 	m[ev] = append(m[ev], under("source", eventSource)...)
 	m[ev] = append(m[ev], under("series", eventSeries)...)
-	ev1 := EventsV1.WithKind("Event")
+	ev1 := eventsv1.SchemeGroupVersion.WithKind("Event")
 	m[ev1] = append(m[ev1], under("regarding", objectReference)...)
 	m[ev1] = append(m[ev1], under("related", objectReference)...)
 	m[ev1] = append(m[ev1], under("deprecatedSource", eventSource)...)

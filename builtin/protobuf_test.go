@@ -5,9 +5,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
+	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
+	coordinationv1 "github.com/apikit-dev/apikit/builtin/coordination/v1"
+	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
+	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
 	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/scheme"
-	"github.com/google/go-cmp/cmp"
 )
 
 func newScheme(t *testing.T) *scheme.Scheme {
@@ -31,29 +36,29 @@ func TestProtobuf_EveryKindRoundTrips(t *testing.T) {
 	micro := scheme.NewMicroTime(time.Date(2024, 1, 2, 3, 4, 5, 123456000, time.UTC).Local())
 	sec := scheme.NewTime(time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC).Local())
 	meta := scheme.ObjectMeta{Name: "x", Namespace: "ns"}
-	ref := ObjectReference{Kind: "Pod", Namespace: "ns", Name: "p", UID: "u", APIVersion: "v1", ResourceVersion: "3", FieldPath: "spec"}
+	ref := corev1.ObjectReference{Kind: "Pod", Namespace: "ns", Name: "p", UID: "u", APIVersion: "v1", ResourceVersion: "3", FieldPath: "spec"}
 	objs := []scheme.Kinded{
-		&Namespace{TypeMeta: scheme.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: scheme.ObjectMeta{Name: "x"},
-			Spec:   NamespaceSpec{Finalizers: []string{"kubernetes"}},
-			Status: NamespaceStatus{Phase: "Active", Conditions: []NamespaceCondition{{Type: "T", Status: "True", LastTransitionTime: sec, Reason: "R", Message: "M"}}}},
-		&ConfigMap{TypeMeta: scheme.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: meta, Immutable: &yes,
+		&corev1.Namespace{TypeMeta: scheme.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: scheme.ObjectMeta{Name: "x"},
+			Spec:   corev1.NamespaceSpec{Finalizers: []string{"kubernetes"}},
+			Status: corev1.NamespaceStatus{Phase: "Active", Conditions: []corev1.NamespaceCondition{{Type: "T", Status: "True", LastTransitionTime: sec, Reason: "R", Message: "M"}}}},
+		&corev1.ConfigMap{TypeMeta: scheme.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: meta, Immutable: &yes,
 			Data: map[string]string{"a": "b"}, BinaryData: map[string][]byte{"bin": {0, 1, 2}}},
-		&Secret{TypeMeta: scheme.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: meta, Immutable: &yes,
+		&corev1.Secret{TypeMeta: scheme.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: meta, Immutable: &yes,
 			Data: map[string][]byte{"p": []byte("q")}, StringData: map[string]string{"s": "t"}, Type: "Opaque"},
-		&ServiceAccount{TypeMeta: scheme.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"}, ObjectMeta: meta,
-			Secrets: []ObjectReference{ref}, ImagePullSecrets: []LocalObjectReference{{Name: "pull"}}, AutomountServiceAccountToken: &yes},
-		&Event{TypeMeta: scheme.TypeMeta{APIVersion: "v1", Kind: "Event"}, ObjectMeta: meta, InvolvedObject: ref, Reason: "R", Message: "M",
-			Source: EventSource{Component: "c", Host: "h"}, FirstTimestamp: sec, LastTimestamp: sec, Count: 2, Type: "Normal",
-			EventTime: micro, Series: &EventSeries{Count: 3, LastObservedTime: micro}, Action: "A", Related: &ref,
+		&corev1.ServiceAccount{TypeMeta: scheme.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"}, ObjectMeta: meta,
+			Secrets: []corev1.ObjectReference{ref}, ImagePullSecrets: []corev1.LocalObjectReference{{Name: "pull"}}, AutomountServiceAccountToken: &yes},
+		&corev1.Event{TypeMeta: scheme.TypeMeta{APIVersion: "v1", Kind: "Event"}, ObjectMeta: meta, InvolvedObject: ref, Reason: "R", Message: "M",
+			Source: corev1.EventSource{Component: "c", Host: "h"}, FirstTimestamp: sec, LastTimestamp: sec, Count: 2, Type: "Normal",
+			EventTime: micro, Series: &corev1.EventSeries{Count: 3, LastObservedTime: micro}, Action: "A", Related: &ref,
 			ReportingComponent: "rc", ReportingInstance: "ri"},
-		&EventsEvent{TypeMeta: scheme.TypeMeta{APIVersion: "events.k8s.io/v1", Kind: "Event"}, ObjectMeta: meta, EventTime: micro,
-			Series: &EventSeries{Count: 3, LastObservedTime: micro}, ReportingController: "rc", ReportingInstance: "ri", Action: "A",
-			Reason: "R", Regarding: ref, Related: &ref, Note: "N", Type: "Warning", DeprecatedSource: EventSource{Component: "c"},
+		&eventsv1.Event{TypeMeta: scheme.TypeMeta{APIVersion: "events.k8s.io/v1", Kind: "Event"}, ObjectMeta: meta, EventTime: micro,
+			Series: &corev1.EventSeries{Count: 3, LastObservedTime: micro}, ReportingController: "rc", ReportingInstance: "ri", Action: "A",
+			Reason: "R", Regarding: ref, Related: &ref, Note: "N", Type: "Warning", DeprecatedSource: corev1.EventSource{Component: "c"},
 			DeprecatedFirstTimestamp: sec, DeprecatedLastTimestamp: sec, DeprecatedCount: 4},
-		&Lease{TypeMeta: scheme.TypeMeta{APIVersion: "coordination.k8s.io/v1", Kind: "Lease"}, ObjectMeta: meta,
-			Spec: LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &secs, AcquireTime: &micro, RenewTime: &micro, LeaseTransitions: &secs}},
-		&SelfSubjectReview{TypeMeta: scheme.TypeMeta{APIVersion: "authentication.k8s.io/v1", Kind: "SelfSubjectReview"},
-			Status: SelfSubjectReviewStatus{UserInfo: UserInfo{Username: "u", UID: "1", Groups: []string{"g"}, Extra: map[string]ExtraValue{"k": {"v1", "v2"}}}}},
+		&coordinationv1.Lease{TypeMeta: scheme.TypeMeta{APIVersion: "coordination.k8s.io/v1", Kind: "Lease"}, ObjectMeta: meta,
+			Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &secs, AcquireTime: &micro, RenewTime: &micro, LeaseTransitions: &secs}},
+		&authenticationv1.SelfSubjectReview{TypeMeta: scheme.TypeMeta{APIVersion: "authentication.k8s.io/v1", Kind: "SelfSubjectReview"},
+			Status: authenticationv1.SelfSubjectReviewStatus{UserInfo: authenticationv1.UserInfo{Username: "u", UID: "1", Groups: []string{"g"}, Extra: map[string]authenticationv1.ExtraValue{"k": {"v1", "v2"}}}}},
 	}
 	roundTripProtobuf(t, ser, objs)
 }

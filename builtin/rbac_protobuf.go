@@ -6,7 +6,7 @@ import (
 	"github.com/apikit-dev/apikit/scheme"
 )
 
-// policyRule, subject and roleRef are rbac/v1 rbacv1.PolicyRule, rbacv1.Subject and rbacv1.RoleRef.
+// policyRule, subject and roleRef are rbac/v1 PolicyRule, Subject and RoleRef.
 var (
 	policyRule = fields{
 		repeated("verbs", 1, protobuf.TypeString),

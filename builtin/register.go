@@ -3,6 +3,10 @@ package builtin
 import (
 	"fmt"
 
+	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
+	coordinationv1 "github.com/apikit-dev/apikit/builtin/coordination/v1"
+	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
+	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -12,12 +16,11 @@ import (
 // (AddAuthorizationToScheme). Call it once per scheme; hosts that do not call it serve
 // none of them.
 func AddToScheme(s *scheme.Scheme) error {
-	s.AddKnownTypes(CoreV1, &Namespace{}, &NamespaceList{}, &ConfigMap{}, &ConfigMapList{},
-		&Secret{}, &SecretList{}, &ServiceAccount{}, &ServiceAccountList{}, &Event{}, &EventList{})
-	s.AddKnownTypeWithName(EventsV1.WithKind("Event"), &EventsEvent{})
-	s.AddKnownTypeWithName(EventsV1.WithKind("EventList"), &EventsEventList{})
-	s.AddKnownTypes(CoordinationV1, &Lease{}, &LeaseList{})
-	s.AddKnownTypes(AuthenticationV1, &SelfSubjectReview{}, &SelfSubjectReviewList{})
+	s.AddKnownTypes(corev1.SchemeGroupVersion, &corev1.Namespace{}, &corev1.NamespaceList{}, &corev1.ConfigMap{}, &corev1.ConfigMapList{},
+		&corev1.Secret{}, &corev1.SecretList{}, &corev1.ServiceAccount{}, &corev1.ServiceAccountList{}, &corev1.Event{}, &corev1.EventList{})
+	s.AddKnownTypes(eventsv1.SchemeGroupVersion, &eventsv1.Event{}, &eventsv1.EventList{})
+	s.AddKnownTypes(coordinationv1.SchemeGroupVersion, &coordinationv1.Lease{}, &coordinationv1.LeaseList{})
+	s.AddKnownTypes(authenticationv1.SchemeGroupVersion, &authenticationv1.SelfSubjectReview{}, &authenticationv1.SelfSubjectReviewList{})
 	for _, r := range resources {
 		if err := s.AddResource(r); err != nil {
 			return fmt.Errorf("builtin: %w", err)
@@ -32,18 +35,6 @@ func AddToScheme(s *scheme.Scheme) error {
 	}
 	return AddAuthorizationToScheme(s)
 }
-
-// Resource names of the built-in kinds.
-var (
-	Namespaces         = scheme.GroupResource{Resource: "namespaces"}
-	ConfigMaps         = scheme.GroupResource{Resource: "configmaps"}
-	Secrets            = scheme.GroupResource{Resource: "secrets"}
-	ServiceAccounts    = scheme.GroupResource{Resource: "serviceaccounts"}
-	Events             = scheme.GroupResource{Resource: "events"}
-	EventsEvents       = scheme.GroupResource{Group: EventsV1.Group, Resource: "events"}
-	Leases             = scheme.GroupResource{Group: CoordinationV1.Group, Resource: "leases"}
-	SelfSubjectReviews = scheme.GroupResource{Group: AuthenticationV1.Group, Resource: "selfsubjectreviews"}
-)
 
 // resources are the built-in resources as kube-apiserver's discovery lists them; the
 // columns are those of kube's table printers that a JSONPath can compute.
@@ -61,15 +52,15 @@ var resources = []scheme.Resource{
 			{Name: "Object", Type: "string", JSONPath: ".involvedObject.name"},
 			{Name: "Message", Type: "string", JSONPath: ".message"},
 		}},
-	{Group: EventsV1.Group, Kind: "Event", Plural: "events", ShortNames: []string{"ev"}, Namespaced: true,
-		SharesStorageWith: Events,
+	{Group: eventsv1.SchemeGroupVersion.Group, Kind: "Event", Plural: "events", ShortNames: []string{"ev"}, Namespaced: true,
+		SharesStorageWith: corev1.Events,
 		PrinterColumns: []scheme.PrinterColumn{
 			{Name: "Type", Type: "string", JSONPath: ".type"},
 			{Name: "Reason", Type: "string", JSONPath: ".reason"},
 			{Name: "Object", Type: "string", JSONPath: ".regarding.name"},
 			{Name: "Note", Type: "string", JSONPath: ".note"},
 		}},
-	{Group: CoordinationV1.Group, Kind: "Lease", Plural: "leases", Namespaced: true,
+	{Group: coordinationv1.SchemeGroupVersion.Group, Kind: "Lease", Plural: "leases", Namespaced: true,
 		PrinterColumns: []scheme.PrinterColumn{{Name: "Holder", Type: "string", JSONPath: ".spec.holderIdentity"}}},
-	{Group: AuthenticationV1.Group, Kind: "SelfSubjectReview", Plural: "selfsubjectreviews"},
+	{Group: authenticationv1.SchemeGroupVersion.Group, Kind: "SelfSubjectReview", Plural: "selfsubjectreviews"},
 }

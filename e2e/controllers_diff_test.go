@@ -20,6 +20,7 @@ import (
 
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	apikitrest "github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -39,6 +40,8 @@ var (
 type sideBySide struct {
 	name string
 	dc   dynamic.Interface
+	// cfg is its client configuration, for raw requests.
+	cfg *rest.Config
 	// uids name the uids the server gave, so that transcripts compare across servers.
 	uids map[string]string
 }
@@ -51,7 +54,7 @@ func startSideBySide(t *testing.T) []*sideBySide {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.Options{REST: apikitrest.Options{Strategies: builtin.Strategies()}, Controllers: true, CRDAPI: true})
+	srv := apitest.NewServer(t, s, apitest.Options{REST: apikitrest.Options{Strategies: strategies.Builtin()}, Controllers: true, CRDAPI: true})
 	apikitCfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +70,7 @@ func startSideBySide(t *testing.T) []*sideBySide {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, &sideBySide{name: c.name, dc: dc, uids: map[string]string{}})
+		out = append(out, &sideBySide{name: c.name, dc: dc, cfg: cfg, uids: map[string]string{}})
 	}
 	return out
 }

@@ -8,16 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apikit-dev/apikit/authn"
-
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/apikit-dev/apikit/apitest"
+	"github.com/apikit-dev/apikit/authn"
 	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	apikitrest "github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -50,12 +50,7 @@ func newRBACServer(t *testing.T) *apitest.Server {
 		t.Fatal(err)
 	}
 	stored := &authz.RBAC{}
-	srv := apitest.NewServer(t, s, apitest.Options{
-		REST:        apikitrest.Options{Strategies: builtin.Strategies(), Authenticator: tokenIsName{}, Authorizer: authz.Union(defaults, stored)},
-		Controllers: true,
-		TLS:         true,
-		Token:       "admin",
-	})
+	srv := apitest.NewServer(t, s, apitest.Options{REST: apikitrest.Options{Strategies: strategies.Builtin(), Authenticator: tokenIsName{}, Authorizer: authz.Union(defaults, stored)}, Controllers: true, TLS: true, Token: "admin"})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- stored.WatchStorage(ctx, s, srv.Storage) }()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -16,5 +17,5 @@ func coreKinds() (*scheme.Scheme, map[scheme.GroupResource]rest.Strategy, error)
 	if err := builtin.AddToScheme(s); err != nil {
 		return nil, nil, fmt.Errorf("envtest: %w", err)
 	}
-	return s, builtin.Strategies(), nil
+	return s, strategies.Builtin(), nil
 }

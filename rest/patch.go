@@ -229,14 +229,15 @@ func patchRejected(err error) *scheme.Status {
 		&scheme.StatusDetails{Causes: []scheme.StatusCause{{Type: scheme.CauseTypeUnexpectedServerResponse, Message: err.Error()}}})
 }
 
-// checkPatchedName is kube's checkName after a patch: the result must keep the URL's
-// name and namespace.
+// checkPatchedName is kube's check of a patch's result (patcher.applyPatch): the
+// namespace is reconciled with the request's first, then the result must keep the
+// URL's name.
 func (rq *request) checkPatchedName(obj scheme.Object) error {
+	if err := rq.ensureNamespace(obj); err != nil {
+		return err
+	}
 	if n := obj.GetName(); n != rq.info.Name {
 		return NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, rq.info.Name))
-	}
-	if ns := rq.info.Namespace; ns != "" && obj.GetNamespace() != "" && obj.GetNamespace() != ns {
-		return NewBadRequest(fmt.Sprintf("the namespace of the object (%s) does not match the namespace on the URL (%s)", obj.GetNamespace(), ns))
 	}
 	return nil
 }

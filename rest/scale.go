@@ -140,6 +140,9 @@ func (rq *request) writeScale() {
 			if _, _, err := rq.decodeInto(ser, patched, sc, scaleGVK, fv); err != nil {
 				return nil, err
 			}
+			if err := rq.ensureNamespace(sc); err != nil {
+				return nil, err
+			}
 			return sc, nil
 		}
 	} else {
@@ -154,6 +157,10 @@ func (rq *request) writeScale() {
 			return
 		} else if gvk.GroupVersion() != ScaleGroupVersion || gvk.Kind != "Scale" {
 			rq.fail(NewBadRequest("the API version in the data (" + gvk.GroupVersion().String() + ") does not match the expected API version (autoscaling/v1)"))
+			return
+		}
+		if err := rq.ensureNamespace(sc); err != nil {
+			rq.fail(err)
 			return
 		}
 		if sc.Name != "" && sc.Name != name {

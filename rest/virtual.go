@@ -47,7 +47,7 @@ func (rq *request) serveVirtual(respond func(ctx context.Context, user *authn.Us
 		rq.fail(err)
 		return
 	}
-	if err := rq.checkNamespace(in); err != nil {
+	if err := rq.ensureNamespace(in); err != nil {
 		rq.fail(err)
 		return
 	}

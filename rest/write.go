@@ -47,25 +47,38 @@ func (rq *request) create() {
 // object being deleted: the object is deleted instead.
 var errEmptiedFinalizers = errors.New("the update removed the last finalizer of an object being deleted")
 
-// checkNamespace fills a missing namespace from the path and rejects a different one.
-func (rq *request) checkNamespace(obj scheme.Object) error {
-	ns := rq.info.Namespace
-	if !rq.res.Namespaced {
-		ns = ""
+// ensureNamespaceMatches reconciles obj's metadata.namespace with the request's, as
+// kube-apiserver does on every write before admission and again before validation
+// (EnsureObjectNamespaceMatchesRequestNamespace, BeforeCreate, BeforeUpdate): a
+// cluster-scoped object keeps no namespace, a namespaced one without a namespace takes
+// the request's, and a namespaced one with a different namespace is 400 BadRequest.
+// Validation's Forbidden "not allowed on this type" stays for callers of validation
+// that skip this step.
+func ensureNamespaceMatches(requestNamespace string, namespaced bool, obj scheme.MetaAccessor) error {
+	if !namespaced {
+		requestNamespace = ""
 	}
 	switch got := obj.GetNamespace(); {
-	case got == "" && ns != "":
-		obj.SetNamespace(ns)
-	case got != ns && ns != "":
+	case got == requestNamespace && got != "":
+	case got == "" || requestNamespace == "":
+		// Also when both are empty: a schema-only object may carry "namespace": "",
+		// which kube's decoding of metadata drops.
+		obj.SetNamespace(requestNamespace)
+	default:
 		return NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
 	return nil
 }
 
+// ensureNamespace is ensureNamespaceMatches for the request's namespace and resource.
+func (rq *request) ensureNamespace(obj scheme.MetaAccessor) error {
+	return ensureNamespaceMatches(rq.info.Namespace, rq.res.Namespaced, obj)
+}
+
 // prepareCreate sets the server's fields on a new internal object, then runs the
 // strategy, mutating admission, validation and validating admission.
 func (rq *request) prepareCreate(in scheme.Object, dryRun bool) error {
-	if err := rq.checkNamespace(in); err != nil {
+	if err := rq.ensureNamespace(in); err != nil {
 		return err
 	}
 	if err := rq.admitNamespacedCreate(in); err != nil {
@@ -92,6 +105,10 @@ func (rq *request) prepareCreate(in scheme.Object, dryRun bool) error {
 	}
 	a := rq.admissionAttributes(OperationCreate, in.GetName(), nil, dryRun)
 	if err := rq.mutate(a, in); err != nil {
+		return err
+	}
+	// Again after admission, as kube's BeforeCreate does.
+	if err := rq.ensureNamespace(in); err != nil {
 		return err
 	}
 	if f := rq.hooks.authorizeCreate; f != nil {
@@ -233,13 +250,14 @@ func (rq *request) update() {
 			rq.fail(err)
 			return
 		}
-		if in.GetName() != name {
-			rq.fail(NewBadRequest("the name of the object (" + in.GetName() + ") does not match the name on the URL (" + name + ")"))
+		// Like kube-apiserver's update handler, the namespace is reconciled before the
+		// name is checked.
+		if err := rq.ensureNamespace(in); err != nil {
+			rq.fail(err)
 			return
 		}
-		// Like kube-apiserver, a body without a namespace takes the path's, before validation.
-		if err := rq.checkNamespace(in); err != nil {
-			rq.fail(err)
+		if in.GetName() != name {
+			rq.fail(NewBadRequest("the name of the object (" + in.GetName() + ") does not match the name on the URL (" + name + ")"))
 			return
 		}
 		allowCreate = rq.res.AllowCreateOnUpdate && rq.info.Subresource == ""
@@ -299,6 +317,11 @@ func (rq *request) prepareUpdate(in, old scheme.Object, dryRun bool) (scheme.Obj
 	}
 	a := rq.admissionAttributes(OperationUpdate, name, old, dryRun)
 	if err := rq.mutate(a, in); err != nil {
+		return nil, err
+	}
+	// After admission, as kube's BeforeUpdate does: every update path reconciled the
+	// namespace before it already (or, for /scale, took the stored object's).
+	if err := rq.ensureNamespace(in); err != nil {
 		return nil, err
 	}
 	if f := rq.hooks.authorizeUpdate; f != nil {

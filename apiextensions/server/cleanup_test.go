@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apikit-dev/apikit/authz"
-
 	crdserver "github.com/apikit-dev/apikit/apiextensions/server"
+	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -24,7 +24,7 @@ func newBuiltinServer(t *testing.T, store storage.Interface) *server {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	h, err := crdserver.Start(t.Context(), crdserver.Options{Scheme: s, Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Strategies: builtin.Strategies()}})
+	h, err := crdserver.Start(t.Context(), crdserver.Options{Scheme: s, Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Strategies: strategies.Builtin()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,6 +46,7 @@ import (
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/metrics"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -136,7 +137,7 @@ func start(f flags, logs io.Writer) (*apitest.Server, error) {
 	// has started and said where it serves, even when an interrupt came meanwhile.
 	srv, err := apitest.Start(context.Background(), s, apitest.Options{
 		REST: rest.Options{
-			Strategies: builtin.Strategies(),
+			Strategies: strategies.Builtin(),
 			Logger:     slog.New(slog.NewTextHandler(logs, nil)),
 			Metrics:    metrics.NewRegistry(),
 		},

@@ -16,16 +16,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apikit-dev/apikit/authn"
-
 	"github.com/apikit-dev/apikit/apiextensions"
 	crdserver "github.com/apikit-dev/apikit/apiextensions/server"
 	"github.com/apikit-dev/apikit/audit"
+	"github.com/apikit-dev/apikit/authn"
 	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/examples/widgets/api"
 	"github.com/apikit-dev/apikit/kubeconfig"
 	"github.com/apikit-dev/apikit/metrics"
+	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/serving"
@@ -256,13 +256,13 @@ func New(cfg Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("widgets server: %w", err)
 	}
-	strategies := Strategies()
-	maps.Copy(strategies, builtin.RBACStrategies())
+	writeRules := Strategies()
+	maps.Copy(writeRules, strategies.RBAC())
 	h, err := crdserver.Start(base, crdserver.Options{
 		Scheme:  sch,
 		Storage: s.store,
 		REST: sec.ApplyTo(rest.Options{
-			Strategies: strategies,
+			Strategies: writeRules,
 			Logger:     cfg.Logger,
 			Rules:      cfg.Rules,
 

@@ -1,66 +1,28 @@
-package builtin
+package strategies
 
 import (
 	"context"
-	"fmt"
 
 	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
-
-	"github.com/apikit-dev/apikit/conversion"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
 )
 
-// rbacResources are the RBAC resources as kube-apiserver's discovery lists them. Like
-// kube's RBAC strategies, a PUT of a missing object creates it (checked for
-// escalation as any create).
-var rbacResources = []scheme.Resource{
-	{Group: rbacv1.SchemeGroupVersion.Group, Kind: "Role", Plural: "roles", Namespaced: true, NameValidation: validation.NameIsPathSegment, AllowCreateOnUpdate: true},
-	{Group: rbacv1.SchemeGroupVersion.Group, Kind: "ClusterRole", Plural: "clusterroles", NameValidation: validation.NameIsPathSegment, AllowCreateOnUpdate: true},
-	{Group: rbacv1.SchemeGroupVersion.Group, Kind: "RoleBinding", Plural: "rolebindings", Namespaced: true, NameValidation: validation.NameIsPathSegment, AllowCreateOnUpdate: true,
-		PrinterColumns: []scheme.PrinterColumn{{Name: "Role", Type: "string", JSONPath: ".roleRef.name"}}},
-	{Group: rbacv1.SchemeGroupVersion.Group, Kind: "ClusterRoleBinding", Plural: "clusterrolebindings", NameValidation: validation.NameIsPathSegment, AllowCreateOnUpdate: true,
-		PrinterColumns: []scheme.PrinterColumn{{Name: "Role", Type: "string", JSONPath: ".roleRef.name"}}},
-}
-
-// AddRBACToScheme registers the rbac.authorization.k8s.io/v1 kinds (rbacv1.Role, rbacv1.ClusterRole,
-// rbacv1.RoleBinding, rbacv1.ClusterRoleBinding and their lists), their resources, kube's defaults
-// (a roleRef's and a User or Group subject's apiGroup) and their protobuf field numbers,
-// so that kubectl and client-go create and read RBAC objects as on kube-apiserver.
-// AddToScheme calls it; a host that serves none of the other built-in kinds calls it
-// alone and passes RBACStrategies as rest.Options.Strategies. Package rest/authz's RBAC
-// authorizer follows the stored objects with RBAC.WatchStorage.
-func AddRBACToScheme(s *scheme.Scheme) error {
-	s.AddKnownTypes(rbacv1.SchemeGroupVersion, &rbacv1.Role{}, &rbacv1.RoleList{}, &rbacv1.ClusterRole{}, &rbacv1.ClusterRoleList{},
-		&rbacv1.RoleBinding{}, &rbacv1.RoleBindingList{}, &rbacv1.ClusterRoleBinding{}, &rbacv1.ClusterRoleBindingList{})
-	for _, r := range rbacResources {
-		if err := s.AddResource(r); err != nil {
-			return fmt.Errorf("builtin: %w", err)
-		}
-	}
-	conversion.RegisterDefaults(s, defaultRoleRef)
-	conversion.RegisterDefaults(s, defaultSubject)
-	if err := registerProtobufFields(s, rbacProtobufFields()); err != nil {
-		return fmt.Errorf("builtin: %w", err)
-	}
-	return nil
-}
-
-// RBACStrategies returns kube-apiserver's rules on writes of the RBAC kinds, for
+// RBAC returns kube-apiserver's rules on writes of the RBAC kinds, for
 // rest.Options.Strategies. Its validation: rules name verbs and either resources (with
-// api groups) or non-resource URLs, never both, and the latter only in rbacv1.ClusterRoles;
-// bindings refer to a rbacv1.Role or rbacv1.ClusterRole of rbac.authorization.k8s.io and never change
+// api groups) or non-resource URLs, never both, and the latter only in ClusterRoles;
+// bindings refer to a Role or ClusterRole of rbac.authorization.k8s.io and never change
 // that reference; subjects are Users, Groups or ServiceAccounts; no
 // metadata.generation, as kube's RBAC strategies set none. Its escalation checks
 // (AuthorizeCreate and AuthorizeUpdate, on every create, update, patch and apply): a
 // user grants only permissions the Handler's Authorizer allows the user, unless the
-// user is in system:masters or allowed the verb escalate on the rbacv1.Role or rbacv1.ClusterRole
+// user is in system:masters or allowed the verb escalate on the Role or ClusterRole
 // written, or bind on the role a binding refers to; an aggregationRule takes every
 // permission. The refusals are kube's 403 Forbidden, word for word (`user "carol"
 // (groups=[...]) is attempting to grant RBAC permissions not currently held:` and the
-// rules missing). Strategies includes them.
-func RBACStrategies() map[scheme.GroupResource]rest.Strategy {
+// rules missing). Builtin includes them.
+func RBAC() map[scheme.GroupResource]rest.Strategy {
 	return map[scheme.GroupResource]rest.Strategy{
 		rbacv1.Roles: withoutGeneration(rest.StrategyFor[*rbacv1.Role]{
 			Validate:       func(_ context.Context, r *rbacv1.Role) validation.ErrorList { return validateRules(r.Rules, true) },
@@ -126,21 +88,6 @@ func RBACStrategies() map[scheme.GroupResource]rest.Strategy {
 				return authorizeBindingWrite(ctx, "", b.RoleRef)
 			},
 		}),
-	}
-}
-
-// defaultRoleRef is kube's SetDefaults_RoleBinding and SetDefaults_ClusterRoleBinding:
-// a role reference is of the RBAC group.
-func defaultRoleRef(ref *rbacv1.RoleRef) {
-	if ref.APIGroup == "" {
-		ref.APIGroup = rbacv1.SchemeGroupVersion.Group
-	}
-}
-
-// defaultSubject is kube's SetDefaults_Subject: Users and Groups are of the RBAC group.
-func defaultSubject(s *rbacv1.Subject) {
-	if s.APIGroup == "" && (s.Kind == rbacv1.UserKind || s.Kind == rbacv1.GroupKind) {
-		s.APIGroup = rbacv1.SchemeGroupVersion.Group
 	}
 }
 

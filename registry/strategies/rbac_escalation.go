@@ -1,4 +1,4 @@
-package builtin
+package strategies
 
 import (
 	"context"
@@ -10,33 +10,30 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/apikit-dev/apikit/authz"
-
-	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
-
 	"github.com/apikit-dev/apikit/authn"
-
+	"github.com/apikit-dev/apikit/authz"
+	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
 // The escalation checks of kube-apiserver's RBAC storage (k8s.io/kubernetes
 // pkg/registry/rbac/*/policybased and pkg/registry/rbac/validation), run by the
-// AuthorizeCreate and AuthorizeUpdate hooks of RBACStrategies:
+// AuthorizeCreate and AuthorizeUpdate hooks of RBAC:
 //
 //   - a member of system:masters may write anything;
-//   - a rbacv1.Role or rbacv1.ClusterRole may be written by a user allowed the verb "escalate" on it,
-//     else only with rules the user holds, each of them; a rbacv1.ClusterRole with an
+//   - a Role or ClusterRole may be written by a user allowed the verb "escalate" on it,
+//     else only with rules the user holds, each of them; a ClusterRole with an
 //     aggregationRule only by a user holding every permission;
-//   - a rbacv1.RoleBinding or rbacv1.ClusterRoleBinding may be written by a user allowed the verb
+//   - a RoleBinding or ClusterRoleBinding may be written by a user allowed the verb
 //     "bind" on the role it refers to, else only when the user holds every rule of
-//     that role, read from storage (an aggregated rbacv1.ClusterRole with the rules its
+//     that role, read from storage (an aggregated ClusterRole with the rules its
 //     selectors gather, AggregatedRules);
 //   - an update that changes nothing but ownerReferences, finalizers and managedFields
 //     (the garbage collector's fields) is not checked.
 //
 // kube compares the rules with those its RBAC rule resolver finds for the user. apikit's
-// server may have another Authorizer (a authorizationv1.SubjectAccessReview to a kube-apiserver, a
+// server may have another Authorizer (a SubjectAccessReview to a kube-apiserver, a
 // union), whose rules cannot be listed, so a user holds a permission here when the
 // Handler's Authorizer allows it: each rule is broken down as kube's BreakdownRule does
 // (verb x apiGroup x resource x resourceName, verb x nonResourceURL) and each distinct
@@ -48,11 +45,11 @@ import (
 // into more than maxEscalationChecks pieces is refused without asking.
 
 // maxEscalationChecks bounds the pieces one write's rules may break down into when they
-// are checked one by one: each is an Authorizer question, a authorizationv1.SubjectAccessReview round
-// trip when delegated. The aggregated admin rbacv1.ClusterRole of kube's bootstrap policy
+// are checked one by one: each is an Authorizer question, a SubjectAccessReview round
+// trip when delegated. The aggregated admin ClusterRole of kube's bootstrap policy
 // (v1.37) breaks down into 426 pieces, edit into 409, view into 180; a write of 1,024
 // pieces none of which is held costs 4-8 ms through the RBAC authorizer and 190-260 ms
-// through an uncached authorizationv1.SubjectAccessReview on a loopback (BenchmarkRBACEscalation).
+// through an uncached SubjectAccessReview on a loopback (BenchmarkRBACEscalation).
 const maxEscalationChecks = 1024
 
 // systemMasters is the group whose members write RBAC objects unchecked, as kube's
@@ -69,8 +66,8 @@ var fullAuthority = []rbacv1.PolicyRule{
 // permission.
 var errAggregationRule = errors.New("must have cluster-admin privileges to use the aggregationRule")
 
-// authorizeRoleWrite is the check of a rbacv1.Role (namespace set) or rbacv1.ClusterRole write with
-// rules; aggregated is whether the new or old rbacv1.ClusterRole has an aggregationRule.
+// authorizeRoleWrite is the check of a Role (namespace set) or ClusterRole write with
+// rules; aggregated is whether the new or old ClusterRole has an aggregationRule.
 func authorizeRoleWrite(ctx context.Context, namespace string, rules []rbacv1.PolicyRule, aggregated bool) error {
 	user, _ := authn.UserFrom(ctx)
 	if escalationAllowed(user) || roleEscalationAuthorized(ctx, user) {
@@ -91,8 +88,8 @@ func authorizeRoleWrite(ctx context.Context, namespace string, rules []rbacv1.Po
 	return nil
 }
 
-// authorizeBindingWrite is the check of a rbacv1.RoleBinding (namespace set) or
-// rbacv1.ClusterRoleBinding write referring to ref.
+// authorizeBindingWrite is the check of a RoleBinding (namespace set) or
+// ClusterRoleBinding write referring to ref.
 func authorizeBindingWrite(ctx context.Context, namespace string, ref rbacv1.RoleRef) error {
 	user, _ := authn.UserFrom(ctx)
 	if escalationAllowed(user) || bindingAuthorized(ctx, user, ref, namespace) {
@@ -126,7 +123,7 @@ func roleEscalationAuthorized(ctx context.Context, user *authn.User) bool {
 }
 
 // bindingAuthorized is kube's BindingAuthorized: the Authorizer allows the verb bind on
-// the role ref names, in the binding's namespace ("" for a rbacv1.ClusterRoleBinding).
+// the role ref names, in the binding's namespace ("" for a ClusterRoleBinding).
 func bindingAuthorized(ctx context.Context, user *authn.User, ref rbacv1.RoleRef, namespace string) bool {
 	a := authz.Attributes{User: user, Verb: "bind", Namespace: namespace, APIGroup: ref.APIGroup, APIVersion: "*", Name: ref.Name, ResourceRequest: true}
 	switch ref.Kind {
@@ -145,8 +142,8 @@ func bindingAuthorized(ctx context.Context, user *authn.User, ref rbacv1.RoleRef
 }
 
 // roleRefRules is kube's GetRoleReferenceRules over the stored roles: the rules of the
-// rbacv1.Role in namespace or of the rbacv1.ClusterRole ref names, an aggregated rbacv1.ClusterRole's
-// gathered from the stored rbacv1.ClusterRoles. A missing role is kube's 404 NotFound, a name
+// Role in namespace or of the ClusterRole ref names, an aggregated ClusterRole's
+// gathered from the stored ClusterRoles. A missing role is kube's 404 NotFound, a name
 // that cannot be one kube's 400 (rest.Get).
 func roleRefRules(ctx context.Context, ref rbacv1.RoleRef, namespace string) ([]rbacv1.PolicyRule, error) {
 	rules, err := storedRoleRules(ctx, ref, namespace)
@@ -165,7 +162,7 @@ func roleRefRules(ctx context.Context, ref rbacv1.RoleRef, namespace string) ([]
 func storedRoleRules(ctx context.Context, ref rbacv1.RoleRef, namespace string) ([]rbacv1.PolicyRule, error) {
 	switch ref.Kind {
 	case rbacv1.RoleKind:
-		// A rbacv1.ClusterRoleBinding of a rbacv1.Role (which validation refuses afterwards) reads it
+		// A ClusterRoleBinding of a Role (which validation refuses afterwards) reads it
 		// without a namespace: kube's 400, as rest.Get answers.
 		obj, err := rest.Get(ctx, rbacv1.Roles, namespace, ref.Name)
 		if err != nil {
@@ -217,7 +214,7 @@ type permission struct {
 // attributes is the question that asks whether user holds p in namespace.
 func (p permission) attributes(user *authn.User, namespace string) authz.Attributes {
 	if p.nonResource {
-		// The namespace too, as kube's rule resolver counts a rbacv1.RoleBinding's rules for
+		// The namespace too, as kube's rule resolver counts a RoleBinding's rules for
 		// any piece of a write in its namespace; kube's RBAC authorizer reads them so.
 		return authz.Attributes{User: user, Verb: p.verb, Namespace: namespace, Path: p.url}
 	}

@@ -1,4 +1,4 @@
-package builtin
+package strategies
 
 import (
 	"context"
@@ -9,47 +9,52 @@ import (
 	"strings"
 
 	"github.com/apikit-dev/apikit/authn"
-
+	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
+	coordinationv1 "github.com/apikit-dev/apikit/builtin/coordination/v1"
+	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
+	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
 )
 
-// Strategies returns kube-apiserver's write rules of the built-in kinds, for
+// Builtin returns kube-apiserver's write rules of the built-in kinds, for
 // rest.Options.Strategies (also apitest.Options.REST's): a Secret's stringData merged
 // into data and its type defaulted to Opaque and immutable; ConfigMap and Secret keys
 // checked as kube's IsConfigMapKey does; immutable ConfigMaps and Secrets;
 // SelfSubjectReview answered with the requesting user and never stored; no
 // metadata.generation on any of the stored kinds, as none of their strategies in kube
-// sets one; and RBACStrategies and AuthorizationStrategies.
-func Strategies() map[scheme.GroupResource]rest.Strategy {
+// sets one; and RBAC and Authorization.
+func Builtin() map[scheme.GroupResource]rest.Strategy {
 	m := map[scheme.GroupResource]rest.Strategy{
-		ConfigMaps: withoutGeneration(rest.StrategyFor[*ConfigMap]{
-			Validate: func(_ context.Context, c *ConfigMap) validation.ErrorList { return validateConfigMap(c) },
-			ValidateUpdate: func(_ context.Context, c, old *ConfigMap) validation.ErrorList {
+		corev1.ConfigMaps: withoutGeneration(rest.StrategyFor[*corev1.ConfigMap]{
+			Validate: func(_ context.Context, c *corev1.ConfigMap) validation.ErrorList { return validateConfigMap(c) },
+			ValidateUpdate: func(_ context.Context, c, old *corev1.ConfigMap) validation.ErrorList {
 				return validateConfigMapUpdate(c, old)
 			},
 		}),
-		Secrets: withoutGeneration(rest.StrategyFor[*Secret]{
-			PrepareForCreate: func(_ context.Context, s *Secret) { prepareSecret(s) },
-			PrepareForUpdate: func(_ context.Context, s, _ *Secret) { prepareSecret(s) },
-			Validate:         func(_ context.Context, s *Secret) validation.ErrorList { return validateSecret(s) },
-			ValidateUpdate:   func(_ context.Context, s, old *Secret) validation.ErrorList { return validateSecretUpdate(s, old) },
+		corev1.Secrets: withoutGeneration(rest.StrategyFor[*corev1.Secret]{
+			PrepareForCreate: func(_ context.Context, s *corev1.Secret) { prepareSecret(s) },
+			PrepareForUpdate: func(_ context.Context, s, _ *corev1.Secret) { prepareSecret(s) },
+			Validate:         func(_ context.Context, s *corev1.Secret) validation.ErrorList { return validateSecret(s) },
+			ValidateUpdate: func(_ context.Context, s, old *corev1.Secret) validation.ErrorList {
+				return validateSecretUpdate(s, old)
+			},
 		}),
-		Namespaces:         withoutGeneration(rest.StrategyFor[*Namespace]{}),
-		ServiceAccounts:    withoutGeneration(rest.StrategyFor[*ServiceAccount]{}),
-		Events:             withoutGeneration(rest.StrategyFor[*Event]{}),
-		EventsEvents:       withoutGeneration(rest.StrategyFor[*EventsEvent]{}),
-		Leases:             withoutGeneration(rest.StrategyFor[*Lease]{}),
-		SelfSubjectReviews: selfSubjectReviewStrategy{},
+		corev1.Namespaces:                   withoutGeneration(rest.StrategyFor[*corev1.Namespace]{}),
+		corev1.ServiceAccounts:              withoutGeneration(rest.StrategyFor[*corev1.ServiceAccount]{}),
+		corev1.Events:                       withoutGeneration(rest.StrategyFor[*corev1.Event]{}),
+		eventsv1.Events:                     withoutGeneration(rest.StrategyFor[*eventsv1.Event]{}),
+		coordinationv1.Leases:               withoutGeneration(rest.StrategyFor[*coordinationv1.Lease]{}),
+		authenticationv1.SelfSubjectReviews: selfSubjectReviewStrategy{},
 	}
-	maps.Copy(m, RBACStrategies())
-	maps.Copy(m, AuthorizationStrategies())
+	maps.Copy(m, RBAC())
+	maps.Copy(m, Authorization())
 	return m
 }
 
 // withoutGeneration adds to s what kube-apiserver does with metadata.generation for a
-// kind whose strategy never sets it (every built-in kind of this package): a create
+// kind whose strategy never sets it (every built-in kind): a create
 // stores none and an update keeps the stored one, so that spec changes do not bump it.
 func withoutGeneration[T scheme.Object](s rest.StrategyFor[T]) rest.StrategyFor[T] {
 	create, update := s.PrepareForCreate, s.PrepareForUpdate
@@ -70,7 +75,7 @@ func withoutGeneration[T scheme.Object](s rest.StrategyFor[T]) rest.StrategyFor[
 
 // prepareSecret does what kube's conversion and defaulting of a v1 Secret do: stringData
 // overwrites data key by key and is never stored; a missing type is Opaque.
-func prepareSecret(s *Secret) {
+func prepareSecret(s *corev1.Secret) {
 	if len(s.StringData) > 0 && s.Data == nil {
 		s.Data = make(map[string][]byte, len(s.StringData))
 	}
@@ -79,7 +84,7 @@ func prepareSecret(s *Secret) {
 	}
 	s.StringData = nil
 	if s.Type == "" {
-		s.Type = SecretTypeOpaque
+		s.Type = corev1.SecretTypeOpaque
 	}
 }
 
@@ -120,7 +125,7 @@ func validateKeys[V any](m map[string]V, path *validation.Path) validation.Error
 	return errs
 }
 
-func validateConfigMap(c *ConfigMap) validation.ErrorList {
+func validateConfigMap(c *corev1.ConfigMap) validation.ErrorList {
 	errs := validateKeys(c.Data, validation.NewPath("data"))
 	errs = append(errs, validateKeys(c.BinaryData, validation.NewPath("binaryData"))...)
 	for _, k := range slices.Sorted(maps.Keys(c.BinaryData)) {
@@ -131,7 +136,7 @@ func validateConfigMap(c *ConfigMap) validation.ErrorList {
 	return errs
 }
 
-func validateSecret(s *Secret) validation.ErrorList {
+func validateSecret(s *corev1.Secret) validation.ErrorList {
 	return validateKeys(s.Data, validation.NewPath("data"))
 }
 
@@ -156,7 +161,7 @@ func validateImmutable(immutable, oldImmutable *bool, fields map[string][2]any) 
 	return errs
 }
 
-func validateConfigMapUpdate(c, old *ConfigMap) validation.ErrorList {
+func validateConfigMapUpdate(c, old *corev1.ConfigMap) validation.ErrorList {
 	errs := validateImmutable(c.Immutable, old.Immutable, map[string][2]any{
 		"data":       {c.Data, old.Data},
 		"binaryData": {c.BinaryData, old.BinaryData},
@@ -164,7 +169,7 @@ func validateConfigMapUpdate(c, old *ConfigMap) validation.ErrorList {
 	return append(errs, validateConfigMap(c)...)
 }
 
-func validateSecretUpdate(s, old *Secret) validation.ErrorList {
+func validateSecretUpdate(s, old *corev1.Secret) validation.ErrorList {
 	var errs validation.ErrorList
 	if s.Type != old.Type {
 		errs = append(errs, validation.Immutable(validation.NewPath("type"), s.Type))
@@ -179,10 +184,10 @@ type selfSubjectReviewStrategy struct{}
 // RespondToCreate implements rest.CreateResponder: kube-apiserver returns the request's
 // object with status.userInfo filled in, and stores nothing.
 func (selfSubjectReviewStrategy) RespondToCreate(_ context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error) {
-	review := obj.(*SelfSubjectReview)
-	info := UserInfo{Username: user.Name, UID: user.UID, Groups: slices.Clone(user.Groups)}
+	review := obj.(*authenticationv1.SelfSubjectReview)
+	info := authenticationv1.UserInfo{Username: user.Name, UID: user.UID, Groups: slices.Clone(user.Groups)}
 	if len(user.Extra) > 0 {
-		info.Extra = make(map[string]ExtraValue, len(user.Extra))
+		info.Extra = make(map[string]authenticationv1.ExtraValue, len(user.Extra))
 		for k, v := range user.Extra {
 			info.Extra[k] = slices.Clone(v)
 		}

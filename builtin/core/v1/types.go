@@ -1,9 +1,18 @@
-package builtin
+package v1
 
 import "github.com/apikit-dev/apikit/scheme"
 
-// CoreV1 is the legacy core group's one version, served under /api/v1.
-var CoreV1 = scheme.GroupVersion{Group: "", Version: "v1"}
+// SchemeGroupVersion is the legacy core group's one version, served under /api/v1.
+var SchemeGroupVersion = scheme.GroupVersion{Group: "", Version: "v1"}
+
+// Resource names of the core/v1 kinds.
+var (
+	Namespaces      = scheme.GroupResource{Resource: "namespaces"}
+	ConfigMaps      = scheme.GroupResource{Resource: "configmaps"}
+	Secrets         = scheme.GroupResource{Resource: "secrets"}
+	ServiceAccounts = scheme.GroupResource{Resource: "serviceaccounts"}
+	Events          = scheme.GroupResource{Resource: "events"}
+)
 
 // Namespace is a cluster-scoped scope for names; its lifecycle (phase Terminating,
 // finalizers) is the namespace controller's business.

@@ -43,9 +43,9 @@
 //   - [github.com/apikit-dev/apikit/rest]: the http.Handler: routing, every verb and
 //     subresource, watch, Status errors, authentication, authorization and admission
 //     hooks, limits, metrics and audit, secure by default (no anonymous access and no
-//     allow-all unless the host asks). [github.com/apikit-dev/apikit/rest/authn] has
+//     allow-all unless the host asks). [github.com/apikit-dev/apikit/authn] has
 //     kube-apiserver's authenticators (client certificates, front-proxy headers, token
-//     file, TokenReview), [github.com/apikit-dev/apikit/rest/authz] its authorizers
+//     file, TokenReview), [github.com/apikit-dev/apikit/authz] its authorizers
 //     (RBAC, SubjectAccessReview, privileged groups),
 //     [github.com/apikit-dev/apikit/audit] audit.k8s.io events and policies and
 //     [github.com/apikit-dev/apikit/metrics] the Prometheus registry behind

@@ -116,8 +116,8 @@ func newPolicy(objs []scheme.Object) (*policy, error) {
 }
 
 // aggregate gives every ClusterRole with an aggregationRule the rules of the
-// ClusterRoles its selectors match (AggregateClusterRoles, which the escalation
-// check of strategies.RBAC resolves with too).
+// ClusterRoles its selectors match (AggregateClusterRoles; the escalation check of
+// strategies.RBAC resolves with AggregatedRules, which gives the same rules).
 func (p *policy) aggregate() {
 	for name, rules := range AggregateClusterRoles(p.clusterRoles) {
 		p.clusterRoles[name].Rules = rules

@@ -29,14 +29,22 @@ func AggregateClusterRoles(roles map[string]*rbacv1.ClusterRole) map[string][]rb
 	return out
 }
 
-// AggregatedRules returns the rules ClusterRole name of roles has (see
-// AggregateClusterRoles): its own rules when it has no aggregationRule, nil when roles
-// has no such role.
+// AggregatedRules returns the rules ClusterRole name of roles has, the rules
+// AggregateClusterRoles gives it: its own rules when it has no aggregationRule, nil when
+// roles has no such role.
 func AggregatedRules(roles map[string]*rbacv1.ClusterRole, name string) []rbacv1.PolicyRule {
 	if _, ok := roles[name]; !ok {
 		return nil
 	}
-	return newAggregation(roles).resolve(name, map[string]bool{})
+	a := newAggregation(roles)
+	rules := a.resolve(name, map[string]bool{})
+	if a.cycled {
+		// Where a cycle closes depends on the role resolution starts from: resolve in
+		// AggregateClusterRoles' order, so that the escalation check and the
+		// authorizer see the same rules.
+		return AggregateClusterRoles(roles)[name]
+	}
+	return rules
 }
 
 // aggregation resolves aggregationRules over one set of ClusterRoles, remembering each
@@ -45,6 +53,8 @@ type aggregation struct {
 	roles    map[string]*rbacv1.ClusterRole
 	names    []string // sorted
 	resolved map[string][]rbacv1.PolicyRule
+	// cycled is set once a resolution met a role already being resolved.
+	cycled bool
 }
 
 func newAggregation(roles map[string]*rbacv1.ClusterRole) *aggregation {
@@ -62,6 +72,7 @@ func (a *aggregation) resolve(name string, visiting map[string]bool) []rbacv1.Po
 		return rules
 	}
 	if visiting[name] {
+		a.cycled = true
 		return role.Rules
 	}
 	visiting[name] = true

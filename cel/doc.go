@@ -16,7 +16,7 @@
 //
 //	import apikitcel "github.com/apikit-dev/apikit/cel"
 //
-//	h, err := rest.New(s, store, rest.Options{Rules: apikitcel.New()})
+//	h, err := rest.New(rest.Options{Scheme: s, Storage: store, Rules: apikitcel.New()})
 //
 // With it, a schema's rules are checked when the schema is compiled (syntax, types,
 // messageExpression, fieldPath, reason, the use of oldSelf, and the estimated cost

@@ -21,9 +21,9 @@
 //	...
 //	err = testEnv.Stop()
 //
-// The server is apikit's in-process test server (package apitest, over memory storage)
-// with TLS and a bearer token: the CRDs of CRDDirectoryPaths and CRDs are established
-// before Start returns, their CEL rules (x-kubernetes-validations) are checked by
+// The server is apikit's (package apitest, over memory storage) with TLS and a
+// bearer token: the CRDs of CRDDirectoryPaths and CRDs are established before Start
+// returns, their CEL rules (x-kubernetes-validations) are checked by
 // github.com/apikit-dev/apikit/cel, and clients may create, change and delete CRDs
 // while it runs. Every authenticated user may do everything (there is no RBAC); AddUser
 // makes users with their own tokens, for code that looks at who is calling.

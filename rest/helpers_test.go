@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authn"
 	"github.com/apikit-dev/apikit/authz"
 
 	"github.com/apikit-dev/apikit/internal/testapi"
@@ -159,4 +160,19 @@ func get(m map[string]any, path ...string) any {
 		cur = mm[p]
 	}
 	return cur
+}
+
+type tokenAuth struct{}
+
+func (tokenAuth) Authenticate(r *http.Request) (*authn.User, bool, error) {
+	if r.Header.Get("Authorization") == "Bearer good" {
+		return &authn.User{Name: "alice"}, true, nil
+	}
+	return nil, false, nil
+}
+
+type denyWrites struct{}
+
+func (denyWrites) Authorize(_ context.Context, a authz.Attributes) (bool, string, error) {
+	return a.Verb != "create", "writes are off", nil
 }

@@ -110,3 +110,46 @@ func TestNamespaces_Lifecycle(t *testing.T) {
 		})
 	}
 }
+
+// Without a namespaces resource every namespace exists implicitly: GET of a valid name
+// is an Active Namespace (kubectl asks after a NotFound outside "default"), nothing else
+// under /api/v1/namespaces is served.
+func TestNamespaces_ExistImplicitlyWithoutANamespacesResource(t *testing.T) {
+	s := newServer(t, nil)
+	tests := []struct {
+		name, method, path string
+		code               int
+		reason             string
+	}{
+		{"get of a valid name", "GET", "/api/v1/namespaces/other", 200, ""},
+		{"get of an invalid name", "GET", "/api/v1/namespaces/Not_Valid", 404, "NotFound"},
+		{"list", "GET", "/api/v1/namespaces", 404, "NotFound"},
+		{"create", "POST", "/api/v1/namespaces", 404, "NotFound"},
+		{"delete", "DELETE", "/api/v1/namespaces/other", 404, "NotFound"},
+		{"subresource", "GET", "/api/v1/namespaces/other/status", 404, "NotFound"},
+		{"another version", "GET", "/api/v2/namespaces/other", 404, "NotFound"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(tt.method, tt.path, "application/json", "")
+			if r.code != tt.code {
+				t.Fatalf("code = %d, want %d: %s", r.code, tt.code, r.body)
+			}
+			obj := decodeAs(t, "application/json", r.body).(*scheme.Unstructured)
+			if tt.reason != "" {
+				if got := reasonOf(obj); got != tt.reason {
+					t.Errorf("reason %q, want %q", got, tt.reason)
+				}
+				return
+			}
+			phase, _ := scheme.NestedString(obj.Object, "status", "phase")
+			if obj.GetKind() != "Namespace" || obj.GetAPIVersion() != "v1" || obj.GetName() != "other" || phase != "Active" {
+				t.Errorf("namespace %v", obj.Object)
+			}
+		})
+	}
+	r := s.do("GET", "/api/v1/namespaces/Not_Valid", "", "")
+	if !strings.Contains(string(r.body), `namespaces \"Not_Valid\" not found`) {
+		t.Errorf("invalid name: %s", r.body)
+	}
+}

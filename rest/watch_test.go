@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -206,4 +207,28 @@ func (f *flushRecorder) bytes() []byte {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return bytes.Clone(f.body.Bytes())
+}
+
+func TestWatch_StreamsFramedEventsAndExpiredErrors(t *testing.T) {
+	s := newServer(t, nil)
+	s.create("w", "blue")
+	r := s.do("GET", widgetsPath+"?watch=1&timeoutSeconds=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", "", "")
+	lines := strings.Split(strings.TrimSpace(string(r.body)), "\n")
+	if r.code != 200 || len(lines) != 2 || !strings.HasPrefix(lines[0], `{"type":"ADDED","object":{"kind":"Widget"`) ||
+		!strings.HasPrefix(lines[1], `{"type":"BOOKMARK"`) || !strings.Contains(lines[1], "k8s.io/initial-events-end") {
+		t.Errorf("watch list stream: %d %q", r.code, lines)
+	}
+	if r := s.do("GET", widgetsPath+"?watch=1&sendInitialEvents=true", "", ""); r.code != 422 {
+		t.Errorf("sendInitialEvents without NotOlderThan: %d %s", r.code, r.body)
+	}
+	s.create("w2", "blue")
+	s.create("w3", "blue")
+	if err := s.store.Compact(context.Background(), 3); err != nil {
+		t.Fatal(err)
+	}
+	r = s.do("GET", widgetsPath+"?watch=1&resourceVersion=1&timeoutSeconds=1", "", "")
+	sc := bufio.NewScanner(strings.NewReader(string(r.body)))
+	if !sc.Scan() || !strings.Contains(sc.Text(), `"type":"ERROR"`) || !strings.Contains(sc.Text(), `"code":410`) || !strings.Contains(sc.Text(), `"reason":"Expired"`) {
+		t.Errorf("expired watch: %d %s", r.code, r.body)
+	}
 }

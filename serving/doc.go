@@ -8,8 +8,8 @@
 // -client-ca-file, the -requestheader-* flags, -authentication-kubeconfig,
 // -authorization-kubeconfig, -token-auth-file, -authorization-always-allow-paths and
 // -anonymous-auth); NewOptions has kube's defaults. Options.Build turns them into a
-// Config: the authn.Authenticator and authz.Authorizer chains of packages rest/authn and
-// rest/authz in kube's order, whether anonymous access is on, and the TLS configuration;
+// Config: the authn.Authenticator and authz.Authorizer chains of packages authn and
+// authz in kube's order, whether anonymous access is on, and the TLS configuration;
 // Config.ApplyTo puts the first three into rest.Options and Config.HTTPServer makes the
 // http.Server with kube's timeouts.
 //

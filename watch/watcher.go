@@ -50,7 +50,7 @@ type watcher struct {
 	// Owned by the catch-up goroutine of the moment (handed over under b.mu).
 	batch []Event
 
-	// Of a batch watcher (WatchOptions.Batches), see batch.go. The consumer owns cursor
+	// Of a batch watcher (WatchOptions.Batches). The consumer owns cursor
 	// and initialSent (changing cursor under the read lock); bookmarkDue is set under
 	// the write lock and cleared by the consumer under the read lock.
 	since       time.Duration // when it started, as time since the epoch

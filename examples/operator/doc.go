@@ -52,7 +52,7 @@
 // # Tests
 //
 // The tests start apikit servers in-process, so they need neither a cluster nor a free
-// port: package controller's tests use apitest with the example scheme and
+// port: package controller's tests use package apitest with the example scheme and
 // strategies (and client-go's fake dynamic client for the conflict retry), and this
 // command's test runs it against the example server of examples/widgets/server with its
 // token and TLS kubeconfig. From the root of the repository:

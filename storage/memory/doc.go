@@ -1,9 +1,9 @@
 // Package memory is an ordered in-memory storage.Interface backend, for tests, caches and
 // single-process servers that need no durability.
 //
-// Objects live in one copy-on-write B-tree ordered by key (keytree.go: github.com/google/btree
-// specialized for string keys, exact and faster side by side, see BenchmarkKeyTree), changed
-// in place by writes. Every write is also logged with the entry it replaced, for a bounded window
+// Objects live in one copy-on-write B-tree ordered by key (github.com/google/btree's
+// B-tree specialized for string keys, exact and faster side by side, see
+// BenchmarkKeyTree), changed in place by writes. Every write is also logged with the entry it replaced, for a bounded window
 // (by count and age, see [Options]); from that log any state of the window can be rebuilt
 // by undoing the writes after it: this serves consistent pages of a paginated list and
 // Exact reads at older resourceVersions (watches that start in the past are served by the

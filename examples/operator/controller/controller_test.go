@@ -48,7 +48,7 @@ func (b *lockedBuffer) String() string {
 }
 
 // TestController_StatusFollowsSpecOnResttestServer runs the controller against a complete
-// apikit server (apitest with the example scheme and strategies) through client-go:
+// apikit server (package apitest with the example scheme and strategies) through client-go:
 // created Widgets get their status, spec changes (by update and through the scale
 // subresource) are followed with the new observedGeneration, deleted Widgets are let go,
 // and nothing fails on the way.

@@ -19,5 +19,5 @@
 //	err := ctrl.Run(ctx) // blocks until ctx is cancelled
 //
 // The command in the parent directory runs it against a kubeconfig; its tests run it
-// against apikit servers started in-process (apitest's and the example server).
+// against apikit servers started in-process (package apitest's and the example server).
 package controller

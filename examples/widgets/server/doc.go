@@ -6,7 +6,7 @@
 // from kube-apiserver's flags (package serving: the server's bearer token, client
 // certificates, the front proxy, a token file, delegation to a kube-apiserver; RBAC over
 // the rbac.authorization.k8s.io/v1 objects it serves and stores) and the handler of
-// the CRD server (package apiextensions/server): the rest handler with discovery for the Go kinds, the
+// package apiextensions/server: the rest handler with discovery for the Go kinds, the
 // customresourcedefinitions resource, and the resources of the CRDs in storage
 // (Config.CRDs are applied at start; CEL rules need Config.Rules, see
 // github.com/apikit-dev/apikit/cel). One port answers HTTPS and plain HTTP (chosen per

@@ -179,7 +179,7 @@ type Server struct {
 // Strategies and the rbac.authorization.k8s.io/v1 kinds, the storage backend, the
 // authentication and authorization of cfg.Serving (the token's user, client
 // certificates, the front proxy, delegation; RBAC over the stored roles and bindings),
-// the CRD server of package apiextensions/server (the Go kinds, the customresourcedefinitions
+// the handler of package apiextensions/server (the Go kinds, the customresourcedefinitions
 // resource and every stored CRD's resource, with discovery, /metrics, and the audit and
 // access logs cfg asks for), and cfg.CRDs applied and established; it writes the
 // kubeconfig when cfg.KubeconfigPath is set. The server does

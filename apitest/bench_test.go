@@ -28,17 +28,17 @@ func BenchmarkNewServer(b *testing.B) {
 	cases := []struct {
 		name      string
 		timeClose bool
-		opts      []apitest.Option
+		opts      apitest.Options
 	}{
 		{name: "StartAndFirstRequest"},
 		{name: "StartFirstRequestAndStop", timeClose: true},
-		{name: "TLSStartFirstRequestAndStop", timeClose: true, opts: []apitest.Option{apitest.WithTLS()}},
+		{name: "TLSStartFirstRequestAndStop", timeClose: true, opts: apitest.Options{TLS: true}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				srv := apitest.NewServer(b, s, c.opts...)
+				srv := apitest.NewServer(b, s, c.opts)
 				firstRequest(b, srv)
 				if !c.timeClose {
 					b.StopTimer()

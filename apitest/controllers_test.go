@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apikit-dev/apikit/apiextensions"
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/controllers"
@@ -19,12 +20,12 @@ import (
 	"github.com/apikit-dev/apikit/scheme"
 )
 
-func TestWithControllers_CollectsDependentsAndRunsNamespaces(t *testing.T) {
+func TestOptionsControllers_CollectsDependentsAndRunsNamespaces(t *testing.T) {
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithControllers())
+	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin()}, Controllers: true})
 	do := func(method, path, body string) (int, string) {
 		t.Helper()
 		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
@@ -71,7 +72,7 @@ func TestClock_ReachesTheCRDConditionsAndTheDefaultNamespaces(t *testing.T) {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithControllers(), apitest.WithCRDs())
+	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin()}, Controllers: true, CRDAPI: true})
 	frozen := time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC)
 	srv.Clock().Set(frozen)
 	crd := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"gizmos.tools.example.com"},
@@ -111,12 +112,12 @@ func TestClock_ReachesTheCRDConditionsAndTheDefaultNamespaces(t *testing.T) {
 	}
 }
 
-func TestWithControllers_ServesTheControllersHealthChecksAndMetrics(t *testing.T) {
+func TestOptionsControllers_ServesTheControllersHealthChecksAndMetrics(t *testing.T) {
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.WithControllers(), apitest.WithRESTOptions(func(o *rest.Options) { o.Metrics = metrics.NewRegistry() }))
+	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Metrics: metrics.NewRegistry()}, Controllers: true})
 	get := func(path string) (int, string) {
 		t.Helper()
 		resp, err := srv.Client().Get(srv.URL + path)
@@ -148,12 +149,12 @@ func TestWithControllers_ServesTheControllersHealthChecksAndMetrics(t *testing.T
 
 // The issue's case with the built-in kinds: a Namespace owned by a ConfigMap stays, with
 // its contents, and gets kube's OwnerRefInvalidNamespace warning in "default".
-func TestWithControllers_ANamespaceOwnedByAConfigMapStaysWithAWarning(t *testing.T) {
+func TestOptionsControllers_ANamespaceOwnedByAConfigMapStaysWithAWarning(t *testing.T) {
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithControllers())
+	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin()}, Controllers: true})
 	do := jsonRequests(t, srv)
 	code, cm := do("POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"owner"}}`)
 	if code != http.StatusCreated {
@@ -199,12 +200,12 @@ func TestWithControllers_ANamespaceOwnedByAConfigMapStaysWithAWarning(t *testing
 
 // A custom resource owns a ConfigMap: the owner's kind and version resolve through the
 // CRD, so deleting the owner collects the dependent.
-func TestWithControllers_ACustomResourceOwnerIsResolvedThroughItsCRD(t *testing.T) {
+func TestOptionsControllers_ACustomResourceOwnerIsResolvedThroughItsCRD(t *testing.T) {
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithControllers(), apitest.WithCRDs(gizmoCRD(t, "")))
+	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin()}, Controllers: true, CRDs: []*apiextensions.CustomResourceDefinition{gizmoCRD(t, "")}})
 	do := jsonRequests(t, srv)
 	code, g := do("POST", gizmosPath, gizmoJSON)
 	if code != http.StatusCreated {
@@ -231,12 +232,12 @@ func TestWithControllers_ACustomResourceOwnerIsResolvedThroughItsCRD(t *testing.
 // ListKindConflict for the list kind that comes with it) serves nothing, so the
 // collector must not map that kind to it: mapped to the refused CRD, which serves
 // another version, a Gizmo's dependents could not be resolved and would outlive it.
-func TestWithControllers_ACRDRefusedForAKindInUseDoesNotChangeHowTheCollectorMapsIt(t *testing.T) {
+func TestOptionsControllers_ACRDRefusedForAKindInUseDoesNotChangeHowTheCollectorMapsIt(t *testing.T) {
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithControllers(), apitest.WithCRDs(gizmoCRD(t, "")))
+	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin()}, Controllers: true, CRDs: []*apiextensions.CustomResourceDefinition{gizmoCRD(t, "")}})
 	do := jsonRequests(t, srv)
 	code, g := do("POST", gizmosPath, gizmoJSON)
 	if code != http.StatusCreated {

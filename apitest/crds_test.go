@@ -46,31 +46,31 @@ func gizmoCRD(t *testing.T, rules string) *apiextensions.CustomResourceDefinitio
 
 const gizmoJSON = `{"apiVersion":"tools.example.com/v1","kind":"Gizmo","metadata":{"name":"g"},"spec":{}}`
 
-func TestWithCRDs_ServesTheCRDsFromTheFirstRequest(t *testing.T) {
+func TestOptionsCRDs_ServesTheCRDsFromTheFirstRequest(t *testing.T) {
 	tests := []struct {
 		name         string
-		opts         []apitest.Option
+		opts         apitest.Options
 		method, path string
 		body         string
 		want         int
 		wantBody     string
 	}{
-		{name: "a CRD of WithCRDs is established", opts: []apitest.Option{apitest.WithCRDs(gizmoCRD(t, ""))}, method: "GET", path: crdsPath + "/gizmos.tools.example.com", want: http.StatusOK, wantBody: `"type":"Established","status":"True"`},
-		{name: "its resource is served with the schema's defaults", opts: []apitest.Option{apitest.WithCRDs(gizmoCRD(t, ""))}, method: "POST", path: gizmosPath, body: gizmoJSON, want: http.StatusCreated, wantBody: `"size":"small"`},
-		{name: "the scheme's kinds are served beside it", opts: []apitest.Option{apitest.WithCRDs(gizmoCRD(t, ""))}, method: "POST", path: widgetsPath, body: widgetJSON("w"), want: http.StatusCreated},
-		{name: "WithCRDs without CRDs serves the CRD API", opts: []apitest.Option{apitest.WithCRDs()}, method: "GET", path: crdsPath, want: http.StatusOK, wantBody: `"kind":"CustomResourceDefinitionList"`},
-		{name: "without WithCRDs there is no CRD API", method: "GET", path: crdsPath, want: http.StatusNotFound},
-		{name: "WithToken guards the CRD API too", opts: []apitest.Option{apitest.WithCRDs(), apitest.WithToken("t")}, method: "GET", path: crdsPath, want: http.StatusUnauthorized},
+		{name: "a CRD of CRDs is established", opts: apitest.Options{CRDs: []*apiextensions.CustomResourceDefinition{gizmoCRD(t, "")}}, method: "GET", path: crdsPath + "/gizmos.tools.example.com", want: http.StatusOK, wantBody: `"type":"Established","status":"True"`},
+		{name: "its resource is served with the schema's defaults", opts: apitest.Options{CRDs: []*apiextensions.CustomResourceDefinition{gizmoCRD(t, "")}}, method: "POST", path: gizmosPath, body: gizmoJSON, want: http.StatusCreated, wantBody: `"size":"small"`},
+		{name: "the scheme's kinds are served beside it", opts: apitest.Options{CRDs: []*apiextensions.CustomResourceDefinition{gizmoCRD(t, "")}}, method: "POST", path: widgetsPath, body: widgetJSON("w"), want: http.StatusCreated},
+		{name: "CRDAPI without CRDs serves the CRD API", opts: apitest.Options{CRDAPI: true}, method: "GET", path: crdsPath, want: http.StatusOK, wantBody: `"kind":"CustomResourceDefinitionList"`},
+		{name: "without CRDs or CRDAPI there is no CRD API", method: "GET", path: crdsPath, want: http.StatusNotFound},
+		{name: "Token guards the CRD API too", opts: apitest.Options{CRDAPI: true, Token: "t"}, method: "GET", path: crdsPath, want: http.StatusUnauthorized},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := apitest.NewServer(t, testapi.NewScheme(), tt.opts...)
+			srv := apitest.NewServer(t, testapi.NewScheme(), tt.opts)
 			code, body := do(t, http.DefaultClient, tt.method, srv.URL+tt.path, tt.body, nil)
 			if code != tt.want || !strings.Contains(string(body), tt.wantBody) {
 				t.Errorf("%s %s = %d %s, want %d with %s", tt.method, tt.path, code, body, tt.want, tt.wantBody)
 			}
-			if hasCRDs := srv.CRDs != nil; hasCRDs != (len(tt.opts) > 0) {
-				t.Errorf("Server.CRDs set = %v, want %v", hasCRDs, len(tt.opts) > 0)
+			if hasCRDs := srv.CRDs != nil; hasCRDs != (tt.opts.CRDAPI || len(tt.opts.CRDs) > 0) {
+				t.Errorf("Server.CRDs set = %v, want %v", hasCRDs, !hasCRDs)
 			}
 		})
 	}
@@ -87,12 +87,12 @@ func (f *fatalTB) Fatalf(format string, args ...any) {
 	runtime.Goexit()
 }
 
-func TestWithCRDs_ACRDThatCannotBeServedFailsNewServer(t *testing.T) {
+func TestOptionsCRDs_ACRDThatCannotBeServedFailsNewServer(t *testing.T) {
 	tb := &fatalTB{TB: t}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		apitest.NewServer(tb, testapi.NewScheme(), apitest.WithCRDs(gizmoCRD(t, "self.size != 'large'")))
+		apitest.NewServer(tb, testapi.NewScheme(), apitest.Options{CRDs: []*apiextensions.CustomResourceDefinition{gizmoCRD(t, "self.size != 'large'")}})
 	}()
 	<-done
 	if !strings.Contains(tb.msg, "gizmos.tools.example.com") || !strings.Contains(tb.msg, "rule") {

@@ -102,8 +102,8 @@ func (s *Server) installFaults(h http.Handler) http.Handler {
 // Faults returns the Server's fault injection.
 func (s *Server) Faults() *Faults { return s.faults }
 
-// Clock returns the Server's clock, which runs at real time until a test freezes it. An
-// Option that sets rest.Options.Clock (WithRESTOptions) replaces it.
+// Clock returns the Server's clock, which runs at real time until a test freezes it.
+// Options.REST.Clock, when set, replaces it.
 func (s *Server) Clock() *Clock { return &s.clock }
 
 // FailNext answers the next n requests that match m with st instead of serving them, as
@@ -306,7 +306,7 @@ func sleep(ctx context.Context, d time.Duration) bool {
 }
 
 // writeJSONStatus answers with st in JSON, for a handler that does not negotiate its
-// errors (rest/crds): client-go decodes a JSON Status whatever media type it asked for.
+// errors (the CRD server's): client-go decodes a JSON Status whatever media type it asked for.
 func writeJSONStatus(w http.ResponseWriter, _ *http.Request, st *scheme.Status) {
 	body, err := json.Marshal(st)
 	if err != nil {

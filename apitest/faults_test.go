@@ -40,7 +40,7 @@ func TestFaults_FailNextAnswersTheMatchingRequestsWithTheStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := apitest.NewServer(t, testapi.NewScheme())
+			srv := apitest.NewServer(t, testapi.NewScheme(), apitest.Options{})
 			srv.Faults().FailNext(tt.n, tt.match, unavailable)
 			for i, req := range tt.requests {
 				code, body := send(t, srv, req)
@@ -69,7 +69,7 @@ func send(t *testing.T, srv *apitest.Server, req string) (int, []byte) {
 }
 
 func TestFaults_ResetRemovesPendingFailuresAndDelays(t *testing.T) {
-	srv := apitest.NewServer(t, testapi.NewScheme())
+	srv := apitest.NewServer(t, testapi.NewScheme(), apitest.Options{})
 	srv.Faults().FailNext(1, apitest.Match{}, unavailable)
 	srv.Faults().Delay(apitest.Match{}, time.Hour)
 	srv.Faults().Reset()
@@ -79,7 +79,7 @@ func TestFaults_ResetRemovesPendingFailuresAndDelays(t *testing.T) {
 }
 
 func TestFaults_DelayHoldsMatchingRequestsPastTheClientsDeadline(t *testing.T) {
-	srv := apitest.NewServer(t, testapi.NewScheme())
+	srv := apitest.NewServer(t, testapi.NewScheme(), apitest.Options{})
 	srv.Faults().Delay(apitest.Match{Verb: "list", Resource: "widgets"}, time.Hour)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -114,7 +114,7 @@ func openWatch(t *testing.T, srv *apitest.Server, rv string) *http.Response {
 }
 
 func TestFaults_CloseWatchesEndsEveryOpenWatch(t *testing.T) {
-	srv := apitest.NewServer(t, testapi.NewScheme())
+	srv := apitest.NewServer(t, testapi.NewScheme(), apitest.Options{})
 	rv := listRV(t, srv)
 	watches := []*http.Response{openWatch(t, srv, rv), openWatch(t, srv, rv)}
 	if n := srv.Faults().OpenWatches(); n != 2 {
@@ -178,7 +178,7 @@ func firstEvent(t *testing.T, resp *http.Response) (string, int) {
 }
 
 func TestFaults_ExpireResourceVersionsMakesEarlierVersionsGone(t *testing.T) {
-	srv := apitest.NewServer(t, testapi.NewScheme())
+	srv := apitest.NewServer(t, testapi.NewScheme(), apitest.Options{})
 	for _, name := range []string{"a", "b"} {
 		if code, body := do(t, srv.Client(), "POST", srv.URL+widgetsPath, widgetJSON(name), nil); code != http.StatusCreated {
 			t.Fatalf("create %s = %d %s", name, code, body)
@@ -209,7 +209,7 @@ func TestFaults_ExpireResourceVersionsMakesEarlierVersionsGone(t *testing.T) {
 }
 
 func TestClock_FrozenClockSetsTheServersTimestamps(t *testing.T) {
-	srv := apitest.NewServer(t, testapi.NewScheme())
+	srv := apitest.NewServer(t, testapi.NewScheme(), apitest.Options{})
 	t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	srv.Clock().Set(t0.Add(999 * time.Millisecond))
 	created := create(t, srv, `{"apiVersion":"toys.example.com/v1","kind":"Widget","metadata":{"name":"a","finalizers":["example.com/hold"]},"spec":{"color":"red"}}`)

@@ -54,26 +54,25 @@ func TestOptions_ReachTheHandler(t *testing.T) {
 	widgets := scheme.GroupResource{Group: testapi.Group, Resource: "widgets"}
 	tests := []struct {
 		name     string
-		opts     []apitest.Option
+		opts     apitest.Options
 		body     string
 		header   http.Header
 		want     int
 		wantBody string
 	}{
 		{name: "no options accept a valid widget", want: http.StatusCreated},
-		{name: "WithStrategy validates", opts: []apitest.Option{apitest.WithStrategy(widgets, rejectAll{})}, want: http.StatusUnprocessableEntity, wantBody: "rejected by the test strategy"},
-		{name: "WithStrategies validates", opts: []apitest.Option{apitest.WithStrategies(map[scheme.GroupResource]registry.Strategy{widgets: rejectAll{}})}, want: http.StatusUnprocessableEntity, wantBody: "rejected by the test strategy"},
-		{name: "WithAuthorizer denies", opts: []apitest.Option{apitest.WithAuthorizer(denyAll{})}, want: http.StatusForbidden, wantBody: "denied by the test authorizer"},
-		{name: "WithMutatingAdmission rejects", opts: []apitest.Option{apitest.WithMutatingAdmission(admissionFunc(func() error { return errors.New("mutating says no") }))}, want: http.StatusForbidden, wantBody: "mutating says no"},
-		{name: "WithValidatingAdmission rejects", opts: []apitest.Option{apitest.WithValidatingAdmission(admissionFunc(func() error { return errors.New("validating says no") }))}, want: http.StatusForbidden, wantBody: "validating says no"},
-		{name: "WithRESTOptions limits the body", opts: []apitest.Option{apitest.WithRESTOptions(func(o *rest.Options) { o.MaxRequestBodyBytes = 16 })}, want: http.StatusRequestEntityTooLarge},
-		{name: "WithAuthenticator rejects the unknown", opts: []apitest.Option{apitest.WithAuthenticator(headerAuthenticator{})}, want: http.StatusUnauthorized},
-		{name: "WithAuthenticator accepts its users", opts: []apitest.Option{apitest.WithAuthenticator(headerAuthenticator{})}, header: http.Header{"X-Test-User": {"alice"}}, want: http.StatusCreated},
-		{name: "WithAuthenticator wins over WithToken's authenticator", opts: []apitest.Option{apitest.WithToken("t"), apitest.WithAuthenticator(headerAuthenticator{})}, header: http.Header{"X-Test-User": {"bob"}}, want: http.StatusCreated},
+		{name: "REST.Strategies validate", opts: apitest.Options{REST: rest.Options{Strategies: map[scheme.GroupResource]registry.Strategy{widgets: rejectAll{}}}}, want: http.StatusUnprocessableEntity, wantBody: "rejected by the test strategy"},
+		{name: "REST.Authorizer denies", opts: apitest.Options{REST: rest.Options{Authorizer: denyAll{}}}, want: http.StatusForbidden, wantBody: "denied by the test authorizer"},
+		{name: "REST.MutatingAdmission rejects", opts: apitest.Options{REST: rest.Options{MutatingAdmission: []registry.MutatingAdmission{admissionFunc(func() error { return errors.New("mutating says no") })}}}, want: http.StatusForbidden, wantBody: "mutating says no"},
+		{name: "REST.ValidatingAdmission rejects", opts: apitest.Options{REST: rest.Options{ValidatingAdmission: []registry.ValidatingAdmission{admissionFunc(func() error { return errors.New("validating says no") })}}}, want: http.StatusForbidden, wantBody: "validating says no"},
+		{name: "REST.MaxRequestBodyBytes limits the body", opts: apitest.Options{REST: rest.Options{MaxRequestBodyBytes: 16}}, want: http.StatusRequestEntityTooLarge},
+		{name: "REST.Authenticator rejects the unknown", opts: apitest.Options{REST: rest.Options{Authenticator: headerAuthenticator{}}}, want: http.StatusUnauthorized},
+		{name: "REST.Authenticator accepts its users", opts: apitest.Options{REST: rest.Options{Authenticator: headerAuthenticator{}}}, header: http.Header{"X-Test-User": {"alice"}}, want: http.StatusCreated},
+		{name: "REST.Authenticator wins over Token's authenticator", opts: apitest.Options{REST: rest.Options{Authenticator: headerAuthenticator{}}, Token: "t"}, header: http.Header{"X-Test-User": {"bob"}}, want: http.StatusCreated},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := apitest.NewServer(t, testapi.NewScheme(), tt.opts...)
+			srv := apitest.NewServer(t, testapi.NewScheme(), tt.opts)
 			code, body := do(t, &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}, "POST", srv.URL+widgetsPath, widgetJSON("w"), tt.header)
 			if code != tt.want || !strings.Contains(string(body), tt.wantBody) {
 				t.Errorf("POST widget = %d %s, want %d with %q", code, body, tt.want, tt.wantBody)
@@ -82,15 +81,15 @@ func TestOptions_ReachTheHandler(t *testing.T) {
 	}
 }
 
-func TestWithAddr_ListensWhereTold(t *testing.T) {
-	srv := apitest.NewServer(t, testapi.NewScheme(), apitest.WithAddr("127.0.0.1:0"))
+func TestOptionsAddr_ListensWhereTold(t *testing.T) {
+	srv := apitest.NewServer(t, testapi.NewScheme(), apitest.Options{Addr: "127.0.0.1:0"})
 	if !strings.HasPrefix(srv.URL, "http://127.0.0.1:") || strings.HasSuffix(srv.URL, ":0") {
 		t.Fatalf("URL = %q, want http://127.0.0.1:PORT", srv.URL)
 	}
 	if code, body := do(t, srv.Client(), "GET", srv.URL+"/healthz", "", nil); code != http.StatusOK {
 		t.Errorf("GET /healthz = %d %s, want 200", code, body)
 	}
-	if _, err := apitest.Start(testapi.NewScheme(), apitest.WithAddr("256.0.0.1:0")); err == nil || !strings.Contains(err.Error(), "listening") {
+	if _, err := apitest.Start(t.Context(), testapi.NewScheme(), apitest.Options{Addr: "256.0.0.1:0"}); err == nil || !strings.Contains(err.Error(), "listening") {
 		t.Errorf("Start on a bad address = %v, want a listening error", err)
 	}
 }

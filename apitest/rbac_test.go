@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/apikit-dev/apikit/authz"
+	"github.com/apikit-dev/apikit/rest"
 
 	"github.com/apikit-dev/apikit/authn"
 
@@ -45,7 +46,7 @@ func TestNewServer_ServesTheRBACKindsWithKubesEscalationChecksByDefault(t *testi
 	if err := builtin.AddRBACToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.WithAuthenticator(nameIsToken{}), apitest.WithAuthorizer(mastersAndCRBCreators{}))
+	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Authenticator: nameIsToken{}, Authorizer: mastersAndCRBCreators{}}})
 	post := func(user, path, body string) (int, string) {
 		t.Helper()
 		req, err := http.NewRequest("POST", srv.URL+"/apis/rbac.authorization.k8s.io/v1/"+path, strings.NewReader(body))

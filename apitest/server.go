@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -33,8 +33,8 @@ import (
 	"github.com/apikit-dev/apikit/storage/memory"
 )
 
-// ApplyTimeout bounds how long NewServer waits for the CRDs of WithCRDs to be
-// established.
+// ApplyTimeout bounds how long NewServer and Start wait for the CRDs of Options.CRDs to
+// be established.
 const ApplyTimeout = 30 * time.Second
 
 // ShutdownTimeout bounds how long Close waits for the HTTP server to stop once it has
@@ -45,33 +45,34 @@ const ShutdownTimeout = 5 * time.Second
 // discardLog swallows net/http's own messages (client disconnects and the like).
 var discardLog = log.New(io.Discard, "", 0)
 
-// Server is a complete apikit server (rest.Handler, discovery and, unless an Option
-// supplies another, memory storage) listening on a loopback port. Its fields are set by
-// NewServer or Start and must not be changed.
+// Server is a complete apikit server (rest.Handler, discovery and, unless Options gives
+// another, memory storage) listening on a loopback port. Its fields are set by NewServer
+// or Start and must not be changed.
 type Server struct {
 	// URL is the base URL of the server, "http://127.0.0.1:PORT" ("https://..." with
-	// WithTLS), without a trailing slash.
+	// Options.TLS), without a trailing slash.
 	URL string
 	// Kubeconfig is a kubeconfig whose current context points at URL, with the bearer
-	// token of WithToken and, with WithTLS, the server's certificate as its authority;
-	// see the Kubeconfig function.
+	// token of Options.Token and, with Options.TLS, the server's certificate as its
+	// authority; see the Kubeconfig function.
 	Kubeconfig []byte
 	// KubeconfigPath is the file holding Kubeconfig, in a directory of t.TempDir() (with
 	// Start, a temporary directory that Close removes).
 	KubeconfigPath string
-	// Storage is the store the server serves from: a fresh storage/memory store, or the
-	// one given with WithStorage.
+	// Storage is the store the server serves from: a fresh storage/memory store, or
+	// Options.Storage.
 	Storage storage.Interface
 	// Handler is the server's http.Handler, for tests that call it without a network.
 	Handler http.Handler
-	// CertificateAuthority is, with WithTLS, the PEM certificate that signs (and is) the
-	// server's certificate; nil otherwise.
+	// CertificateAuthority is, with Options.TLS, the PEM certificate that signs (and is)
+	// the server's certificate; nil otherwise.
 	CertificateAuthority []byte
-	// CRDs is, with WithCRDs, the handler serving the customresourcedefinitions resource
-	// and the resources of the stored CRDs (it is also Handler): CRDs.Apply installs more
-	// and waits until they are established. nil otherwise.
+	// CRDs is, with Options.CRDs or Options.CRDAPI, the handler serving the
+	// customresourcedefinitions resource and the resources of the stored CRDs (it is also
+	// Handler): CRDs.Apply installs more and waits until they are established. nil
+	// otherwise.
 	CRDs *crdserver.Handler
-	// Controllers are, with WithControllers, the namespace controller and the garbage
+	// Controllers are, with Options.Controllers, the namespace controller and the garbage
 	// collector running beside the server; Controllers.WaitIdle waits until they have
 	// nothing left to do.
 	Controllers *controllers.Manager
@@ -79,7 +80,8 @@ type Server struct {
 	token     string
 	httpSrv   *http.Server
 	client    *http.Client
-	cancel    context.CancelFunc
+	cancel    context.CancelFunc // ends the server's context: requests, controllers, CRDs
+	stopAfter func() bool        // unregisters the Close that Start's context would call
 	serveDone chan struct{}
 	ownStore  bool
 	ownDir    string // the kubeconfig's directory, made by Start; removed by Close
@@ -90,114 +92,68 @@ type Server struct {
 	injection // faults.go
 }
 
-// Option configures NewServer.
-type Option func(*config)
-
-type config struct {
-	restOpts    rest.Options
-	discOpts    discovery.Options
-	storage     storage.Interface
-	token       string
-	tls         bool
-	customAuthn bool
-	tweaks      []func(*rest.Options)
-	crdAPI      bool
-	crds        []*apiextensions.CustomResourceDefinition
-	addr        string
-	controllers bool
-}
-
-// WithStrategy sets the strategy of one resource (see registry.Strategy).
-func WithStrategy(gr scheme.GroupResource, s registry.Strategy) Option {
-	return func(c *config) {
-		if c.restOpts.Strategies == nil {
-			c.restOpts.Strategies = map[scheme.GroupResource]registry.Strategy{}
-		}
-		c.restOpts.Strategies[gr] = s
-	}
-}
-
-// WithStrategies sets the strategies of several resources, adding to earlier ones.
-func WithStrategies(strategies map[scheme.GroupResource]registry.Strategy) Option {
-	return func(c *config) {
-		for gr, s := range strategies {
-			WithStrategy(gr, s)(c)
-		}
-	}
-}
-
-// WithAuthenticator sets the authenticator; without one (and without WithToken) every
-// request is anonymous and allowed.
-func WithAuthenticator(a authn.Authenticator) Option {
-	return func(c *config) { c.restOpts.Authenticator, c.customAuthn = a, true }
-}
-
-// WithAuthorizer sets the authorizer; without one every request is allowed
-// (authz.AlwaysAllow).
-func WithAuthorizer(a authz.Authorizer) Option {
-	return func(c *config) { c.restOpts.Authorizer = a }
-}
-
-// WithMutatingAdmission appends mutating admission plugins.
-func WithMutatingAdmission(plugins ...registry.MutatingAdmission) Option {
-	return func(c *config) { c.restOpts.MutatingAdmission = append(c.restOpts.MutatingAdmission, plugins...) }
-}
-
-// WithValidatingAdmission appends validating admission plugins.
-func WithValidatingAdmission(plugins ...registry.ValidatingAdmission) Option {
-	return func(c *config) { c.restOpts.ValidatingAdmission = append(c.restOpts.ValidatingAdmission, plugins...) }
-}
-
-// WithStorage makes the server serve from st instead of a new memory store. The server
-// does not close st: its owner does, after the server has stopped (register that cleanup
-// before calling NewServer, as cleanups run last-registered first).
-func WithStorage(st storage.Interface) Option {
-	return func(c *config) { c.storage = st }
-}
-
-// WithToken makes the server require the bearer token (401 Unauthorized without it,
-// unless WithAuthenticator sets another authenticator) and puts the token in the
-// kubeconfig and in the requests of Server.Client.
-func WithToken(token string) Option {
-	return func(c *config) { c.token = token }
-}
-
-// WithTLS serves HTTPS, with a certificate for 127.0.0.1, ::1 and localhost made for the
-// server, instead of plain HTTP. kubectl and client-go's clientcmd send a kubeconfig's
-// token only to https servers: a test that drives them with WithToken needs WithTLS.
-func WithTLS() Option {
-	return func(c *config) { c.tls = true }
-}
-
-// WithLogger sets the logger of the REST handler; without one its messages are discarded.
-func WithLogger(l *slog.Logger) Option {
-	return func(c *config) { c.restOpts.Logger = l }
-}
-
-// WithDiscoveryOptions sets the options of the discovery handler (version, verbs, ...),
-// replacing the default, which is discovery.Options{LazyOpenAPI: true}: the OpenAPI
-// documents are built on the first /openapi request, so that servers start fast.
-func WithDiscoveryOptions(opts discovery.Options) Option {
-	return func(c *config) { c.discOpts = opts }
-}
-
-// WithRESTOptions lets f adjust the rest.Options after every other Option has been
-// applied, for settings without an Option of their own (MaxRequestBodyBytes, ...).
-// Scheme, Storage and Discovery are set by NewServer afterwards.
-func WithRESTOptions(f func(*rest.Options)) Option {
-	return func(c *config) { c.tweaks = append(c.tweaks, f) }
-}
-
-// WithCRDs serves the customresourcedefinitions resource of apiextensions.k8s.io/v1
-// through package rest/crds, beside the kinds of the scheme, and creates crds (none is
-// allowed) through it before NewServer returns, waiting until every one is established:
-// their resources are served from the first request, and clients may create, change and
-// delete CRDs while the server runs. A CRD that cannot be served fails NewServer with
-// the reason kube-apiserver would give. CRDs with CEL rules (x-kubernetes-validations)
-// need a rule compiler: WithRESTOptions(func(o *rest.Options) { o.Rules = cel.New() })
-// with github.com/apikit-dev/apikit/cel. Several WithCRDs add up.
-func WithCRDs(crds ...*apiextensions.CustomResourceDefinition) Option {
-	return func(c *config) { c.crdAPI, c.crds = true, append(c.crds, crds...) }
+// Options configure a Server. The zero value serves the scheme's resources from a fresh
+// memory store, over plain HTTP on 127.0.0.1 and a free port, to every client: no
+// authentication, every request allowed, no CRDs, no controllers.
+type Options struct {
+	// REST is the template of the REST handler's options: strategies, authentication,
+	// authorization, admission, Logger, Metrics, Rules (the CEL compiler that CRDs with
+	// x-kubernetes-validations need: cel.New() of github.com/apikit-dev/apikit/cel),
+	// limits and the rest. The Server sets Scheme, Storage and Discovery, and fills in
+	// what REST leaves unset: without an Authenticator (and without Token) every request
+	// is anonymous and allowed (AllowAnonymous); without an Authorizer every request is
+	// allowed (authz.AlwaysAllow); without a Clock the handler uses the Server's Clock;
+	// bearer tokens are accepted over plain HTTP unless TLS; a scheme serving the RBAC
+	// kinds (builtin.AddRBACToScheme) gets strategies.RBAC (package registry/strategies)
+	// for those Strategies does not name: kube's validation of them and its escalation
+	// checks (a user grants only what the Authorizer allows the user). Without a Logger
+	// the handler's messages are discarded. The Server does not modify REST's maps and
+	// slices.
+	REST rest.Options
+	// Discovery are the options of the discovery handler (version, verbs, ...). nil means
+	// discovery.Options{LazyOpenAPI: true}: the OpenAPI documents are built on the first
+	// /openapi request, so that servers start fast.
+	Discovery *discovery.Options
+	// Storage is the store to serve from instead of a fresh memory store. The Server does
+	// not close it: its owner does, after the server has stopped (a test registers that
+	// cleanup before calling NewServer, as cleanups run last-registered first).
+	Storage storage.Interface
+	// Token is a bearer token the server requires (401 Unauthorized without it, unless
+	// REST.Authenticator is set, which then authenticates instead); its user is
+	// "resttest" in group system:masters. The token is in the kubeconfig and in the
+	// requests of Server.Client.
+	Token string
+	// TLS serves HTTPS, with a certificate for 127.0.0.1, ::1 and localhost made for the
+	// server, instead of plain HTTP. kubectl and client-go's clientcmd send a
+	// kubeconfig's token only to https servers: a test that drives them with Token needs
+	// TLS.
+	TLS bool
+	// Addr is the host:port to listen on instead of 127.0.0.1 and a free port, for a
+	// standalone server whose clients are told the address in advance. URL and the
+	// kubeconfig name 127.0.0.1 when Addr's host is unspecified ("", 0.0.0.0, ::). With
+	// TLS, the certificate is for 127.0.0.1, ::1 and localhost only. Tests leave it
+	// empty, which never collides.
+	Addr string
+	// CRDs are created through the CRD server (package apiextensions/server), beside the
+	// kinds of the scheme, before NewServer or Start returns, which wait until every one
+	// is established: their resources are served from the first request, and clients may
+	// create, change and delete CRDs while the server runs. A CRD that cannot be served
+	// fails NewServer or Start with the reason kube-apiserver would give. Setting CRDs
+	// implies CRDAPI.
+	CRDs []*apiextensions.CustomResourceDefinition
+	// CRDAPI serves the customresourcedefinitions resource of apiextensions.k8s.io/v1
+	// even without CRDs, for a test that creates its own. Servers without it or CRDs have
+	// no CRD machinery.
+	CRDAPI bool
+	// Controllers runs beside the server what kube-controller-manager would for a
+	// controller test: the namespace lifecycle (namespaces are created, terminated and
+	// emptied as on a cluster when the scheme serves core/v1 namespaces, as package
+	// builtin's does) and the garbage collector of ownerReferences (package
+	// controllers). Deletes then set kube's propagation finalizers
+	// (rest.Options.GarbageCollection). /livez and /healthz get the controllers' checks
+	// (garbage-collector-controller and namespace-controller, failing while the
+	// controllers cannot follow the store); REST's Logger and Metrics receive theirs.
+	Controllers bool
 }
 
 // TB is the part of testing.TB that NewServer uses. *testing.T, *testing.B and every
@@ -212,22 +168,16 @@ type TB interface {
 	Errorf(format string, args ...any)
 }
 
-// WithAddr makes the server listen on addr (host:port) instead of 127.0.0.1 and a free
-// port, for a standalone server whose clients are told the address in advance. URL and
-// the kubeconfig name 127.0.0.1 when addr's host is unspecified ("", 0.0.0.0, ::). With
-// WithTLS, the certificate is for 127.0.0.1, ::1 and localhost only. Tests leave the
-// default, which never collides.
-func WithAddr(addr string) Option {
-	return func(c *config) { c.addr = addr }
-}
-
-// NewServer starts a server for the resources of s on 127.0.0.1 and a free port, and
-// stops it on t.Cleanup. It fails t (t.Fatal) when the server cannot be built or started.
-// The server is ready for requests when NewServer returns. Code without a test (a
-// standalone server, a TestMain, Ginkgo's BeforeSuite) uses Start.
-func NewServer(t TB, s *scheme.Scheme, opts ...Option) *Server {
+// NewServer starts a server for the resources of s, configured by opts, on 127.0.0.1 and
+// a free port, and stops it on t.Cleanup. It fails t (t.Fatal) when the server cannot be
+// built or started. The server is ready for requests when NewServer returns. Code
+// without a test (a standalone server, a TestMain, Ginkgo's BeforeSuite) uses Start.
+func NewServer(t TB, s *scheme.Scheme, opts Options) *Server {
 	t.Helper()
-	srv, err := start(s, t.TempDir(), opts)
+	// The server lives until the test's cleanup closes it, not until t.Context() ends:
+	// that happens before the cleanups, and those the test registered after NewServer
+	// may still call the server.
+	srv, err := start(context.Background(), s, t.TempDir(), opts)
 	if err != nil {
 		t.Fatalf("apitest: %v", err)
 	}
@@ -239,17 +189,19 @@ func NewServer(t TB, s *scheme.Scheme, opts ...Option) *Server {
 	return srv
 }
 
-// Start starts a server as NewServer does, for callers without a test: the caller calls
-// Close when done. The server writes KubeconfigPath in a temporary directory of its own,
-// which Close removes. A client-go program turns the server into a *rest.Config with
+// Start starts a server as NewServer does, for callers without a test. The server runs
+// until ctx ends or the caller calls Close, which releases it (call Close in any case:
+// it returns the error of stopping). The server writes KubeconfigPath in a temporary
+// directory of its own, which Close removes. A client-go program turns the server into a
+// *rest.Config with
 //
 //	cfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig) // k8s.io/client-go/tools/clientcmd
-func Start(s *scheme.Scheme, opts ...Option) (*Server, error) {
+func Start(ctx context.Context, s *scheme.Scheme, opts Options) (*Server, error) {
 	dir, err := os.MkdirTemp("", "resttest")
 	if err != nil {
 		return nil, fmt.Errorf("apitest: making the kubeconfig directory: %w", err)
 	}
-	srv, err := start(s, dir, opts)
+	srv, err := start(ctx, s, dir, opts)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("apitest: %w", err), os.RemoveAll(dir))
 	}
@@ -257,71 +209,88 @@ func Start(s *scheme.Scheme, opts ...Option) (*Server, error) {
 	return srv, nil
 }
 
-func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
-	c := config{discOpts: discovery.Options{LazyOpenAPI: true}}
-	for _, o := range opts {
-		o(&c)
+// restOptions returns the REST handler's options of opts for srv, without Scheme,
+// Storage and Discovery, leaving opts.REST's maps and slices as they were.
+func restOptions(s *scheme.Scheme, srv *Server, opts Options) rest.Options {
+	o := opts.REST
+	if opts.Token != "" && o.Authenticator == nil {
+		o.Authenticator = TokenAuthenticator{Token: opts.Token, User: &authn.User{Name: "resttest", Groups: []string{"system:masters", "system:authenticated"}}}
 	}
-	srv := &Server{token: c.token, serveDone: make(chan struct{})}
-	if c.storage != nil {
-		srv.Storage = c.storage
+	// A test server on loopback: open unless the test configures otherwise.
+	o.AllowAnonymous = o.AllowAnonymous || o.Authenticator == nil
+	if o.Authorizer == nil {
+		o.Authorizer = authz.AlwaysAllow{}
+	}
+	o.AllowBearerTokensOverHTTP = o.AllowBearerTokensOverHTTP || !opts.TLS
+	if o.Clock == nil {
+		o.Clock = srv.clock.Now
+	}
+	// A scheme serving the RBAC kinds gets kube's rules on writing them (validation and
+	// the escalation checks) unless the test gave its own: a server where a user may
+	// grant what the user does not hold would test what no cluster does.
+	o.Strategies = maps.Clone(o.Strategies)
+	for gr, st := range strategies.RBAC() {
+		if _, served := s.Resource(gr); served {
+			if _, set := o.Strategies[gr]; !set {
+				if o.Strategies == nil {
+					o.Strategies = map[scheme.GroupResource]registry.Strategy{}
+				}
+				o.Strategies[gr] = st
+			}
+		}
+	}
+	if opts.Controllers {
+		o.GarbageCollection = true
+		// /livez and /healthz report controllers that cannot follow the store; they
+		// start after the Handler, before the server serves.
+		o.LiveChecks = append(slices.Clone(o.LiveChecks), controllers.HealthChecksOf(func() *controllers.Manager { return srv.Controllers })...)
+	}
+	return o
+}
+
+func start(ctx context.Context, s *scheme.Scheme, dir string, opts Options) (_ *Server, err error) {
+	srv := &Server{token: opts.Token, serveDone: make(chan struct{})}
+	if opts.Storage != nil {
+		srv.Storage = opts.Storage
 	} else {
 		srv.Storage, srv.ownStore = memory.New(memory.Options{}), true
 	}
+	// Every request's context, the controllers' and the CRD server's derive from life:
+	// Close cancels it, which ends watches and other long requests (so that Shutdown
+	// need not wait for them) and the goroutines of controllers and CRDs.
+	life, cancel := context.WithCancel(ctx)
+	srv.cancel = cancel
 	defer func() {
 		if err != nil {
+			cancel()
 			srv.stopControllers()
 			_ = srv.closeCRDs()
 			_ = srv.closeStorage()
 		}
 	}()
-	if c.token != "" && !c.customAuthn {
-		c.restOpts.Authenticator = TokenAuthenticator{Token: c.token, User: &authn.User{Name: "resttest", Groups: []string{"system:masters", "system:authenticated"}}}
-	}
-	// A test server on loopback: open unless the test configures otherwise.
-	c.restOpts.AllowAnonymous = c.restOpts.Authenticator == nil
-	if c.restOpts.Authorizer == nil {
-		c.restOpts.Authorizer = authz.AlwaysAllow{}
-	}
-	c.restOpts.AllowBearerTokensOverHTTP = !c.tls
-	c.restOpts.Clock = srv.clock.Now
-	for _, f := range c.tweaks {
-		f(&c.restOpts)
-	}
-	// A scheme serving the RBAC kinds gets kube's rules on writing them (validation and
-	// the escalation checks) unless the test gave its own: a server where a user may
-	// grant what the user does not hold would test what no cluster does.
-	for gr, st := range strategies.RBAC() {
-		if _, served := s.Resource(gr); served {
-			if _, set := c.restOpts.Strategies[gr]; !set {
-				WithStrategy(gr, st)(&c)
-			}
-		}
-	}
-	if c.controllers {
-		c.restOpts.GarbageCollection = true
-		// /livez and /healthz report controllers that cannot follow the store; they
-		// start after the Handler, before the server serves.
-		c.restOpts.LiveChecks = append(slices.Clone(c.restOpts.LiveChecks), controllers.HealthChecksOf(func() *controllers.Manager { return srv.Controllers })...)
+	restOpts := restOptions(s, srv, opts)
+	disc := discovery.Options{LazyOpenAPI: true}
+	if opts.Discovery != nil {
+		disc = *opts.Discovery
 	}
 	var h http.Handler
-	if c.crdAPI {
-		h, err = srv.startCRDs(s, &c)
+	if opts.CRDAPI || len(opts.CRDs) > 0 {
+		h, err = srv.startCRDs(life, s, restOpts, disc, opts.CRDs)
 	} else {
-		h, err = newREST(s, srv.Storage, &c)
+		h, err = newREST(s, srv.Storage, restOpts, disc)
 	}
 	if err != nil {
 		return nil, err
 	}
 	h = srv.installFaults(h)
 	srv.Handler = h
-	if c.controllers {
-		if srv.Controllers, err = controllers.Start(context.Background(), controllers.Options{Scheme: s, Storage: srv.Storage, Logger: c.restOpts.Logger, Metrics: c.restOpts.Metrics, Clock: c.restOpts.Clock}); err != nil {
+	if opts.Controllers {
+		if srv.Controllers, err = controllers.Start(life, controllers.Options{Scheme: s, Storage: srv.Storage, Logger: restOpts.Logger, Metrics: restOpts.Metrics, Clock: restOpts.Clock}); err != nil {
 			return nil, fmt.Errorf("starting the controllers: %w", err)
 		}
 	}
 
-	addr := c.addr
+	addr := opts.Addr
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
@@ -335,7 +304,7 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 		MaxIdleConns: 10,
 	}
 	srv.URL = "http://" + host
-	if c.tls {
+	if opts.TLS {
 		cert, caPEM, err := kubeconfig.SelfSignedCertificate("resttest", 24*time.Hour, "127.0.0.1", "::1", "localhost")
 		if err != nil {
 			return nil, errors.Join(err, ln.Close())
@@ -347,27 +316,31 @@ func start(s *scheme.Scheme, dir string, opts []Option) (_ *Server, err error) {
 		srv.URL = "https://" + host
 		srv.CertificateAuthority = caPEM
 	}
-	srv.Kubeconfig = Kubeconfig(srv.URL, c.token, srv.CertificateAuthority)
+	srv.Kubeconfig = Kubeconfig(srv.URL, opts.Token, srv.CertificateAuthority)
 	srv.KubeconfigPath = filepath.Join(dir, "kubeconfig")
 	if err := os.WriteFile(srv.KubeconfigPath, srv.Kubeconfig, 0o600); err != nil {
 		return nil, errors.Join(fmt.Errorf("writing kubeconfig: %w", err), ln.Close())
 	}
 
-	// Every request's context derives from base: cancelling it on Close ends watches
-	// and other long requests, so that Shutdown need not wait for them.
-	base, cancel := context.WithCancel(context.Background())
-	srv.cancel = cancel
 	srv.httpSrv = &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return base },
+		BaseContext:       func(net.Listener) context.Context { return life },
 		ErrorLog:          discardLog,
 	}
-	srv.client = &http.Client{Transport: &tokenTransport{token: c.token, base: transport}}
+	srv.client = &http.Client{Transport: &tokenTransport{token: opts.Token, base: transport}}
 	go func() {
 		defer close(srv.serveDone)
 		_ = srv.httpSrv.Serve(ln) // returns http.ErrServerClosed after Shutdown or Close
 	}()
+	// The end of Start's context stops the server as Close does (NewServer's context
+	// never ends: its test's cleanup closes the server).
+	registered := make(chan struct{})
+	srv.stopAfter = context.AfterFunc(ctx, func() {
+		<-registered // Close reads stopAfter
+		_ = srv.Close()
+	})
+	close(registered)
 	return srv, nil
 }
 
@@ -382,38 +355,38 @@ func clientAddr(a net.Addr) string {
 }
 
 // newREST builds the plain rest.Handler with its discovery.
-func newREST(s *scheme.Scheme, st storage.Interface, c *config) (http.Handler, error) {
-	disc, err := discovery.New(s, c.discOpts)
+func newREST(s *scheme.Scheme, st storage.Interface, o rest.Options, disc discovery.Options) (http.Handler, error) {
+	d, err := discovery.New(s, disc)
 	if err != nil {
 		return nil, fmt.Errorf("building discovery: %w", err)
 	}
-	c.restOpts.Scheme, c.restOpts.Storage, c.restOpts.Discovery = s, st, disc
-	h, err := rest.New(c.restOpts)
+	o.Scheme, o.Storage, o.Discovery = s, st, d
+	h, err := rest.New(o)
 	if err != nil {
 		return nil, fmt.Errorf("building handler: %w", err)
 	}
 	return h, nil
 }
 
-// startCRDs builds the handler of WithCRDs and applies its CRDs.
-func (s *Server) startCRDs(sch *scheme.Scheme, c *config) (http.Handler, error) {
-	h, err := crdserver.New(crdserver.Options{Scheme: sch, Storage: s.Storage, REST: c.restOpts, Discovery: c.discOpts, CRDs: c.crds})
+// startCRDs starts the CRD server, whose goroutine ends with ctx, and applies crds.
+func (s *Server) startCRDs(ctx context.Context, sch *scheme.Scheme, o rest.Options, disc discovery.Options, crds []*apiextensions.CustomResourceDefinition) (http.Handler, error) {
+	h, err := crdserver.Start(ctx, crdserver.Options{Scheme: sch, Storage: s.Storage, REST: o, Discovery: disc, CRDs: crds})
 	if err != nil {
 		return nil, fmt.Errorf("building the CRD handler: %w", err)
 	}
 	s.CRDs = h
-	if len(c.crds) == 0 {
+	if len(crds) == 0 {
 		return h, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), ApplyTimeout)
+	actx, cancel := context.WithTimeout(ctx, ApplyTimeout)
 	defer cancel()
-	if err := h.Apply(ctx, c.crds...); err != nil {
+	if err := h.Apply(actx, crds...); err != nil {
 		return nil, err
 	}
 	return h, nil
 }
 
-// closeCRDs stops the CRD handler of WithCRDs, before the storage it watches closes.
+// closeCRDs stops the CRD handler of Options.CRDs and CRDAPI, before the storage it watches closes.
 func (s *Server) closeCRDs() error {
 	if s.CRDs == nil {
 		return nil
@@ -424,21 +397,22 @@ func (s *Server) closeCRDs() error {
 	return nil
 }
 
-// Client returns an HTTP client for the server that sends the WithToken bearer token, if
-// any, and trusts the server's certificate with WithTLS. Its idle connections are closed
+// Client returns an HTTP client for the server that sends the bearer token of
+// Options.Token, if any, and trusts the server's certificate with Options.TLS. Its idle connections are closed
 // by Close.
 func (s *Server) Client() *http.Client { return s.client }
 
-// Token returns the bearer token given with WithToken ("" without one).
+// Token returns the bearer token of Options.Token ("" without one).
 func (s *Server) Token() string { return s.token }
 
 // Close stops the server: it ends long requests such as watches, shuts the HTTP server
 // down (closing connections still open after a short grace) and closes the storage when
 // the server created it (and, for Start, the kubeconfig's directory). NewServer
-// registers Close with t.Cleanup; calling it earlier is allowed, and later calls return
-// the first call's result.
+// registers Close with t.Cleanup, and the end of Start's context calls it; calling it
+// earlier is allowed, and later calls return the first call's result.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
+		s.stopAfter()
 		s.cancel()
 		var errs []error
 		if err := s.shutdown(); err != nil {
@@ -479,8 +453,8 @@ func (s *Server) closeStorage() error {
 	return nil
 }
 
-// TokenAuthenticator is authn.TokenAuthenticator; WithToken installs one whose user is
-// "resttest" in group system:masters.
+// TokenAuthenticator is authn.TokenAuthenticator; Options.Token installs one whose user
+// is "resttest" in group system:masters.
 type TokenAuthenticator = authn.TokenAuthenticator
 
 // tokenTransport adds a bearer token to requests that carry no Authorization header.
@@ -501,19 +475,7 @@ func (t *tokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // CloseIdleConnections lets http.Client.CloseIdleConnections reach the base transport.
 func (t *tokenTransport) CloseIdleConnections() { t.base.CloseIdleConnections() }
 
-// WithControllers runs beside the server what kube-controller-manager would for a
-// controller test: the namespace lifecycle (namespaces are created, terminated and
-// emptied as on a cluster when the scheme serves core/v1 namespaces, as package
-// builtin's does) and the garbage collector of ownerReferences (package controllers).
-// Deletes then set kube's propagation finalizers (rest.Options.GarbageCollection).
-// /livez and /healthz get the controllers' checks (garbage-collector-controller and
-// namespace-controller, failing while the controllers cannot follow the store), the
-// REST handler's Logger and Metrics receive theirs.
-func WithControllers() Option {
-	return func(c *config) { c.controllers = true }
-}
-
-// stopControllers stops the controllers of WithControllers, if any.
+// stopControllers stops the controllers of Options.Controllers, if any.
 func (s *Server) stopControllers() {
 	if s.Controllers != nil {
 		s.Controllers.Stop()

@@ -76,7 +76,7 @@ func TestNewServer_ServesUntilCleanupThenLeavesNothingRunning(t *testing.T) {
 	baseline := runtime.NumGoroutine()
 	var url string
 	t.Run("server", func(t *testing.T) {
-		srv := apitest.NewServer(t, testapi.NewScheme())
+		srv := apitest.NewServer(t, testapi.NewScheme(), apitest.Options{})
 		url = srv.URL
 		if !strings.HasPrefix(srv.URL, "http://127.0.0.1:") {
 			t.Errorf("URL = %q, want http://127.0.0.1:PORT", srv.URL)
@@ -120,7 +120,7 @@ var _ apitest.TB = testing.TB(nil)
 
 func TestStart_ServesUntilCloseThenRemovesItsDirectoryAndLeavesNothingRunning(t *testing.T) {
 	baseline := runtime.NumGoroutine()
-	srv, err := apitest.Start(testapi.NewScheme(), apitest.WithTLS(), apitest.WithToken("s3cret"))
+	srv, err := apitest.Start(t.Context(), testapi.NewScheme(), apitest.Options{TLS: true, Token: "s3cret"})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -141,7 +141,7 @@ func TestStart_ServesUntilCloseThenRemovesItsDirectoryAndLeavesNothingRunning(t 
 }
 
 func TestNewServer_StoresWhatClientsCreate(t *testing.T) {
-	srv := apitest.NewServer(t, testapi.NewScheme())
+	srv := apitest.NewServer(t, testapi.NewScheme(), apitest.Options{})
 	code, body := do(t, srv.Client(), "POST", srv.URL+widgetsPath, widgetJSON("w1"), nil)
 	if code != http.StatusCreated {
 		t.Fatalf("POST widget = %d %s, want 201", code, body)
@@ -163,8 +163,8 @@ func TestNewServer_StoresWhatClientsCreate(t *testing.T) {
 	}
 }
 
-func TestWithToken_RequestsWithoutTheTokenAreUnauthorized(t *testing.T) {
-	srv := apitest.NewServer(t, testapi.NewScheme(), apitest.WithToken("s3cret"))
+func TestOptionsToken_RequestsWithoutTheTokenAreUnauthorized(t *testing.T) {
+	srv := apitest.NewServer(t, testapi.NewScheme(), apitest.Options{Token: "s3cret"})
 	plain := &http.Client{}
 	t.Cleanup(plain.CloseIdleConnections)
 	tests := []struct {
@@ -195,10 +195,10 @@ func TestWithToken_RequestsWithoutTheTokenAreUnauthorized(t *testing.T) {
 	}
 }
 
-func TestWithStorage_ServesFromItAndLeavesItOpen(t *testing.T) {
+func TestOptionsStorage_ServesFromItAndLeavesItOpen(t *testing.T) {
 	st := memory.New(memory.Options{})
 	t.Cleanup(st.Close)
-	srv := apitest.NewServer(t, testapi.NewScheme(), apitest.WithStorage(st))
+	srv := apitest.NewServer(t, testapi.NewScheme(), apitest.Options{Storage: st})
 	if srv.Storage != storage.Interface(st) {
 		t.Fatalf("Storage = %T, want the store given", srv.Storage)
 	}
@@ -215,7 +215,7 @@ func TestWithStorage_ServesFromItAndLeavesItOpen(t *testing.T) {
 }
 
 func TestClose_SecondCallReturnsFirstResult(t *testing.T) {
-	srv := apitest.NewServer(t, testapi.NewScheme())
+	srv := apitest.NewServer(t, testapi.NewScheme(), apitest.Options{})
 	first := srv.Close()
 	if first != nil {
 		t.Fatalf("first Close = %v, want nil", first)
@@ -241,14 +241,14 @@ func TestKubeconfig_KubectlUsesIt(t *testing.T) {
 	}
 	servers := []struct {
 		name string
-		opts []apitest.Option
+		opts apitest.Options
 	}{
 		{name: "plain HTTP without authentication"},
-		{name: "TLS with a token", opts: []apitest.Option{apitest.WithTLS(), apitest.WithToken("kubectl-token")}},
+		{name: "TLS with a token", opts: apitest.Options{TLS: true, Token: "kubectl-token"}},
 	}
 	for _, s := range servers {
 		t.Run(s.name, func(t *testing.T) {
-			srv := apitest.NewServer(t, testapi.NewScheme(), s.opts...)
+			srv := apitest.NewServer(t, testapi.NewScheme(), s.opts)
 			tests := []struct {
 				name string
 				args []string
@@ -275,8 +275,8 @@ func TestKubeconfig_KubectlUsesIt(t *testing.T) {
 	}
 }
 
-func TestWithTLS_ServesHTTPSToClientsTrustingItsCertificate(t *testing.T) {
-	srv := apitest.NewServer(t, testapi.NewScheme(), apitest.WithTLS())
+func TestOptionsTLS_ServesHTTPSToClientsTrustingItsCertificate(t *testing.T) {
+	srv := apitest.NewServer(t, testapi.NewScheme(), apitest.Options{TLS: true})
 	if !strings.HasPrefix(srv.URL, "https://127.0.0.1:") {
 		t.Errorf("URL = %q, want https://127.0.0.1:PORT", srv.URL)
 	}

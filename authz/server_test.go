@@ -16,6 +16,7 @@ import (
 	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 	"github.com/apikit-dev/apikit/internal/testapi"
 	"github.com/apikit-dev/apikit/registry/strategies"
+	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -46,8 +47,7 @@ func newRBACServer(t *testing.T, rbac *authz.RBAC) (*apitest.Server, *scheme.Sch
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithAuthenticator(bearerNames{}),
-		apitest.WithAuthorizer(authz.Union(defaults, rbac)))
+	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin(), Authenticator: bearerNames{}, Authorizer: authz.Union(defaults, rbac)}})
 	if code, body := call(t, srv, "admin", "POST", "/api/v1/namespaces", `{"metadata":{"name":"default"}}`); code != http.StatusCreated {
 		t.Fatalf("create namespace default: %d %v", code, body)
 	}

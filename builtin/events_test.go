@@ -26,7 +26,7 @@ func eventsServer(t *testing.T) *apitest.Server {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s)
+	srv := apitest.NewServer(t, s, apitest.Options{})
 	call(t, srv, http.MethodPost, "/api/v1/namespaces", map[string]any{
 		"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "default"}}, http.StatusCreated)
 	return srv

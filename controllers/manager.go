@@ -37,7 +37,8 @@ type Options struct {
 	Metrics *metrics.Registry
 	// Clock returns the time the controllers record (deletionTimestamp, condition
 	// transitions, the creation of the default namespaces); nil means the real time.
-	// resttest passes the clock a test freezes and advances.
+	// The in-process test server (package apitest) passes the clock a test freezes and
+	// advances.
 	Clock func() time.Time
 }
 

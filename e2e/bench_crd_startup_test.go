@@ -28,7 +28,7 @@ import (
 //
 //	path=install: apiextensions.Install of N CRDs into a scheme, then rest.New (what
 //	  a server serving CRDs from manifests does);
-//	path=api: crdserver.New, then Handler.Apply of N CRDs through the API, waiting until
+//	path=api: crdserver.Start, then Handler.Apply of N CRDs through the API, waiting until
 //	  every one is Established (what a server taking CRDs at run time does).
 //
 //	go test ./e2e -run '^$' -bench CRDStartup -count 6
@@ -81,7 +81,7 @@ func BenchmarkCRDStartup(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				store := memory.New(memory.Options{})
-				h, err := crdserver.New(crdserver.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Rules: cel.New()}})
+				h, err := crdserver.Start(b.Context(), crdserver.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Rules: cel.New()}})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -103,7 +103,7 @@ func TestCRDStartup_APIPathServesEveryCRD(t *testing.T) {
 	defs := benchCRDs(t, 3)
 	store := memory.New(memory.Options{})
 	defer store.Close()
-	h, err := crdserver.New(crdserver.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Rules: cel.New()}})
+	h, err := crdserver.Start(t.Context(), crdserver.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Rules: cel.New()}})
 	if err != nil {
 		t.Fatal(err)
 	}

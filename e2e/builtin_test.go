@@ -20,6 +20,7 @@ import (
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/registry/strategies"
+	apikitrest "github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -29,7 +30,7 @@ func newBuiltinServer(t *testing.T) *apitest.Server {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	return apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithControllers(), apitest.WithTLS(), apitest.WithToken("builtin-token"))
+	return apitest.NewServer(t, s, apitest.Options{REST: apikitrest.Options{Strategies: strategies.Builtin()}, Controllers: true, TLS: true, Token: "builtin-token"})
 }
 
 func builtinClientset(t *testing.T, srv *apitest.Server) *kubernetes.Clientset {

@@ -21,11 +21,12 @@ import (
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/registry/strategies"
+	apikitrest "github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
 // The side-by-side checks of issue 24 items 4 and 10: the same requests on apikit
-// (resttest with the built-in kinds, their strategies, the CRD API and the controllers)
+// (apitest with the built-in kinds, their strategies, the CRD API and the controllers)
 // and on the real kube-apiserver and kube-controller-manager, and the same answers.
 
 var (
@@ -53,7 +54,7 @@ func startSideBySide(t *testing.T) []*sideBySide {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithControllers(), apitest.WithCRDs())
+	srv := apitest.NewServer(t, s, apitest.Options{REST: apikitrest.Options{Strategies: strategies.Builtin()}, Controllers: true, CRDAPI: true})
 	apikitCfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ import (
 
 var gvrRobots = k8sschema.GroupVersionResource{Group: "fleet.example.com", Version: "v1", Resource: "robots"}
 
-// startRobotServer starts resttest with the testdata Robot CRD (see robotsCRDFile)
+// startRobotServer starts an apitest server with the testdata Robot CRD (see robotsCRDFile)
 // established and CEL enabled, and returns a client-go configuration for it.
 func startRobotServer(t *testing.T) *rest.Config {
 	t.Helper()
@@ -39,8 +39,7 @@ func startRobotServer(t *testing.T) *rest.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, scheme.New(), apitest.WithCRDs(crds...),
-		apitest.WithRESTOptions(func(o *apikitrest.Options) { o.Rules = cel.New() }))
+	srv := apitest.NewServer(t, scheme.New(), apitest.Options{REST: apikitrest.Options{Rules: cel.New()}, CRDs: crds})
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)

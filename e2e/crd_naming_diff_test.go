@@ -18,6 +18,7 @@ import (
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/registry/strategies"
+	apikitrest "github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -165,7 +166,7 @@ func TestCRDNaming_MatchesKubeAPIServer(t *testing.T) {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithCRDs(), apitest.WithTLS(), apitest.WithToken("naming-token"))
+	srv := apitest.NewServer(t, s, apitest.Options{REST: apikitrest.Options{Strategies: strategies.Builtin()}, CRDAPI: true, TLS: true, Token: "naming-token"})
 
 	ours, ourEvents := crdNamingScenario(t, &rest.Config{Host: srv.URL, BearerToken: srv.Token(), TLSClientConfig: rest.TLSClientConfig{CAData: srv.CertificateAuthority}})
 	for key, st := range ours {

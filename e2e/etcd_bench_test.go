@@ -105,7 +105,7 @@ func BenchmarkEtcd_Update(b *testing.B) {
 	// Through the watch cache, as the example server runs: the update starts from the
 	// cached object instead of a read (UpdateOptions.CachedExisting) and returns once
 	// the cache holds the write.
-	wc, err := cache.New(st, cache.Options{})
+	wc, err := cache.Start(b.Context(), st, cache.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -85,7 +85,7 @@ func BenchmarkEtcdWatchCache_List10k(b *testing.B) {
 		reader func(b *testing.B) storage.Interface
 	}{
 		{"cache", func(b *testing.B) storage.Interface {
-			c, err := cache.New(backend, cache.Options{Prefixes: []string{all}})
+			c, err := cache.Start(b.Context(), backend, cache.Options{Prefixes: []string{all}})
 			if err != nil {
 				b.Fatal(err)
 			}

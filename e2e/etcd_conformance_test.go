@@ -150,7 +150,7 @@ func TestEtcd_Conformance(t *testing.T) {
 func TestEtcd_CacheConformance(t *testing.T) {
 	e := startTestEtcd(t)
 	storagetest.Run(t, func(t *testing.T) storage.Interface {
-		c, err := cache.New(newEtcdStore(t, e, etcdstore.Options{}), cache.Options{})
+		c, err := cache.Start(t.Context(), newEtcdStore(t, e, etcdstore.Options{}), cache.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,6 +25,7 @@ import (
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/codec/cbor"
 	"github.com/apikit-dev/apikit/registry/strategies"
+	apikitrest "github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	etcdstore "github.com/apikit-dev/apikit/storage/etcd"
 )
@@ -60,7 +61,7 @@ func TestEtcd_DeletingCRDsNamedAfterBuiltInResourcesKeepsTheirObjects(t *testing
 		t.Fatal(err)
 	}
 	store := newEtcdStore(t, e, etcdstore.Options{Codec: crdStorageCodec{Codec: etcdstore.NewCodec(codecScheme), cbor: cbor.New(codecScheme)}})
-	srv := apitest.NewServer(t, s, apitest.WithStorage(store), apitest.WithStrategies(strategies.Builtin()), apitest.WithCRDs(), apitest.WithTLS(), apitest.WithToken("crd-token"))
+	srv := apitest.NewServer(t, s, apitest.Options{REST: apikitrest.Options{Strategies: strategies.Builtin()}, Storage: store, CRDAPI: true, TLS: true, Token: "crd-token"})
 	cfg := &rest.Config{Host: srv.URL, BearerToken: srv.Token(), TLSClientConfig: rest.TLSClientConfig{CAData: srv.CertificateAuthority}}
 	// JSON, as kubectl sends: the CRD server answered client-go's protobuf Lease with a
 	// 415 (accepted media types: JSON, YAML, CBOR), a matter apart from this test.

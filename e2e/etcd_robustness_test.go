@@ -499,7 +499,7 @@ func TestEtcdRobustness(t *testing.T) {
 	opts := etcdstore.Options{RequestTimeout: 2 * time.Second, CompactionInterval: 100 * time.Millisecond}
 	a := newClusterStore(t, c, "/robust", opts)
 	b := newClusterStore(t, c, "/robust", opts)
-	cached, err := cache.New(a, cache.Options{Prefixes: []string{storage.Prefix(storagetest.Widgets, "")}})
+	cached, err := cache.Start(t.Context(), a, cache.Options{Prefixes: []string{storage.Prefix(storagetest.Widgets, "")}})
 	if err != nil {
 		t.Fatal(err)
 	}

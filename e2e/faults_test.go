@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// faultServer is a resttest server of the example widgets with a dynamic client whose
+// faultServer is an apitest server of the example widgets with a dynamic client whose
 // requests are recorded.
 type faultServer struct {
 	srv      *apitest.Server
@@ -30,7 +30,7 @@ type faultServer struct {
 
 func startFaultServer(t *testing.T) *faultServer {
 	t.Helper()
-	srv := apitest.NewServer(t, api.NewScheme())
+	srv := apitest.NewServer(t, api.NewScheme(), apitest.Options{})
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)

@@ -59,7 +59,7 @@ func observeDo(t *testing.T, srv *apitest.Server, method, path, body string, hdr
 // and parses it strictly with the Prometheus text parser: kube-apiserver's families
 // with their types and label names, no duplicate series.
 func TestObserve_MetricsParseWithPrometheusTextParser(t *testing.T) {
-	srv := apitest.NewServer(t, api.NewScheme(), apitest.WithRESTOptions(func(o *rest.Options) { o.Metrics = metrics.NewRegistry() }))
+	srv := apitest.NewServer(t, api.NewScheme(), apitest.Options{REST: rest.Options{Metrics: metrics.NewRegistry()}})
 	observeDo(t, srv, "POST", observeWidgets, `{"apiVersion":"toys.example.com/v1","kind":"Widget","metadata":{"name":"a"},"spec":{"color":"blue"}}`)
 	observeDo(t, srv, "GET", observeWidgets+"/a", "")
 	observeDo(t, srv, "GET", observeWidgets+"?watch=true&timeoutSeconds=1", "")
@@ -146,9 +146,7 @@ func summarize(t *testing.T, parsed map[string]*dto.MetricFamily) map[string]*dt
 func TestObserve_AuditLinesAreKubeEvents(t *testing.T) {
 	var log syncBuffer
 	pol := &audit.Policy{Rules: []audit.PolicyRule{{Level: audit.LevelRequestResponse, Verbs: []string{"create"}}, {Level: audit.LevelMetadata}}}
-	srv := apitest.NewServer(t, api.NewScheme(), apitest.WithRESTOptions(func(o *rest.Options) {
-		o.Audit = &audit.Config{Policy: pol, Sink: audit.NewWriterSink(&log)}
-	}))
+	srv := apitest.NewServer(t, api.NewScheme(), apitest.Options{REST: rest.Options{Audit: &audit.Config{Policy: pol, Sink: audit.NewWriterSink(&log)}}})
 	observeDo(t, srv, "POST", observeWidgets, `{"apiVersion":"toys.example.com/v1","kind":"Widget","metadata":{"name":"a"},"spec":{"color":"blue"}}`, "Audit-ID", "create-1", "User-Agent", "e2e")
 	observeDo(t, srv, "GET", observeWidgets+"/nope", "", "Audit-ID", "get-1", "User-Agent", "e2e")
 

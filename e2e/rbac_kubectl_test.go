@@ -18,6 +18,7 @@ import (
 	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/registry/strategies"
+	apikitrest "github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -49,8 +50,7 @@ func newRBACServer(t *testing.T) *apitest.Server {
 		t.Fatal(err)
 	}
 	stored := &authz.RBAC{}
-	srv := apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithControllers(), apitest.WithTLS(),
-		apitest.WithToken("admin"), apitest.WithAuthenticator(tokenIsName{}), apitest.WithAuthorizer(authz.Union(defaults, stored)))
+	srv := apitest.NewServer(t, s, apitest.Options{REST: apikitrest.Options{Strategies: strategies.Builtin(), Authenticator: tokenIsName{}, Authorizer: authz.Union(defaults, stored)}, Controllers: true, TLS: true, Token: "admin"})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- stored.WatchStorage(ctx, s, srv.Storage) }()

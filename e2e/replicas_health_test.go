@@ -56,7 +56,7 @@ func TestHealth_SameAsKubeApiserver(t *testing.T) {
 			healthz.InstallReadyzHandler(kube, kubeChecks...)
 			healthz.InstallLivezHandler(kube, kubeChecks...)
 			healthz.InstallHandler(kube, kubeChecks...)
-			srv := apitest.NewServer(t, scheme.New(), apitest.WithRESTOptions(func(o *rest.Options) { o.ReadyChecks, o.LiveChecks = ours, ours }))
+			srv := apitest.NewServer(t, scheme.New(), apitest.Options{REST: rest.Options{ReadyChecks: ours, LiveChecks: ours}})
 
 			for _, path := range tc.paths {
 				for _, p := range []string{path, "/livez" + path[len("/readyz"):], "/healthz" + path[len("/readyz"):]} {

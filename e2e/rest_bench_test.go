@@ -173,7 +173,7 @@ func BenchmarkResttest_NewServer(b *testing.B) {
 		b.StopTimer()
 		sub := &cleanupTB{TB: b}
 		b.StartTimer()
-		srv := apitest.NewServer(sub, sch)
+		srv := apitest.NewServer(sub, sch, apitest.Options{})
 		resp, err := http.Get(srv.URL + "/readyz")
 		if err != nil {
 			b.Fatal(err)

@@ -1,6 +1,7 @@
 package envtest
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -113,15 +114,14 @@ func (te *Environment) Start() (*rest.Config, error) {
 		return nil, err
 	}
 	te.users = &tokenUsers{byToken: map[string]*authn.User{adminToken: apikitUser(adminUser)}}
-	srv, err := apitest.Start(s,
-		apitest.WithTLS(),
-		apitest.WithToken(adminToken),
-		apitest.WithAuthenticator(te.users),
-		apitest.WithStrategies(strategies),
-		apitest.WithCRDs(crds...),
-		apitest.WithControllers(),
-		apitest.WithRESTOptions(func(o *apikitrest.Options) { o.Rules = cel.New() }),
-	)
+	// controller-runtime's Start takes no context: the server runs until Stop closes it.
+	srv, err := apitest.Start(context.Background(), s, apitest.Options{
+		REST:        apikitrest.Options{Authenticator: te.users, Strategies: strategies, Rules: cel.New()},
+		TLS:         true,
+		Token:       adminToken,
+		CRDs:        crds,
+		Controllers: true,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("envtest: %w", err)
 	}

@@ -50,7 +50,7 @@ var _ = Describe("Environment", func() {
 		Expect(k8sClient.Create(context.Background(), object(widgetGVK, "default", "from-ginkgo", map[string]any{"replicas": int64(1)}))).To(Succeed())
 	})
 	It("lets apitest.NewServer take GinkgoT()", func() {
-		srv := apitest.NewServer(GinkgoT(), scheme.New())
+		srv := apitest.NewServer(GinkgoT(), scheme.New(), apitest.Options{})
 		resp, err := srv.Client().Get(srv.URL + "/healthz")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(resp.Body.Close()).To(Succeed())

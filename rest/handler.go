@@ -134,7 +134,7 @@ type Options struct {
 	// Clock returns the time the Handler records: metadata.creationTimestamp,
 	// metadata.deletionTimestamp and the times of managedFields entries. A test sets
 	// it to freeze and advance time, so that those fields are deterministic (package
-	// rest/resttest's Server.Clock). nil means the real time, at no extra cost.
+	// apitest's Server.Clock). nil means the real time, at no extra cost.
 	Clock func() time.Time
 	// Metrics, when set, receives kube-apiserver's request, watch, storage and object
 	// count metrics (same names and labels), served in the Prometheus text format at

@@ -24,7 +24,7 @@ func newBuiltinServer(t *testing.T, store storage.Interface) *server {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	h, err := crdserver.New(crdserver.Options{Scheme: s, Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Strategies: strategies.Builtin()}})
+	h, err := crdserver.Start(t.Context(), crdserver.Options{Scheme: s, Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Strategies: strategies.Builtin()}})
 	if err != nil {
 		t.Fatal(err)
 	}

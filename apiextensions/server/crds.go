@@ -1,10 +1,11 @@
-// Package crds serves CustomResourceDefinitions through the API, as kube-apiserver's
+// Package server serves CustomResourceDefinitions through the API, as kube-apiserver's
 // apiextensions-apiserver does: the customresourcedefinitions resource of
 // apiextensions.k8s.io/v1 is stored like any other resource, and creating, changing or
 // deleting a CRD installs, changes or removes the resource it defines while the server
 // runs, with discovery and the OpenAPI documents following.
 //
-// A [Handler] watches the CRDs in storage. On every change of their specs it installs
+// [Start] returns a [Handler] that watches the CRDs in storage until its context ends or
+// it is closed. On every change of their specs it installs
 // the current set into a copy of the host's scheme (scheme.Scheme.Clone), builds a
 // rest.Handler and its discovery for it, and swaps it in for new requests; requests in
 // flight, watches included, finish on the handler they started on. It then writes each
@@ -79,7 +80,7 @@ type Options struct {
 	Install apiextensions.InstallOptions
 	// CRDs are created before the first handler is built, those that Storage does not
 	// hold yet, after the validation the API gives them: how a server starts with its
-	// CRD manifests in one build rather than one per CRD. New fails when one of them
+	// CRD manifests in one build rather than one per CRD. Start fails when one of them
 	// cannot be served. To change stored CRDs, use Apply.
 	CRDs []*apiextensions.CustomResourceDefinition
 }
@@ -115,8 +116,11 @@ type served struct {
 	failed map[string]string
 }
 
-// New builds the handler for the CRDs in opts.Storage and follows them until Close.
-func New(opts Options) (*Handler, error) {
+// Start builds the handler for the CRDs in opts.Storage and follows them, in a goroutine
+// of its own, until ctx ends or Close is called; the handler serves its last set of CRDs
+// after that. ctx bounds the building too: seeding opts.CRDs and the first
+// reconciliation.
+func Start(ctx context.Context, opts Options) (*Handler, error) {
 	if opts.Scheme == nil || opts.Storage == nil {
 		return nil, errors.New("crds: Options.Scheme and Options.Storage are required")
 	}
@@ -142,7 +146,7 @@ func New(opts Options) (*Handler, error) {
 		return nil, fmt.Errorf("crds: building the registry: %w", err)
 	}
 	h.internal = internal
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(ctx)
 	h.cancel = cancel
 	for _, crd := range opts.CRDs {
 		if err := h.seed(ctx, crd); err != nil {
@@ -202,7 +206,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.current.Load().public.ServeHTTP(w, r)
 }
 
-// Close stops following the CRDs; the last handler keeps serving requests.
+// Close stops following the CRDs, as the end of Start's context does, and waits until
+// the goroutine that follows them has returned; the last handler keeps serving requests.
+// Later calls return at once.
 func (h *Handler) Close() error {
 	h.cancel()
 	<-h.done

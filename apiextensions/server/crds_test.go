@@ -58,7 +58,7 @@ func newServer(t *testing.T) *server {
 	t.Helper()
 	store := memory.New(memory.Options{})
 	t.Cleanup(store.Close)
-	h, err := crdserver.New(crdserver.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}}})
+	h, err := crdserver.Start(t.Context(), crdserver.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func (noRules) Validate(context.Context, map[string]any, map[string]any) validat
 func TestCRD_AStoredCRDWhoseRulesDoNotCompileLeavesTheOthersServed(t *testing.T) {
 	store := memory.New(memory.Options{})
 	t.Cleanup(store.Close)
-	h, err := crdserver.New(crdserver.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Rules: fakeRules{}}})
+	h, err := crdserver.Start(t.Context(), crdserver.Options{Scheme: scheme.New(), Storage: store, REST: rest.Options{AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Rules: fakeRules{}}})
 	if err != nil {
 		t.Fatal(err)
 	}

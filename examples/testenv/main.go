@@ -133,9 +133,20 @@ func start(f flags, logs io.Writer) (*apitest.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := apitest.Start(s, apitest.WithStrategies(strategies.Builtin()), apitest.WithAddr(f.addr), apitest.WithTLS(), apitest.WithToken(token), apitest.WithCRDs(crds...), apitest.WithControllers(),
-		apitest.WithLogger(slog.New(slog.NewTextHandler(logs, nil))),
-		apitest.WithRESTOptions(func(o *rest.Options) { o.Metrics = metrics.NewRegistry() }))
+	// The server runs until Close: run closes it when its context ends, once the server
+	// has started and said where it serves, even when an interrupt came meanwhile.
+	srv, err := apitest.Start(context.Background(), s, apitest.Options{
+		REST: rest.Options{
+			Strategies: strategies.Builtin(),
+			Logger:     slog.New(slog.NewTextHandler(logs, nil)),
+			Metrics:    metrics.NewRegistry(),
+		},
+		Addr:        f.addr,
+		TLS:         true,
+		Token:       token,
+		CRDs:        crds,
+		Controllers: true,
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,7 @@ import (
 )
 
 // Builtin returns kube-apiserver's write rules of the built-in kinds, for
-// rest.Options.Strategies (or apitest.WithStrategies): a Secret's stringData merged
+// rest.Options.Strategies (also apitest.Options.REST's): a Secret's stringData merged
 // into data and its type defaulted to Opaque and immutable; ConfigMap and Secret keys
 // checked as kube's IsConfigMapKey does; immutable ConfigMaps and Secrets;
 // SelfSubjectReview answered with the requesting user and never stored; no

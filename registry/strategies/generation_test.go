@@ -10,6 +10,7 @@ import (
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/registry/strategies"
+	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -21,7 +22,7 @@ func TestStrategies_BuiltInKindsHaveNoGeneration(t *testing.T) {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()))
+	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin()}})
 	call(t, srv, http.MethodPost, "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "default"}}, http.StatusCreated)
 	regarding := map[string]any{"kind": "Pod", "namespace": "default", "name": "web", "uid": "u-1"}
 	rule := []any{map[string]any{"apiGroups": []any{""}, "resources": []any{"pods"}, "verbs": []any{"get"}}}

@@ -17,6 +17,7 @@ import (
 	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
 	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 	"github.com/apikit-dev/apikit/registry/strategies"
+	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -117,7 +118,7 @@ func escalationServer(t testing.TB, az authz.Authorizer) (*apitest.Server, *coun
 		t.Fatal(err)
 	}
 	counter := &countingAuthorizer{Authorizer: az}
-	srv := apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithAuthenticator(bearerIsName{}), apitest.WithAuthorizer(counter))
+	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin(), Authenticator: bearerIsName{}, Authorizer: counter}})
 	send(t, srv, "admin", "POST", "/api/v1/namespaces", "", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"default"}}`, http.StatusCreated)
 	for _, obj := range escalationFixture() {
 		body, err := json.Marshal(obj)
@@ -399,8 +400,7 @@ func TestRBACEscalation_KubesCasesThroughADelegatedSubjectAccessReview(t *testin
 		t.Fatal(err)
 	}
 	// The cluster that decides: the fixture's rules behind its SubjectAccessReviews.
-	cluster := apitest.NewServer(t, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithAuthenticator(anyone{}),
-		apitest.WithAuthorizer(sarCreators{fixtureRBAC(t)}))
+	cluster := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin(), Authenticator: anyone{}, Authorizer: sarCreators{fixtureRBAC(t)}}})
 	sar := &authz.SubjectAccessReview{Server: cluster.URL, Client: cluster.Client(), AllowTTL: -1, DenyTTL: -1}
 	srv, counter := escalationServer(t, sar)
 	runEscalationCases(t, srv, counter)
@@ -486,7 +486,7 @@ func BenchmarkRBACEscalation(b *testing.B) {
 	if err := builtin.AddToScheme(s); err != nil {
 		b.Fatal(err)
 	}
-	cluster := apitest.NewServer(b, s, apitest.WithStrategies(strategies.Builtin()), apitest.WithAuthenticator(anyone{}), apitest.WithAuthorizer(sarCreators{fixtureRBAC(b)}))
+	cluster := apitest.NewServer(b, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin(), Authenticator: anyone{}, Authorizer: sarCreators{fixtureRBAC(b)}}})
 	for _, mode := range []struct {
 		name string
 		az   authz.Authorizer

@@ -131,7 +131,7 @@ func newCache(t *testing.T, backend storage.Interface, opts cache.Options) *cach
 		opts.FutureWait = safety
 	}
 	opts.RetryMin, opts.RetryMax = time.Millisecond, 10*time.Millisecond
-	c, err := cache.New(backend, opts)
+	c, err := cache.Start(t.Context(), backend, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,49 +372,71 @@ func TestList_PagesAreServedFromASnapshotUnderConcurrentWrites(t *testing.T) {
 	}
 }
 
-func TestClose_StopsTheBackendWatchesAndEndsTheCachesWatches(t *testing.T) {
-	b := newCountingBackend(t)
-	before := runtime.NumGoroutine()
-	c, err := cache.New(b, cache.Options{Prefixes: []string{storage.Prefix(widgets, ""), storage.Prefix(storagetest.Gadgets, "")}})
-	if err != nil {
-		t.Fatal(err)
+func TestStop_EndsTheBackendWatchesAndTheCachesWatches(t *testing.T) {
+	tests := []struct {
+		name string
+		stop func(c *cache.Cache, cancel context.CancelFunc)
+	}{
+		{name: "Close", stop: func(c *cache.Cache, _ context.CancelFunc) { c.Close() }},
+		{name: "the end of Start's context", stop: func(_ *cache.Cache, cancel context.CancelFunc) { cancel() }},
 	}
-	w, err := c.Watch(context.Background(), storage.Prefix(widgets, ""), storage.WatchOptions{Recursive: true, Bookmarks: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Close()
-	for range 100 {
-		if _, ok := nextEvent(t, w); !ok {
-			break
-		}
-	}
-	// The test's backend wrapper forwards events on a goroutine of its own, which ends
-	// soon after the cache stops the watch.
-	deadline := time.Now().Add(safety)
-	for (b.open.Load() > 0 || runtime.NumGoroutine() > before) && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	if n := b.open.Load(); n != 0 {
-		t.Errorf("%d backend watches still open after Close", n)
-	}
-	if n := runtime.NumGoroutine(); n > before {
-		t.Errorf("%d goroutines after Close, %d before New", n, before)
-	}
-	// Requests after Close go to the backend.
-	if _, err := c.Create(context.Background(), widgetKey("ns1", "late"), storagetest.NewWidget("ns1", "late", nil, 1)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Get(context.Background(), widgetKey("ns1", "late"), storage.GetOptions{}); err != nil {
-		t.Fatal(err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newCountingBackend(t)
+			before := runtime.NumGoroutine()
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			c, err := cache.Start(ctx, b, cache.Options{Prefixes: []string{storage.Prefix(widgets, ""), storage.Prefix(storagetest.Gadgets, "")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			w, err := c.Watch(context.Background(), storage.Prefix(widgets, ""), storage.WatchOptions{Recursive: true, Bookmarks: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.stop(c, cancel)
+			for range 100 {
+				if _, ok := nextEvent(t, w); !ok {
+					break
+				}
+			}
+			// The test's backend wrapper forwards events on a goroutine of its own, which
+			// ends soon after the cache stops the watch.
+			deadline := time.Now().Add(safety)
+			for (b.open.Load() > 0 || runtime.NumGoroutine() > before) && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+			t.Logf("after %s: %d backend watches open, %d goroutines (%d before Start)", tt.name, b.open.Load(), runtime.NumGoroutine(), before)
+			if n := b.open.Load(); n != 0 {
+				t.Errorf("%d backend watches still open after %s", n, tt.name)
+			}
+			if n := runtime.NumGoroutine(); n > before {
+				t.Errorf("%d goroutines after %s, %d before Start", n, tt.name, before)
+			}
+			// Requests afterwards go to the backend, and start no resource's cache.
+			if _, err := c.Create(context.Background(), widgetKey("ns1", "late"), storagetest.NewWidget("ns1", "late", nil, 1)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Get(context.Background(), widgetKey("ns1", "late"), storage.GetOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			watches := b.watches.Load()
+			if _, err := c.List(context.Background(), storage.Prefix(scheme.GroupResource{Group: "other.example.com", Resource: "things"}, ""), storage.ListOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if n := b.watches.Load() - watches; n != 0 {
+				t.Errorf("a list of another resource after %s started %d backend watches", tt.name, n)
+			}
+		})
 	}
 }
 
-func TestNew_RejectsAPrefixThatIsNotAResource(t *testing.T) {
+func TestStart_RejectsAPrefixThatIsNotAResource(t *testing.T) {
 	for _, p := range []string{"/", "/group/", "group/widgets/", "/group/widgets/ns1/"} {
-		if c, err := cache.New(memory.New(memory.Options{}), cache.Options{Prefixes: []string{p}}); err == nil {
+		if c, err := cache.Start(t.Context(), memory.New(memory.Options{}), cache.Options{Prefixes: []string{p}}); err == nil {
 			c.Close()
-			t.Errorf("New accepted prefix %q", p)
+			t.Errorf("Start accepted prefix %q", p)
 		}
 	}
 }

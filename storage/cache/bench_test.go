@@ -55,7 +55,7 @@ var listBackends = []struct {
 }
 
 func newBenchCache(b *testing.B, backend storage.Interface) *cache.Cache {
-	c, err := cache.New(backend, cache.Options{Prefixes: []string{storage.Prefix(storagetest.Widgets, "")}})
+	c, err := cache.Start(b.Context(), backend, cache.Options{Prefixes: []string{storage.Prefix(storagetest.Widgets, "")}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func BenchmarkList10k(b *testing.B) {
 func newBenchCacheOverMemory(b *testing.B) storage.Interface {
 	s := memory.New(memory.Options{})
 	b.Cleanup(s.Close)
-	c, err := cache.New(s, cache.Options{})
+	c, err := cache.Start(b.Context(), s, cache.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

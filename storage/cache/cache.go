@@ -75,13 +75,13 @@ func (o Options) withDefaults() Options {
 // keeps each resource's objects in memory, fed by one backend watch per resource, serves
 // reads and every watch of the resource from there and passes writes to the backend. It
 // implements storage.Interface, storage.Compactor, storage.Versioned and
-// storage.ProgressRequester. It is safe for concurrent use; create one with New and
+// storage.ProgressRequester. It is safe for concurrent use; create one with Start and
 // release it with Close.
 type Cache struct {
 	backend storage.Interface
 	opts    Options
 
-	ctx    context.Context // ends with Close: the resources' backend watches stop
+	ctx    context.Context // ends with Start's context or Close: the resources' backend watches stop
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
@@ -107,15 +107,17 @@ var (
 // forwarding, CurrentResourceVersion) when the backend does not implement it.
 var ErrUnsupported = errors.ErrUnsupported
 
-// New returns a Cache in front of backend and starts the caches of opts.Prefixes. The
-// backend's keys must be laid out as storage.Key lays them out: a watch event names no
-// key, so the cache derives it from the resource prefix and the object's namespace and
-// name.
-func New(backend storage.Interface, opts Options) (*Cache, error) {
+// Start returns a Cache in front of backend and starts the caches of opts.Prefixes; each
+// resource's cache runs in a goroutine of its own (started here or on the resource's
+// first use) until ctx ends or Close is called, and requests made after that go to the
+// backend. The backend's keys must be laid out as storage.Key lays them out: a watch
+// event names no key, so the cache derives it from the resource prefix and the object's
+// namespace and name.
+func Start(ctx context.Context, backend storage.Interface, opts Options) (*Cache, error) {
 	if backend == nil {
 		return nil, errors.New("cache: backend is nil")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(ctx)
 	c := &Cache{backend: backend, opts: opts.withDefaults(), ctx: ctx, cancel: cancel, resources: map[string]*resource{}}
 	for _, p := range opts.Prefixes {
 		rp, ok := resourcePrefix(p)
@@ -128,7 +130,8 @@ func New(backend storage.Interface, opts Options) (*Cache, error) {
 	return c, nil
 }
 
-// Close stops every resource's backend watch and ends every watch of the cache. Requests
+// Close stops every resource's backend watch and ends every watch of the cache, as the
+// end of Start's context does, and waits until their goroutines have returned. Requests
 // made afterwards go to the backend. The backend is the caller's to close.
 func (c *Cache) Close() {
 	c.mu.Lock()
@@ -159,11 +162,11 @@ func resourcePrefix(key string) (string, bool) {
 }
 
 // resourceOf returns the cache of the resource prefix rp, starting it on first use; nil
-// after Close.
+// after Close or the end of Start's context.
 func (c *Cache) resourceOf(rp string) *resource {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed {
+	if c.closed || c.ctx.Err() != nil {
 		return nil
 	}
 	r, ok := c.resources[rp]

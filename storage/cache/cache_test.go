@@ -21,7 +21,7 @@ func newCachedMemory(t testing.TB, opts cache.Options) (*cache.Cache, *memory.St
 	if opts.FutureWait == 0 {
 		opts.FutureWait = 50 * time.Millisecond
 	}
-	c, err := cache.New(backend, opts)
+	c, err := cache.Start(t.Context(), backend, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestConformance_OverMemory(t *testing.T) {
 func TestConformance_OverBolt(t *testing.T) {
 	storagetest.Run(t, func(t *testing.T) storage.Interface {
 		backend := newBolt(t, bolt.Options{NoSync: true, Memory: memory.Options{FutureWait: 50 * time.Millisecond}})
-		c, err := cache.New(backend, cache.Options{FutureWait: 50 * time.Millisecond})
+		c, err := cache.Start(t.Context(), backend, cache.Options{FutureWait: 50 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}

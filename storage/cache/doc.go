@@ -29,7 +29,7 @@
 // storage; writes still reach the backend, which must outlive the cache:
 //
 //	backend := memory.New(memory.Options{})          // or bolt.New, an etcd backend
-//	c, err := cache.New(backend, cache.Options{
+//	c, err := cache.Start(ctx, backend, cache.Options{ // ctx bounds the cache's goroutines
 //		Prefixes: []string{storage.Prefix(widgets, "")}, // warm these up front
 //	})
 //	if err != nil { ... }

@@ -19,8 +19,8 @@ func Example() {
 	ctx := context.Background()
 	backend := memory.New(memory.Options{}) // or bolt.New, or an etcd backend
 	defer backend.Close()
-	c, err := cache.New(backend, cache.Options{
-		// Started with New; other resources start on first use.
+	c, err := cache.Start(ctx, backend, cache.Options{
+		// Started with Start; other resources start on first use.
 		Prefixes: []string{storage.Prefix(storagetest.Widgets, "")},
 	})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/examples/widgets/api"
 	"github.com/apikit-dev/apikit/examples/widgets/server"
+	apikitrest "github.com/apikit-dev/apikit/rest"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -52,10 +53,10 @@ func (b *lockedBuffer) String() string {
 // subresource) are followed with the new observedGeneration, deleted Widgets are let go,
 // and nothing fails on the way.
 func TestController_StatusFollowsSpecOnResttestServer(t *testing.T) {
-	srv := apitest.NewServer(t, api.NewScheme(), apitest.WithStrategies(server.Strategies()))
+	srv := apitest.NewServer(t, api.NewScheme(), apitest.Options{REST: apikitrest.Options{Strategies: server.Strategies()}})
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig)
 	if err != nil {
-		t.Fatalf("reading the resttest kubeconfig: %v", err)
+		t.Fatalf("reading the apitest kubeconfig: %v", err)
 	}
 	// The controller's client keeps client-go's default client-side rate limit (5 QPS,
 	// burst 10), as a real controller would; the test's own client, which polls, gets

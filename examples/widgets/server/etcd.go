@@ -94,7 +94,7 @@ func (c EtcdConfig) tlsConfig() (*tls.Config, error) {
 // and makes /readyz/etcd report its health: a replica that cannot reach etcd stops
 // getting traffic from a load balancer, but /livez stays ok, since a restart would not
 // bring etcd back.
-func (s *Server) openEtcd(sch *scheme.Scheme) error {
+func (s *Server) openEtcd(ctx context.Context, sch *scheme.Scheme) error {
 	c := s.cfg.Etcd
 	if err := c.check(); err != nil {
 		return fmt.Errorf("widgets server: %w", err)
@@ -110,7 +110,7 @@ func (s *Server) openEtcd(sch *scheme.Scheme) error {
 	case compaction < 0:
 		compaction = 0
 	}
-	st, err := etcd.New(context.Background(), etcd.Options{
+	st, err := etcd.New(ctx, etcd.Options{
 		Endpoints:          c.Endpoints,
 		Prefix:             c.Prefix,
 		TLS:                tlsConfig,
@@ -123,7 +123,7 @@ func (s *Server) openEtcd(sch *scheme.Scheme) error {
 	}
 	s.store, s.closeStore = st, st.Close
 	if !c.NoWatchCache {
-		wc, err := cache.New(st, cache.Options{})
+		wc, err := cache.Start(ctx, st, cache.Options{})
 		if err != nil {
 			return errors.Join(fmt.Errorf("widgets server: starting the watch cache: %w", err), st.Close())
 		}

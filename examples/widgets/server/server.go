@@ -222,7 +222,7 @@ func New(cfg Config) (_ *Server, err error) {
 	if err := builtin.AddRBACToScheme(sch); err != nil {
 		return nil, fmt.Errorf("widgets server: %w", err)
 	}
-	if err := s.openStorage(sch); err != nil {
+	if err := s.openStorage(base, sch); err != nil {
 		return nil, err
 	}
 
@@ -258,7 +258,7 @@ func New(cfg Config) (_ *Server, err error) {
 	}
 	writeRules := Strategies()
 	maps.Copy(writeRules, strategies.RBAC())
-	h, err := crdserver.New(crdserver.Options{
+	h, err := crdserver.Start(base, crdserver.Options{
 		Scheme:  sch,
 		Storage: s.store,
 		REST: sec.ApplyTo(rest.Options{
@@ -319,8 +319,9 @@ func New(cfg Config) (_ *Server, err error) {
 	return s, nil
 }
 
-// openStorage opens the backend cfg.Storage names for sch.
-func (s *Server) openStorage(sch *scheme.Scheme) error {
+// openStorage opens the backend cfg.Storage names for sch; what it starts (the etcd
+// watch cache) runs until ctx ends.
+func (s *Server) openStorage(ctx context.Context, sch *scheme.Scheme) error {
 	switch s.cfg.Storage {
 	case "", StorageBolt:
 		if s.cfg.DataDir == "" {
@@ -350,7 +351,7 @@ func (s *Server) openStorage(sch *scheme.Scheme) error {
 		s.store, s.closeStore = st, func() error { st.Close(); return nil }
 		s.log.Info("storage opened", "backend", StorageMemory)
 	case StorageEtcd:
-		return s.openEtcd(sch)
+		return s.openEtcd(ctx, sch)
 	default:
 		return fmt.Errorf("widgets server: unknown storage %q (want %q, %q or %q)", s.cfg.Storage, StorageBolt, StorageMemory, StorageEtcd)
 	}

@@ -70,7 +70,7 @@ type Store struct {
 	store  storage.Interface
 	log    *slog.Logger
 	// hooks are the resolved Strategies by resource.
-	hooks map[scheme.GroupResource]*Hooks
+	hooks map[scheme.GroupResource]*hooks
 	// schemas are the compiled schemas of schema-only kinds registered with
 	// openapi.Register, by kind and version.
 	schemas map[scheme.GroupVersionKind]*Schema
@@ -102,17 +102,17 @@ func New(opts Options) (*Store, error) {
 			return nil, fmt.Errorf("registry: strategy for unknown resource %s", gr)
 		}
 	}
-	s.hooks = make(map[scheme.GroupResource]*Hooks, len(opts.Strategies))
+	s.hooks = make(map[scheme.GroupResource]*hooks, len(opts.Strategies))
 	for _, res := range opts.Scheme.Resources() {
 		st, ok := opts.Strategies[res.GroupResource()]
 		if !ok {
 			continue
 		}
-		hooks, err := ResolveStrategy(opts.Scheme, res, st)
+		h, err := resolveStrategy(opts.Scheme, res, st)
 		if err != nil {
 			return nil, err
 		}
-		s.hooks[res.GroupResource()] = &hooks
+		s.hooks[res.GroupResource()] = &h
 	}
 	schemas, err := compileSchemas(opts.Scheme, opts.Rules)
 	if err != nil {
@@ -136,14 +136,20 @@ func (s *Store) WithStorage(store storage.Interface) *Store {
 }
 
 // noHooks are the hooks of a resource without a Strategy.
-var noHooks Hooks
+var noHooks hooks
 
-// Hooks returns the resolved strategy hooks of a resource, never nil.
-func (s *Store) Hooks(gr scheme.GroupResource) *Hooks {
-	if hooks, ok := s.hooks[gr]; ok {
-		return hooks
+// hooksOf returns the resolved strategy hooks of a resource, never nil.
+func (s *Store) hooksOf(gr scheme.GroupResource) *hooks {
+	if h, ok := s.hooks[gr]; ok {
+		return h
 	}
 	return &noHooks
+}
+
+// RespondsToCreate reports whether resource gr is create-only and answered without
+// storage: its Strategy is a CreateResponder (see Store.RespondToCreate).
+func (s *Store) RespondsToCreate(gr scheme.GroupResource) bool {
+	return s.hooksOf(gr).RespondToCreate != nil
 }
 
 // Request is what one call of the lifecycle is about besides its object: the resource
@@ -191,12 +197,12 @@ type op struct {
 	// the resource it shares storage with.
 	stored scheme.GroupResource
 	gvk    scheme.GroupVersionKind
-	hooks  *Hooks
+	hooks  *hooks
 }
 
 func (s *Store) op(rq Request) *op {
 	res := rq.Resource
-	o := &op{s: s, rq: rq, res: res, gr: res.GroupResource(), stored: s.scheme.StorageResource(res).GroupResource(), hooks: s.Hooks(res.GroupResource())}
+	o := &op{s: s, rq: rq, res: res, gr: res.GroupResource(), stored: s.scheme.StorageResource(res).GroupResource(), hooks: s.hooksOf(res.GroupResource())}
 	version := rq.Version
 	if version == "" {
 		version = s.scheme.StorageVersion(res)

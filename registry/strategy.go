@@ -18,7 +18,7 @@ import (
 //   - a [StrategyFor] value, whose hooks take the kind's own Go type so that the
 //     compiler checks their signatures (the form to prefer);
 //   - any other value with any subset of the methods below, found by type assertion.
-//     [ResolveStrategy] refuses a value with a method of a hook's name but another signature
+//     New refuses a value with a method of a hook's name but another signature
 //     (Validate(ctx, *Gadget) instead of Validate(ctx, scheme.Object)), which would
 //     otherwise be ignored, and a value with none of them.
 //
@@ -55,7 +55,7 @@ type Strategy interface{}
 
 // StrategyFor is a Strategy whose hooks take T, the Go type of the objects the
 // resource's hooks receive: the internal (hub) type when the group has one, else the
-// kind's one version's type (*scheme.Unstructured for a schema-only kind). [ResolveStrategy] refuses
+// kind's one version's type (*scheme.Unstructured for a schema-only kind). New refuses
 // any other T. A nil field is a hook the resource does not use; the hooks mean what the
 // methods of [Strategy] mean.
 //
@@ -76,15 +76,15 @@ type StrategyFor[T scheme.Object] struct {
 // typedStrategy is what every StrategyFor is, whatever its T.
 type typedStrategy interface {
 	objectType() reflect.Type
-	hooks() Hooks
+	hooks() hooks
 }
 
 func (s StrategyFor[T]) objectType() reflect.Type { return reflect.TypeFor[T]() }
 
 // hooks wraps each hook in a function on scheme.Object; New has checked that the
 // objects are of type T, so the assertions cannot fail.
-func (s StrategyFor[T]) hooks() Hooks {
-	var h Hooks
+func (s StrategyFor[T]) hooks() hooks {
+	var h hooks
 	if f := s.PrepareForCreate; f != nil {
 		h.PrepareForCreate = func(ctx context.Context, obj scheme.Object) { f(ctx, obj.(T)) }
 	}
@@ -114,10 +114,10 @@ func (s StrategyFor[T]) hooks() Hooks {
 	return h
 }
 
-// Hooks are the hooks of one resource, resolved once by [ResolveStrategy] from either
+// hooks are the hooks of one resource, resolved once by resolveStrategy from either
 // form of Strategy; a nil hook is not used. Each means what the method of the same name
 // of [Strategy] means.
-type Hooks struct {
+type hooks struct {
 	PrepareForCreate func(ctx context.Context, obj scheme.Object)
 	PrepareForUpdate func(ctx context.Context, obj, old scheme.Object)
 	Validate         func(ctx context.Context, obj scheme.Object) validation.ErrorList
@@ -147,23 +147,23 @@ var hookMethods = []struct {
 	{"AuthorizeUpdate", reflect.TypeFor[UpdateAuthorizer]()},
 }
 
-// ResolveStrategy returns the hooks of the strategy of resource res, refusing the
+// resolveStrategy returns the hooks of the strategy of resource res, refusing the
 // mistakes that would otherwise leave a hook silently unused.
-func ResolveStrategy(s *scheme.Scheme, res *scheme.Resource, st Strategy) (Hooks, error) {
+func resolveStrategy(s *scheme.Scheme, res *scheme.Resource, st Strategy) (hooks, error) {
 	gr := res.GroupResource()
 	if ts, ok := st.(typedStrategy); ok {
 		want := hookObjectTypes(s, res)
 		got := ts.objectType()
 		for _, w := range want {
 			if w != got && (got.Kind() != reflect.Interface || !w.Implements(got)) {
-				return Hooks{}, fmt.Errorf("registry: the strategy of %s is a StrategyFor[%s], but its hooks receive %s objects: use StrategyFor[%s]", gr, got, w, w)
+				return hooks{}, fmt.Errorf("registry: the strategy of %s is a StrategyFor[%s], but its hooks receive %s objects: use StrategyFor[%s]", gr, got, w, w)
 			}
 		}
 		return ts.hooks(), nil
 	}
 	t := reflect.TypeOf(st)
 	if t == nil {
-		return Hooks{}, fmt.Errorf("registry: the strategy of %s is nil", gr)
+		return hooks{}, fmt.Errorf("registry: the strategy of %s is nil", gr)
 	}
 	found := false
 	for _, m := range hookMethods {
@@ -173,7 +173,7 @@ func ResolveStrategy(s *scheme.Scheme, res *scheme.Resource, st Strategy) (Hooks
 		}
 		if !t.Implements(m.iface) {
 			want, _ := m.iface.MethodByName(m.name)
-			return Hooks{}, fmt.Errorf("registry: the strategy of %s (%s) has %s, which is not the hook %s: it would never be called; use registry.StrategyFor[%s] for hooks that take the kind's own type",
+			return hooks{}, fmt.Errorf("registry: the strategy of %s (%s) has %s, which is not the hook %s: it would never be called; use registry.StrategyFor[%s] for hooks that take the kind's own type",
 				gr, t, signature(m.name, method.Type, 1), signature(m.name, want.Type, 0), typeNames(hookObjectTypes(s, res)))
 		}
 		found = true
@@ -186,9 +186,9 @@ func ResolveStrategy(s *scheme.Scheme, res *scheme.Resource, st Strategy) (Hooks
 				break
 			}
 		}
-		return Hooks{}, fmt.Errorf("registry: the strategy of %s (%s) has none of the hook methods PrepareForCreate, PrepareForUpdate, Validate, ValidateUpdate, WarningsOnCreate, WarningsOnUpdate, RespondToCreate, AuthorizeCreate, AuthorizeUpdate%s", gr, t, why)
+		return hooks{}, fmt.Errorf("registry: the strategy of %s (%s) has none of the hook methods PrepareForCreate, PrepareForUpdate, Validate, ValidateUpdate, WarningsOnCreate, WarningsOnUpdate, RespondToCreate, AuthorizeCreate, AuthorizeUpdate%s", gr, t, why)
 	}
-	var h Hooks
+	var h hooks
 	if p, ok := st.(CreatePreparer); ok {
 		h.PrepareForCreate = p.PrepareForCreate
 	}

@@ -6,7 +6,6 @@ import (
 	"net/url"
 
 	"github.com/apikit-dev/apikit/authn"
-	"github.com/apikit-dev/apikit/registry"
 
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -60,7 +59,7 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 	rq := &request{
 		h: h, w: w, r: r, ctx: r.Context(), info: info, user: user,
 		res: res, gr: gr, stored: h.scheme.StorageResource(res).GroupResource(), gv: gv, gvk: gv.WithKind(res.Kind),
-		hooks: h.hooksOf(gr), query: info.query,
+		query: info.query,
 	}
 	defer func() {
 		if rq.largeSeat {
@@ -71,7 +70,7 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 		// Like kube-apiserver for a deprecated CRD version: on every verb, before anything else.
 		rq.warnings = append(rq.warnings, text)
 	}
-	if rq.hooks.RespondToCreate != nil {
+	if h.reg.RespondsToCreate(gr) {
 		rq.serveVirtual()
 		return
 	}
@@ -142,7 +141,6 @@ type request struct {
 	stored   scheme.GroupResource
 	gv       scheme.GroupVersion
 	gvk      scheme.GroupVersionKind
-	hooks    *registry.Hooks
 	query    url.Values
 	warnings []string
 	// applied is set for server-side apply, which records managedFields itself.

@@ -44,5 +44,7 @@
 //     remain, and default, kube-system and kube-public cannot be deleted
 //     ([NamespaceFields] and [UpdateNamespace] read and edit a Namespace of any Go
 //     type or none).
+//   - Reads ([Store.Get], [Store.List], [Store.Watch]): objects as a GET answers them,
+//     pruned and defaulted by their schema and converted to the Request's version.
 //   - Dry runs: every step but the write.
 package registry

@@ -1,0 +1,146 @@
+package registry
+
+import (
+	"context"
+	"sync"
+
+	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/watch"
+)
+
+// Get reads the object name of rq's resource as a GET answers it: pruned and defaulted
+// by its schema, at rq.Version. The object is the caller's own.
+func (s *Store) Get(ctx context.Context, rq Request, name string, opts storage.GetOptions) (scheme.Object, error) {
+	o := s.op(rq)
+	obj, err := s.store.Get(ctx, o.key(name), opts)
+	if err != nil {
+		return nil, s.toStatus(err, o.gr, name)
+	}
+	return s.readAs(obj, o.gvk.GroupVersion())
+}
+
+// List reads the objects of rq's resource in rq's namespace (every namespace when it is
+// "") as a list answers them, each as Get reads one; the result carries the list's
+// resourceVersion and continue token. The objects are the caller's own.
+func (s *Store) List(ctx context.Context, rq Request, opts storage.ListOptions) (*storage.ListResult, error) {
+	o := s.op(rq)
+	lr, err := s.store.List(ctx, storage.Prefix(o.stored, o.namespace()), opts)
+	if err != nil {
+		return nil, s.toStatus(err, o.gr, "")
+	}
+	for i, obj := range lr.Items {
+		if lr.Items[i], err = s.readAs(obj, o.gvk.GroupVersion()); err != nil {
+			return nil, err
+		}
+	}
+	return lr, nil
+}
+
+// Watch follows the objects of rq's resource in rq's namespace (or the one object
+// name, when not ""), each event's object read as Get reads one, at rq.Version; a
+// storage error event is its Status. Event objects are the watch's own copies only
+// for schema-only kinds, which reading changes; others are shared and read-only, as
+// storage's are.
+func (s *Store) Watch(ctx context.Context, rq Request, name string, opts storage.WatchOptions) (watch.Interface, error) {
+	o := s.op(rq)
+	key := storage.Prefix(o.stored, o.namespace())
+	opts.Recursive = name == ""
+	if name != "" {
+		key = o.key(name)
+	}
+	w, err := s.store.Watch(ctx, key, opts)
+	if err != nil {
+		return nil, s.toStatus(err, o.gr, name)
+	}
+	cw := &convertingWatch{in: w, out: make(chan watch.Event), stop: make(chan struct{})}
+	go cw.run(func(e watch.Event) watch.Event {
+		switch obj := e.Object.(type) {
+		case *scheme.Status:
+		case scheme.Object:
+			if e.Type == watch.Bookmark {
+				break
+			}
+			out, err := s.readAs(s.unshared(obj), o.gvk.GroupVersion())
+			if err != nil {
+				return watch.Event{Type: watch.Error, Object: s.toStatus(err, o.gr, obj.GetName())}
+			}
+			e.Object = out
+		}
+		return e
+	})
+	return cw, nil
+}
+
+// convertingWatch passes the events of a storage watch on, each read by the Store.
+type convertingWatch struct {
+	in       watch.Interface
+	out      chan watch.Event
+	stop     chan struct{}
+	stopOnce sync.Once
+}
+
+func (w *convertingWatch) run(read func(watch.Event) watch.Event) {
+	defer close(w.out)
+	defer w.in.Stop()
+	for {
+		select {
+		case e, ok := <-w.in.ResultChan():
+			if !ok {
+				return
+			}
+			select {
+			case w.out <- read(e):
+			case <-w.stop:
+				return
+			}
+		case <-w.stop:
+			return
+		}
+	}
+}
+
+// ResultChan returns the events; it is closed when the watch ends.
+func (w *convertingWatch) ResultChan() <-chan watch.Event { return w.out }
+
+// Stop ends the watch; it may be called more than once.
+func (w *convertingWatch) Stop() { w.stopOnce.Do(func() { close(w.stop) }) }
+
+// namespace is the Request's namespace, "" for a cluster-scoped resource.
+func (o *op) namespace() string {
+	if !o.res.Namespaced {
+		return ""
+	}
+	return o.rq.Namespace
+}
+
+// readAs returns an object read from storage (the caller's own) as a read at version
+// gv answers it: coerced, converted to gv, and then coerced by the schema of gv when
+// that is another version. An object the schema's defaults would grow past the object
+// size limit is a 500 (kube would build and send it; its size is then unbounded).
+func (s *Store) readAs(obj scheme.Object, gv scheme.GroupVersion) (scheme.Object, error) {
+	if err := s.coerceRead(obj); err != nil {
+		return nil, err
+	}
+	if obj.GetObjectKind().GroupVersionKind().GroupVersion() == gv {
+		return obj, nil
+	}
+	out, err := s.toVersion(obj, gv)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.coerceRead(out); err != nil { // a new object: conversion copies
+		return nil, err
+	}
+	return out, nil
+}
+
+// unshared returns a shared object as readAs may take it: a copy for a kind with a
+// compiled schema (readAs coerces it in place), the object itself otherwise (readAs
+// only reads it; a conversion makes a new object).
+func (s *Store) unshared(obj scheme.Object) scheme.Object {
+	if _, ks := s.SchemaFor(obj); ks != nil {
+		return scheme.DeepCopy(obj)
+	}
+	return obj
+}

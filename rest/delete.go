@@ -73,17 +73,6 @@ func (rq *request) deleteOptions() (*registry.DeleteOptions, bool, error) {
 	return opts, len(opts.DryRun) > 0, nil
 }
 
-// lifecycle is the registry's view of the request: its resource, namespace, version
-// and subresource, the attributes authorization saw, whether it is a server-side
-// apply, and where warnings go (the response's Warning headers).
-func (rq *request) lifecycle(dryRun bool) registry.Request {
-	a := attributesOf(rq.info, rq.user)
-	return registry.Request{
-		Resource: rq.res, Namespace: rq.info.Namespace, Version: rq.gv.Version, Subresource: rq.info.Subresource,
-		DryRun: dryRun, Attributes: &a, Warnings: &rq.warnings, FieldManager: rq.fieldManager(), ServerSideApply: rq.applied,
-	}
-}
-
 func (rq *request) delete() {
 	opts, dryRun, err := rq.deleteOptions()
 	if err != nil {

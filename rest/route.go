@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/apikit-dev/apikit/authn"
+	"github.com/apikit-dev/apikit/registry"
 
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -157,4 +158,15 @@ func (rq *request) key(name string) string {
 		return storage.Key(rq.stored, "", name)
 	}
 	return storage.Key(rq.stored, rq.info.Namespace, name)
+}
+
+// lifecycle is the registry's view of the request: its resource, namespace, version
+// and subresource, the attributes authorization saw, whether it is a server-side
+// apply, and where warnings go (the response's Warning headers).
+func (rq *request) lifecycle(dryRun bool) registry.Request {
+	a := attributesOf(rq.info, rq.user)
+	return registry.Request{
+		Resource: rq.res, Namespace: rq.info.Namespace, Version: rq.gv.Version, Subresource: rq.info.Subresource,
+		DryRun: dryRun, Attributes: &a, Warnings: &rq.warnings, FieldManager: rq.fieldManager(), ServerSideApply: rq.applied,
+	}
 }

@@ -19,6 +19,9 @@ func TestLayering_PackagesImportOnlyDownwards(t *testing.T) {
 	}{
 		{"./authn ./authz ./audit ./metrics ./kubeconfig", []string{"rest", "registry", "patch", "codec", "sigs.k8s.io/structured-merge-diff"}},
 		{"./storage ./watch ./scheme", []string{"rest", "registry", "patch", "codec"}},
+		// The lifecycle is below HTTP; kube's Status errors are below both.
+		{"./registry", []string{"rest"}},
+		{"./apierrors", []string{"rest", "registry", "patch", "codec"}},
 		// builtin registers the built-in kinds; their write rules are registry/strategies.
 		{"./builtin", []string{"rest", "registry", "patch", "authz"}},
 		// The packages of types (every package under builtin/) hold kinds and names only.

@@ -10,6 +10,8 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/apikit-dev/apikit/apierrors"
+
 	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/rest"
@@ -129,4 +131,29 @@ func ExampleNew() {
 	// GET 200 OK library.example.com/v1 Book default/dune
 	// "Dune", 412 pages, resourceVersion 1
 	// POST without a title: 422 Unprocessable Entity
+}
+
+// A host's middleware in front of the Handler answers with the Handler's own errors, in
+// the media type the client accepts: here a maintenance switch refuses writes with kube's
+// 503 while reads go on.
+func ExampleHandler_WriteStatus() {
+	h, err := rest.New(rest.Options{Scheme: scheme.New(), Storage: memory.New(memory.Options{}),
+		AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	maintenance := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			h.WriteStatus(w, r, apierrors.NewServiceUnavailable("writes are paused for maintenance"))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+	rec := httptest.NewRecorder()
+	maintenance.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/api/v1/namespaces/default/configmaps", nil))
+	fmt.Println(rec.Code, rec.Header().Get("Content-Type"))
+	fmt.Println(strings.TrimSpace(rec.Body.String()))
+	// Output:
+	// 503 application/json
+	// {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"writes are paused for maintenance","reason":"ServiceUnavailable","code":503}
 }

@@ -172,7 +172,7 @@ func (h *Handler) negotiate(r *http.Request, opts codec.ResponseOptions) (output
 
 // WriteStatus answers r with st as the Handler answers its own errors, in the media type
 // the client accepts: for middleware in front of the Handler (the injected faults of
-// package apitest) whose errors must read as the server's own.
+// package apitest, a host's maintenance switch) whose errors must read as the server's own.
 func (h *Handler) WriteStatus(w http.ResponseWriter, r *http.Request, st *scheme.Status) {
 	h.writeStatus(w, r, st)
 }

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/apikit-dev/apikit/conversion"
+
 	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -188,7 +190,7 @@ func (o *op) deleteObject(ctx context.Context, verb, name string, opts *DeleteOp
 		if err := o.s.coerceRead(own); err != nil {
 			return nil, false, err
 		}
-		old, err := o.s.toInternal(own, o.gvk)
+		old, err := conversion.ObjectToInternal(o.s.scheme, own, o.gvk)
 		if err != nil {
 			return nil, false, err
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apikit-dev/apikit/conversion"
+
 	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -124,7 +126,7 @@ func (st *Store) forHooks(obj scheme.Object, res *scheme.Resource) (scheme.Objec
 	if served := st.scheme.ServedVersions(res); len(served) > 0 && st.scheme.StorageResource(res) != res {
 		version = served[0]
 	}
-	out, err := st.toInternal(obj, res.GroupKind().WithVersion(version))
+	out, err := conversion.ObjectToInternal(st.scheme, obj, res.GroupKind().WithVersion(version))
 	if err != nil {
 		return nil, st.toStatus(err, res.GroupResource(), obj.GetName())
 	}

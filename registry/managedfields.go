@@ -38,7 +38,7 @@ func (o *op) fieldManagerFor() (*patch.FieldManager, error) {
 			Subresource: sub,
 			ResetFields: reset,
 			Convert: func(obj map[string]any, gv scheme.GroupVersion) (map[string]any, error) {
-				in, err := unstructuredToObject(s, o.gvk, obj)
+				in, err := conversion.ObjectFromMap(s, o.gvk, obj)
 				if err != nil {
 					return nil, err
 				}
@@ -78,7 +78,7 @@ func (o *op) externalMap(obj scheme.Object) (map[string]any, error) {
 	if _, ok := obj.(*scheme.Unstructured); ok {
 		// An unstructured object's managedFields are rebuilt as maps when set: convert a copy.
 		var ext scheme.Object
-		if ext, err = o.s.toVersion(scheme.DeepCopy(obj), o.gvk.GroupVersion()); err == nil {
+		if ext, err = conversion.ObjectToVersion(o.s.scheme, scheme.DeepCopy(obj), o.gvk.GroupVersion()); err == nil {
 			ext.SetManagedFields(nil)
 			m, err = conversion.ToUnstructured(ext)
 		}
@@ -87,7 +87,7 @@ func (o *op) externalMap(obj scheme.Object) (map[string]any, error) {
 		// which reads obj and makes a new object, instead of copying the whole object.
 		obj.SetManagedFields(nil)
 		var ext scheme.Object
-		if ext, err = o.s.toVersion(obj, o.gvk.GroupVersion()); err == nil {
+		if ext, err = conversion.ObjectToVersion(o.s.scheme, obj, o.gvk.GroupVersion()); err == nil {
 			m, err = conversion.ToUnstructured(ext)
 		}
 		obj.SetManagedFields(managed)
@@ -167,25 +167,6 @@ func emptyMap(s *scheme.Scheme, gvk scheme.GroupVersionKind) (map[string]any, er
 		return u.Object, nil
 	}
 	return conversion.ToUnstructured(k)
-}
-
-// unstructuredToObject builds an object of kind gvk from its unstructured form.
-func unstructuredToObject(s *scheme.Scheme, gvk scheme.GroupVersionKind, m map[string]any) (scheme.Object, error) {
-	k, err := s.New(gvk)
-	if err != nil {
-		return nil, err
-	}
-	if u, ok := k.(*scheme.Unstructured); ok {
-		u.Object = m
-	} else if err := conversion.FromUnstructured(m, k); err != nil {
-		return nil, err
-	}
-	obj, err := asObject(k)
-	if err != nil {
-		return nil, err
-	}
-	obj.GetObjectKind().SetGroupVersionKind(gvk)
-	return obj, nil
 }
 
 // FieldManager returns the field manager of rq's kind, version and subresource, with

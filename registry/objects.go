@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding"
 	"encoding/json"
-	"fmt"
 	"math"
 	"reflect"
 	"unicode/utf8"
@@ -12,49 +11,6 @@ import (
 	"github.com/apikit-dev/apikit/conversion"
 	"github.com/apikit-dev/apikit/scheme"
 )
-
-// asObject narrows a converted value to scheme.Object.
-func asObject(k scheme.Kinded) (scheme.Object, error) {
-	obj, ok := k.(scheme.Object)
-	if !ok {
-		return nil, fmt.Errorf("%T is not an object with metadata", k)
-	}
-	return obj, nil
-}
-
-// toInternal converts an object to the internal hub version of gvk's group, or returns it
-// at gvk's version when the kind has none (schema-only kinds). A stored object of the
-// group a resource shares storage with is converted to gvk's group first.
-func (s *Store) toInternal(obj scheme.Object, gvk scheme.GroupVersionKind) (scheme.Object, error) {
-	if k := obj.GetObjectKind().GroupVersionKind(); k.Kind != "" && k.Group != gvk.Group {
-		var err error
-		if obj, err = s.toVersion(obj, gvk.GroupVersion()); err != nil {
-			return nil, err
-		}
-	}
-	hub := gvk.GroupKind().WithVersion(scheme.InternalVersion)
-	if !s.scheme.Recognizes(hub) || s.scheme.IsUnstructured(hub) {
-		return obj, nil
-	}
-	out, err := conversion.ToVersion(s.scheme, obj, hub.GroupVersion())
-	if err != nil {
-		return nil, err
-	}
-	return asObject(out)
-}
-
-// toVersion converts an object (internal, stored or external) to the version gv; an
-// object already at gv is returned as is.
-func (s *Store) toVersion(obj scheme.Object, gv scheme.GroupVersion) (scheme.Object, error) {
-	if gvk := obj.GetObjectKind().GroupVersionKind(); gvk.GroupVersion() == gv && gvk.Kind != "" {
-		return obj, nil
-	}
-	out, err := conversion.ToVersion(s.scheme, obj, gv)
-	if err != nil {
-		return nil, err
-	}
-	return asObject(out)
-}
 
 // specEqual reports whether two objects are equal in everything but metadata, type
 // information and, when withStatus is false, status: the content whose changes bump
@@ -74,11 +30,11 @@ func specEqual(a, b scheme.Object, withStatus bool) (bool, error) {
 		}
 		a, b = ca, cb
 	}
-	am, err := toMap(a)
+	am, err := conversion.ObjectMap(a)
 	if err != nil {
 		return false, err
 	}
-	bm, err := toMap(b)
+	bm, err := conversion.ObjectMap(b)
 	if err != nil {
 		return false, err
 	}
@@ -316,12 +272,4 @@ func generateName(base string) string {
 		b = append(b, nameSuffixAlphabet[int(r)%len(nameSuffixAlphabet)])
 	}
 	return string(b)
-}
-
-// toMap returns the unstructured form of an object.
-func toMap(obj scheme.Object) (map[string]any, error) {
-	if u, ok := obj.(*scheme.Unstructured); ok {
-		return u.Object, nil
-	}
-	return conversion.ToUnstructured(obj)
 }

@@ -69,11 +69,11 @@ func TestSpecEqual_TypedAgreesWithTheUnstructuredForm(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				am, err := toMap(pair[0])
+				am, err := conversion.ObjectMap(pair[0])
 				if err != nil {
 					t.Fatal(err)
 				}
-				bm, err := toMap(pair[1])
+				bm, err := conversion.ObjectMap(pair[1])
 				if err != nil {
 					t.Fatal(err)
 				}

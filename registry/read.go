@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 
+	"github.com/apikit-dev/apikit/conversion"
+
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/watch"
@@ -125,7 +127,7 @@ func (s *Store) readAs(obj scheme.Object, gv scheme.GroupVersion) (scheme.Object
 	if obj.GetObjectKind().GroupVersionKind().GroupVersion() == gv {
 		return obj, nil
 	}
-	out, err := s.toVersion(obj, gv)
+	out, err := conversion.ObjectToVersion(s.scheme, obj, gv)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/apikit-dev/apikit/conversion"
+
 	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/authn"
 	"github.com/apikit-dev/apikit/authz"
@@ -289,5 +291,5 @@ func (s *Store) RespondToCreate(ctx context.Context, rq Request, user *authn.Use
 	if err != nil {
 		return nil, err
 	}
-	return s.toVersion(answer, o.gvk.GroupVersion())
+	return conversion.ObjectToVersion(s.scheme, answer, o.gvk.GroupVersion())
 }

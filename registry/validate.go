@@ -3,6 +3,8 @@ package registry
 import (
 	"context"
 
+	"github.com/apikit-dev/apikit/conversion"
+
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
 )
@@ -79,11 +81,11 @@ func (o *op) schemaErrors(ctx context.Context, errs validation.ErrorList, obj *s
 	var oldMap map[string]any
 	if old != nil {
 		// The rules compare like with like: the old object at the new one's version.
-		o, err := o.s.toVersion(old, obj.GroupVersionKind().GroupVersion())
+		o, err := conversion.ObjectToVersion(o.s.scheme, old, obj.GroupVersionKind().GroupVersion())
 		if err != nil {
 			return append(errs, validation.InternalError(nil, err))
 		}
-		if oldMap, err = toMap(o); err != nil {
+		if oldMap, err = conversion.ObjectMap(o); err != nil {
 			return append(errs, validation.InternalError(nil, err))
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/apikit-dev/apikit/conversion"
+
 	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -78,7 +80,7 @@ func (o *op) createObject(ctx context.Context, in scheme.Object) (scheme.Object,
 		return nil, err
 	}
 	generated := in.GetGenerateName() != "" && in.GetName() != ""
-	stored, err := o.s.toVersion(in, o.s.storageGV(o.res))
+	stored, err := conversion.ObjectToVersion(o.s.scheme, in, o.s.storageGV(o.res))
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +104,7 @@ func (o *op) createObject(ctx context.Context, in scheme.Object) (scheme.Object,
 			}
 		}
 		if err == nil {
-			return o.s.toVersion(created, o.gvk.GroupVersion())
+			return conversion.ObjectToVersion(o.s.scheme, created, o.gvk.GroupVersion())
 		}
 		if errors.Is(err, storage.ErrAlreadyExists) && generated {
 			if attempt >= maxGenerateNameAttempts {
@@ -221,7 +223,7 @@ func (o *op) updateObject(ctx context.Context, name string, allowCreate bool, ne
 			if err := o.s.coerceRead(cur); err != nil {
 				return nil, err
 			}
-			if old, err = o.s.toInternal(cur, o.gvk); err != nil {
+			if old, err = conversion.ObjectToInternal(o.s.scheme, cur, o.gvk); err != nil {
 				return nil, err
 			}
 		}
@@ -244,7 +246,7 @@ func (o *op) updateObject(ctx context.Context, name string, allowCreate bool, ne
 		} else if in, err = o.prepareUpdate(ctx, in, old); err != nil {
 			return nil, err
 		}
-		out, err := o.s.toVersion(in, o.s.storageGV(o.res))
+		out, err := conversion.ObjectToVersion(o.s.scheme, in, o.s.storageGV(o.res))
 		if err != nil {
 			return nil, err
 		}
@@ -287,7 +289,7 @@ func (o *op) updateObject(ctx context.Context, name string, allowCreate bool, ne
 	if err != nil {
 		return nil, false, o.s.toStatus(err, o.gr, name)
 	}
-	res, err := o.s.toVersion(out, o.gvk.GroupVersion())
+	res, err := conversion.ObjectToVersion(o.s.scheme, out, o.gvk.GroupVersion())
 	return res, created, err
 }
 

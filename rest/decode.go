@@ -172,7 +172,7 @@ func (rq *request) decodeExternal(ser codec.Serializer, data []byte, fieldValida
 	if gvk.GroupVersion() != rq.gv || gvk.Kind != rq.gvk.Kind {
 		return nil, rq.kindMismatch(gvk)
 	}
-	obj, err := asObject(k)
+	obj, err := conversion.AsObject(k)
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
@@ -190,7 +190,7 @@ func (rq *request) decodeExternal(ser codec.Serializer, data []byte, fieldValida
 		return nil, err
 	}
 	rq.auditRequestObject(obj)
-	in, err := rq.h.toInternal(obj, rq.gvk)
+	in, err := conversion.ObjectToInternal(rq.h.scheme, obj, rq.gvk)
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}

@@ -243,25 +243,6 @@ func (rq *request) checkPatchedName(obj scheme.Object) error {
 	return nil
 }
 
-// unstructuredToObject builds an object of kind gvk from its unstructured form.
-func unstructuredToObject(s *scheme.Scheme, gvk scheme.GroupVersionKind, m map[string]any) (scheme.Object, error) {
-	k, err := s.New(gvk)
-	if err != nil {
-		return nil, err
-	}
-	if u, ok := k.(*scheme.Unstructured); ok {
-		u.Object = m
-	} else if err := conversion.FromUnstructured(m, k); err != nil {
-		return nil, err
-	}
-	obj, err := asObject(k)
-	if err != nil {
-		return nil, err
-	}
-	obj.GetObjectKind().SetGroupVersionKind(gvk)
-	return obj, nil
-}
-
 // applyObject runs server-side apply of the request's configuration on the stored
 // object (internal version, nil when absent) and returns the new internal object.
 func (rq *request) applyObject(old scheme.Object, p *patchRequest) (scheme.Object, error) {
@@ -278,7 +259,7 @@ func (rq *request) applyObject(old scheme.Object, p *patchRequest) (scheme.Objec
 	if err != nil {
 		return nil, patchStatus(err)
 	}
-	obj, err := unstructuredToObject(rq.h.scheme, rq.gvk, out)
+	obj, err := conversion.ObjectFromMap(rq.h.scheme, rq.gvk, out)
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
@@ -292,7 +273,7 @@ func (rq *request) applyObject(old scheme.Object, p *patchRequest) (scheme.Objec
 	if err := rq.h.coerce(obj); err != nil {
 		return nil, apierrors.NewObjectTooLarge()
 	}
-	in, err := rq.h.toInternal(obj, rq.gvk)
+	in, err := conversion.ObjectToInternal(rq.h.scheme, obj, rq.gvk)
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
@@ -303,7 +284,7 @@ func (rq *request) applyObject(old scheme.Object, p *patchRequest) (scheme.Objec
 // the stored object and decodes the result into the new internal object; the result must
 // keep the object's name.
 func (rq *request) patchObject(old scheme.Object, apply func([]byte) ([]byte, error), fieldValidation string) (scheme.Object, error) {
-	ext, err := rq.h.toVersion(scheme.DeepCopy(old), rq.gv)
+	ext, err := conversion.ObjectToVersion(rq.h.scheme, scheme.DeepCopy(old), rq.gv)
 	if err != nil {
 		return nil, err
 	}

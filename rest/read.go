@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/apikit-dev/apikit/conversion"
+
 	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
@@ -53,7 +55,7 @@ func (rq *request) predicate() (storage.Predicate, error) {
 		fields := rq.res.SelectableFields
 		p.GetAttrs = func(obj scheme.Object) (map[string]string, map[string]string, error) {
 			labels, set, _ := storage.DefaultAttrs(obj)
-			m, err := toMap(obj)
+			m, err := conversion.ObjectMap(obj)
 			if err != nil {
 				return nil, nil, err
 			}

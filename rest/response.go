@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/apikit-dev/apikit/conversion"
+
 	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/rest/table"
@@ -93,7 +95,7 @@ func (rq *request) table(obj scheme.Kinded) (scheme.Kinded, error) {
 	if list, ok := obj.(scheme.ListObject); ok && scheme.IsList(obj) {
 		return p.List(list, opts)
 	}
-	o, err := asObject(obj)
+	o, err := conversion.AsObject(obj)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/apikit-dev/apikit/conversion"
+
 	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/scheme"
@@ -40,7 +42,7 @@ func (rq *request) scaleOf(obj scheme.Object) (*Scale, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := toMap(ext)
+	m, err := conversion.ObjectMap(ext)
 	if err != nil {
 		return nil, err
 	}
@@ -181,11 +183,11 @@ func (rq *request) writeScale() {
 		if rv := sc.ResourceVersion; rv != "" && rv != old.GetResourceVersion() {
 			return nil, apierrors.NewConflict(rq.gr, name, apierrors.OptimisticLockErrorMsg)
 		}
-		ext, err := rq.h.toVersion(scheme.DeepCopy(old), rq.gv)
+		ext, err := conversion.ObjectToVersion(rq.h.scheme, scheme.DeepCopy(old), rq.gv)
 		if err != nil {
 			return nil, err
 		}
-		m, err := toMap(ext)
+		m, err := conversion.ObjectMap(ext)
 		if err != nil {
 			return nil, err
 		}
@@ -193,11 +195,11 @@ func (rq *request) writeScale() {
 		if err := writePath(m, rq.res.Scale.SpecReplicasPath, int64(sc.Spec.Replicas)); err != nil {
 			return nil, err
 		}
-		obj, err := unstructuredToObject(rq.h.scheme, rq.gvk, m)
+		obj, err := conversion.ObjectFromMap(rq.h.scheme, rq.gvk, m)
 		if err != nil {
 			return nil, err
 		}
-		return rq.h.toInternal(obj, rq.gvk)
+		return conversion.ObjectToInternal(rq.h.scheme, obj, rq.gvk)
 	}
 	out, _, err := rq.updateObject(name, dryRun, false, next)
 	if err != nil {

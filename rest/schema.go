@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/apikit-dev/apikit/conversion"
+
 	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/scheme"
@@ -20,7 +22,7 @@ func (h *Handler) readAs(obj scheme.Object, gv scheme.GroupVersion) (scheme.Obje
 	if obj.GetObjectKind().GroupVersionKind().GroupVersion() == gv {
 		return obj, nil
 	}
-	out, err := h.toVersion(obj, gv)
+	out, err := conversion.ObjectToVersion(h.scheme, obj, gv)
 	if err != nil {
 		return nil, err
 	}

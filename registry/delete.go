@@ -106,7 +106,8 @@ func (s *Store) Delete(ctx context.Context, rq Request, name string, opts *Delet
 	if opts == nil {
 		opts = &DeleteOptions{}
 	}
-	return s.op(rq).deleteObject(withStore(ctx, s), "delete", name, opts)
+	o := s.op(rq)
+	return o.deleteObject(withCall(ctx, o, "delete", name), "delete", name, opts)
 }
 
 // DeleteCollection deletes every object of rq's resource in rq's namespace that pred
@@ -117,8 +118,8 @@ func (s *Store) DeleteCollection(ctx context.Context, rq Request, pred storage.P
 	if opts == nil {
 		opts = &DeleteOptions{}
 	}
-	ctx = withStore(ctx, s)
 	o := s.op(rq)
+	ctx = withCall(ctx, o, "deletecollection", "")
 	namespace := rq.Namespace
 	if !o.res.Namespaced {
 		namespace = ""

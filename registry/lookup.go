@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/conversion"
 
 	"github.com/apikit-dev/apikit/apierrors"
@@ -14,17 +16,43 @@ import (
 	"github.com/apikit-dev/apikit/validation"
 )
 
-// storeKey is the context key of the Store whose call runs a strategy hook, for Get
-// and List.
-type storeKey struct{}
+// callKey is the context key of the call of a Store that runs a strategy hook.
+type callKey struct{}
+
+// call is what a strategy hook may ask of the call that runs it: the Store, for Get
+// and List, and the request's attributes, for AttributesFrom.
+type call struct {
+	store *Store
+	attrs authz.Attributes
+}
 
 // errNoStore is what Get and List answer outside a call of a Store.
 var errNoStore = errors.New("registry: no Store in the context: Get and List read only within the strategy hooks a Store calls")
 
-// withStore is ctx for the strategy hooks of a call of s, which may read with Get and
-// List.
-func withStore(ctx context.Context, s *Store) context.Context {
-	return context.WithValue(ctx, storeKey{}, s)
+// withCall is ctx for the strategy hooks of o, a verb on the object name ("" for a
+// create by POST and a deletecollection, as the request's URL names none): they may
+// read with Get and List and ask AttributesFrom.
+func withCall(ctx context.Context, o *op, verb, name string) context.Context {
+	c := &call{store: o.s}
+	if o.rq.Attributes != nil {
+		c.attrs = *o.rq.Attributes
+	} else {
+		c.attrs = o.attributes(ctx, verb, name)
+	}
+	return context.WithValue(ctx, callKey{}, c)
+}
+
+// AttributesFrom returns, to a strategy hook, the attributes of the request whose write
+// runs it, as authorization saw them (those the Store was given in Request.Attributes,
+// else those of the context's user on the Request's resource): RBAC's escalation check
+// asks whether the user may escalate the role the request's URL names, as kube's reads
+// the RequestInfo. Outside a Store's call it answers false.
+func AttributesFrom(ctx context.Context) (authz.Attributes, bool) {
+	c, ok := ctx.Value(callKey{}).(*call)
+	if !ok || c == nil {
+		return authz.Attributes{}, false
+	}
+	return c.attrs, true
 }
 
 // Get reads the stored object name of resource gr in namespace ("" for a cluster-scoped
@@ -103,10 +131,11 @@ func List(ctx context.Context, gr scheme.GroupResource, namespace string) ([]sch
 // storeFor returns the Store of ctx's call and its resource gr (nil when it keeps no
 // such resource).
 func storeFor(ctx context.Context, gr scheme.GroupResource) (*Store, *scheme.Resource, error) {
-	st, ok := ctx.Value(storeKey{}).(*Store)
-	if !ok || st == nil {
+	c, ok := ctx.Value(callKey{}).(*call)
+	if !ok || c == nil {
 		return nil, nil, errNoStore
 	}
+	st := c.store
 	res, ok := st.scheme.Resource(gr)
 	if !ok {
 		return st, nil, nil

@@ -257,7 +257,8 @@ func (s *Store) defaultsBudget() int64 {
 // object is stored at the storage version, unless rq.DryRun. It returns the stored
 // object at rq.Version.
 func (s *Store) Create(ctx context.Context, rq Request, obj scheme.Object) (scheme.Object, error) {
-	return s.op(rq).createObject(withStore(ctx, s), obj)
+	o := s.op(rq)
+	return o.createObject(withCall(ctx, o, "create", ""), obj)
 }
 
 // UpdateFunc computes the new internal object of an update from old, the stored one
@@ -276,7 +277,8 @@ type UpdateFunc func(ctx context.Context, old scheme.Object) (scheme.Object, err
 // removes the last finalizer of an object being deleted deletes it. It returns the
 // result at rq.Version and whether it was created.
 func (s *Store) Update(ctx context.Context, rq Request, name string, allowCreate bool, update UpdateFunc) (obj scheme.Object, created bool, err error) {
-	return s.op(rq).updateObject(withStore(ctx, s), name, allowCreate, update)
+	o := s.op(rq)
+	return o.updateObject(withCall(ctx, o, "update", name), name, allowCreate, update)
 }
 
 // RespondToCreate answers a create of a resource whose Strategy is a CreateResponder,
@@ -287,7 +289,7 @@ func (s *Store) RespondToCreate(ctx context.Context, rq Request, user *authn.Use
 	if o.hooks.RespondToCreate == nil {
 		return nil, apierrors.NewMethodNotSupported(o.gr, "create")
 	}
-	answer, err := o.hooks.RespondToCreate(withStore(ctx, s), user, obj)
+	answer, err := o.hooks.RespondToCreate(withCall(ctx, o, "create", ""), user, obj)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apikit-dev/apikit/authz"
+
 	"github.com/apikit-dev/apikit/authn"
 	"github.com/apikit-dev/apikit/conversion"
 	"github.com/apikit-dev/apikit/internal/testapi"
@@ -355,5 +357,51 @@ func TestCreate_ReconcilesTheNamespaceWithTheRequests(t *testing.T) {
 	_, err = f.reg.Create(ctx, registry.Request{Resource: &k.res, Namespace: "default", Version: "v1"}, in)
 	if st := statusOf(t, err); st.Code != 400 || st.Message != "the namespace of the provided object does not match the namespace sent on the request" {
 		t.Errorf("another namespace: %d %q", st.Code, st.Message)
+	}
+}
+
+func TestAttributesFrom_AreTheRequestsAsAuthorizationSawThem(t *testing.T) {
+	widgets := testapi.WidgetResource()
+	var got []authz.Attributes
+	record := func(ctx context.Context) {
+		a, ok := registry.AttributesFrom(ctx)
+		if !ok {
+			t.Error("AttributesFrom within a hook: not found")
+		}
+		got = append(got, a)
+	}
+	f := newFixture(t, registry.Options{Strategies: map[scheme.GroupResource]registry.Strategy{
+		widgets.GroupResource(): registry.StrategyFor[*toys.Widget]{
+			PrepareForCreate: func(ctx context.Context, _ *toys.Widget) { record(ctx) },
+			PrepareForUpdate: func(ctx context.Context, _, _ *toys.Widget) { record(ctx) },
+		},
+	}})
+	k := kinds()[0]
+	bob := &authn.User{Name: "bob"}
+	ctx := authn.WithUser(context.Background(), bob)
+	// Without Request.Attributes: the context's user on the Request's resource, named as
+	// a URL names it (a create by POST names none).
+	rq := registry.Request{Resource: &k.res, Namespace: "default", Version: "v1"}
+	if _, err := f.reg.Create(ctx, rq, internal(t, f.s, k, "default", "w")); err != nil {
+		t.Fatal(err)
+	}
+	// With them: as given, whatever the object's name.
+	given := authz.Attributes{User: bob, Verb: "update", APIGroup: widgets.Group, Resource: widgets.Plural, Namespace: "default", Name: "w", ResourceRequest: true}
+	rq.Attributes = &given
+	if _, _, err := f.reg.Update(ctx, rq, "w", false, func(_ context.Context, old scheme.Object) (scheme.Object, error) {
+		setSpec(old, "changed")
+		return old, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := []authz.Attributes{
+		{User: bob, Verb: "create", APIGroup: widgets.Group, APIVersion: "v1", Resource: widgets.Plural, Namespace: "default", ResourceRequest: true},
+		given,
+	}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("AttributesFrom in the hooks:\n got %+v\nwant %+v", got, want)
+	}
+	if _, ok := registry.AttributesFrom(ctx); ok {
+		t.Error("AttributesFrom outside a Store's call: found")
 	}
 }

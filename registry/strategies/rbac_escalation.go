@@ -15,7 +15,6 @@ import (
 	"github.com/apikit-dev/apikit/authz"
 	rbacv1 "github.com/apikit-dev/apikit/builtin/rbac/v1"
 	"github.com/apikit-dev/apikit/registry"
-	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -113,8 +112,8 @@ func escalationAllowed(user *authn.User) bool {
 // the verb escalate on the role the request writes (named by the request's URL, so
 // none on a create by POST).
 func roleEscalationAuthorized(ctx context.Context, user *authn.User) bool {
-	info, ok := rest.RequestInfoFrom(ctx)
-	if user == nil || !ok || !info.IsResourceRequest || info.APIGroup != rbacv1.SchemeGroupVersion.Group ||
+	info, ok := registry.AttributesFrom(ctx)
+	if user == nil || !ok || !info.ResourceRequest || info.APIGroup != rbacv1.SchemeGroupVersion.Group ||
 		info.Resource != rbacv1.Roles.Resource && info.Resource != rbacv1.ClusterRoles.Resource {
 		return false
 	}
@@ -153,7 +152,7 @@ func roleRefRules(ctx context.Context, ref rbacv1.RoleRef, namespace string) ([]
 	if errors.As(err, &st) && st.Reason == scheme.StatusReasonNotFound {
 		// kube's registry names the resource of the request in a NotFound, not the
 		// one it read: `clusterrolebindings.rbac.authorization.k8s.io "ROLE" not found`.
-		if info, ok := rest.RequestInfoFrom(ctx); ok {
+		if info, ok := registry.AttributesFrom(ctx); ok {
 			return nil, apierrors.NewNotFound(scheme.GroupResource{Group: info.APIGroup, Resource: info.Resource}, ref.Name)
 		}
 	}

@@ -222,7 +222,10 @@ func (o *op) deleteObject(ctx context.Context, verb, name string, opts *DeleteOp
 					if err := o.checkPreconditions(opts.Preconditions, now); err != nil {
 						return err
 					}
-					if len(now.GetFinalizers()) > 0 {
+					// The finalizers the delete itself removes (orphan and
+					// foregroundDeletion under another propagationPolicy) do not hold
+					// it: kube removes them and deletes.
+					if len(o.deletionFinalizers(now.GetFinalizers(), opts)) > 0 {
 						return errFinalizersAppeared
 					}
 					return nil

@@ -19,7 +19,7 @@ func (s *Store) Get(ctx context.Context, rq Request, name string, opts storage.G
 	if err != nil {
 		return nil, s.toStatus(err, o.gr, name)
 	}
-	return s.readAs(obj, o.gvk.GroupVersion())
+	return s.ReadAs(obj, o.gvk.GroupVersion())
 }
 
 // List reads the objects of rq's resource in rq's namespace (every namespace when it is
@@ -32,7 +32,7 @@ func (s *Store) List(ctx context.Context, rq Request, opts storage.ListOptions) 
 		return nil, s.toStatus(err, o.gr, "")
 	}
 	for i, obj := range lr.Items {
-		if lr.Items[i], err = s.readAs(obj, o.gvk.GroupVersion()); err != nil {
+		if lr.Items[i], err = s.ReadAs(obj, o.gvk.GroupVersion()); err != nil {
 			return nil, err
 		}
 	}
@@ -63,7 +63,7 @@ func (s *Store) Watch(ctx context.Context, rq Request, name string, opts storage
 			if e.Type == watch.Bookmark {
 				break
 			}
-			out, err := s.readAs(s.unshared(obj), o.gvk.GroupVersion())
+			out, err := s.SharedAs(obj, o.gvk.GroupVersion())
 			if err != nil {
 				return watch.Event{Type: watch.Error, Object: s.toStatus(err, o.gr, obj.GetName())}
 			}
@@ -116,11 +116,11 @@ func (o *op) namespace() string {
 	return o.rq.Namespace
 }
 
-// readAs returns an object read from storage (the caller's own) as a read at version
+// ReadAs returns an object read from storage (the caller's own) as a read at version
 // gv answers it: coerced, converted to gv, and then coerced by the schema of gv when
 // that is another version. An object the schema's defaults would grow past the object
 // size limit is a 500 (kube would build and send it; its size is then unbounded).
-func (s *Store) readAs(obj scheme.Object, gv scheme.GroupVersion) (scheme.Object, error) {
+func (s *Store) ReadAs(obj scheme.Object, gv scheme.GroupVersion) (scheme.Object, error) {
 	if err := s.coerceRead(obj); err != nil {
 		return nil, err
 	}
@@ -137,10 +137,17 @@ func (s *Store) readAs(obj scheme.Object, gv scheme.GroupVersion) (scheme.Object
 	return out, nil
 }
 
-// unshared returns a shared object as readAs may take it: a copy for a kind with a
-// compiled schema (readAs coerces it in place), the object itself otherwise (readAs
+// SharedAs is ReadAs for an object storage shares between readers (a watch event's,
+// a shared list's item): it reads Unshared(obj), so the shared object stays as it was
+// stored.
+func (s *Store) SharedAs(obj scheme.Object, gv scheme.GroupVersion) (scheme.Object, error) {
+	return s.ReadAs(s.Unshared(obj), gv)
+}
+
+// Unshared returns a shared object as ReadAs may take it: a copy for a kind with a
+// compiled schema (ReadAs coerces it in place), the object itself otherwise (ReadAs
 // only reads it; a conversion makes a new object).
-func (s *Store) unshared(obj scheme.Object) scheme.Object {
+func (s *Store) Unshared(obj scheme.Object) scheme.Object {
 	if _, ks := s.SchemaFor(obj); ks != nil {
 		return scheme.DeepCopy(obj)
 	}

@@ -219,7 +219,7 @@ func (s *Store) SchemaFor(obj scheme.Kinded) (*scheme.Unstructured, *Schema) {
 // with structural.ErrDefaultsTooLarge.
 func (s *Store) Coerce(obj scheme.Object) error {
 	if u, ks := s.SchemaFor(obj); ks != nil {
-		return ks.coerce(u.Object, s.defaultsBudget())
+		return ks.coerce(u.Object, s.DefaultsBudget())
 	}
 	return nil
 }

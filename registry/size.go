@@ -38,7 +38,7 @@ func (o *op) checkStored(obj scheme.Object) error {
 	if o.rq.ServerSideApply || obj.GetManagedFields() == nil {
 		return apierrors.NewObjectTooLarge()
 	}
-	if n, err := o.s.jsonSize(obj, true); err != nil || n > limit {
+	if n, err := o.s.JSONSize(obj, true); err != nil || n > limit {
 		return apierrors.NewObjectTooLarge()
 	}
 	obj.SetManagedFields(nil)
@@ -72,9 +72,10 @@ func (s *Store) measureJSON(obj scheme.Object, withoutManaged bool) (jsonwire.Me
 	return m, err
 }
 
-// jsonSize is the length of obj's JSON encoding, without its managedFields when
-// withoutManaged is set.
-func (s *Store) jsonSize(obj scheme.Object, withoutManaged bool) (int64, error) {
+// JSONSize is the length of obj's JSON encoding, without its managedFields when
+// withoutManaged is set: what the stored-size limit (Options.MaxObjectBytes) measures,
+// for a caller that refuses a large object before the lifecycle does.
+func (s *Store) JSONSize(obj scheme.Object, withoutManaged bool) (int64, error) {
 	m, err := s.measureJSON(obj, withoutManaged)
 	return m.N, err
 }

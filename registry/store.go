@@ -238,10 +238,10 @@ func (o *op) attributes(ctx context.Context, verb, name string) authz.Attributes
 	return a
 }
 
-// defaultsBudget is how many bytes a schema's defaults may add to one object:
+// DefaultsBudget is how many bytes a schema's defaults may add to one object:
 // Options.MaxObjectBytes, since an object they grow by more cannot be stored, and
 // building it is the memory and time the limit is there to bound.
-func (s *Store) defaultsBudget() int64 {
+func (s *Store) DefaultsBudget() int64 {
 	if s.opts.MaxObjectBytes <= 0 {
 		return math.MaxInt64
 	}

@@ -119,7 +119,7 @@ func (rq *request) decodeInto(ser codec.Serializer, data []byte, into scheme.Kin
 	if err != nil {
 		return nil, res.GVK, apierrors.NewBadRequest(err.Error())
 	}
-	if u, ks := rq.h.schemaFor(res.Object); ks != nil {
+	if u, ks := rq.h.reg.SchemaFor(res.Object); ks != nil {
 		for _, p := range ks.Structural.PruneDecoded(u.Object) {
 			res.Issues = append(res.Issues, codec.FieldIssue{Type: codec.UnknownField, Path: p})
 		}
@@ -178,10 +178,10 @@ func (rq *request) decodeExternal(ser codec.Serializer, data []byte, fieldValida
 	}
 	conversion.Default(rq.h.scheme, obj)
 	var added int64
-	if u, ks := rq.h.schemaFor(obj); ks != nil {
+	if u, ks := rq.h.reg.SchemaFor(obj); ks != nil {
 		// kube defaults on decode; the defaults stop at the size limit rather than
 		// build an object storage would refuse.
-		if added, err = ks.Structural.DefaultWithin(u.Object, rq.h.defaultsBudget()); err != nil {
+		if added, err = ks.Structural.DefaultWithin(u.Object, rq.h.reg.DefaultsBudget()); err != nil {
 			return nil, apierrors.NewObjectTooLarge()
 		}
 	}

@@ -92,7 +92,7 @@ func (rq *request) delete() {
 		})
 		return
 	}
-	ext, err := rq.h.readAs(out, rq.gv)
+	ext, err := rq.h.reg.ReadAs(out, rq.gv)
 	if err != nil {
 		rq.fail(err)
 		return

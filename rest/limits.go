@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/apierrors"
-	"github.com/apikit-dev/apikit/codec"
-	"github.com/apikit-dev/apikit/internal/jsonwire"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -200,28 +198,6 @@ func timedOut(ctx context.Context, err error) bool {
 	return errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded)
 }
 
-// measureJSON measures obj's JSON encoding, without its managedFields when
-// withoutManaged is set (they are put back).
-func (h *Handler) measureJSON(obj scheme.Object, withoutManaged bool) (jsonwire.Meter, error) {
-	if withoutManaged {
-		if managed := obj.GetManagedFields(); managed != nil {
-			obj.SetManagedFields(nil)
-			defer obj.SetManagedFields(managed)
-		}
-	}
-	ser, _ := h.codecs.ForMediaType(codec.MediaTypeJSON)
-	var m jsonwire.Meter
-	err := ser.Encode(&m, obj)
-	return m, err
-}
-
-// jsonSize is the length of obj's JSON encoding, without its managedFields when
-// withoutManaged is set.
-func (h *Handler) jsonSize(obj scheme.Object, withoutManaged bool) (int64, error) {
-	m, err := h.measureJSON(obj, withoutManaged)
-	return m.N, err
-}
-
 // checkDecodedSize refuses, before anything costly is done with it (managedFields
 // tracking costs seconds for an object of a hundred thousand list entries), a decoded
 // and defaulted object whose JSON would be over Options.MaxObjectBytes (without the
@@ -235,7 +211,7 @@ func (rq *request) checkDecodedSize(body []byte, added int64, aliased bool, obj 
 	if limit == 0 || int64(len(body))+added <= limit/4 && !aliased {
 		return nil
 	}
-	n, err := rq.h.jsonSize(obj, withoutManaged)
+	n, err := rq.h.reg.JSONSize(obj, withoutManaged)
 	if err != nil || n <= limit {
 		return nil
 	}

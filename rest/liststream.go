@@ -44,7 +44,7 @@ func (rq *request) respondList(lr *storage.ListResult, shared bool) {
 		if shared {
 			objs = make([]scheme.Object, len(lr.Items))
 			for i, o := range lr.Items {
-				objs[i] = rq.h.unshared(o)
+				objs[i] = rq.h.reg.Unshared(o)
 			}
 		}
 		list, err := rq.newListOf(lr, objs)
@@ -134,11 +134,11 @@ var errNotStreamed = errors.New("response is not streamed")
 // listSource describes how the list's items become the elements written for the "as"
 // target: the list's own items, a PartialObjectMetadataList's or a Table's rows. shared
 // says objs are the store's own objects: each is then read as a watch event's object is
-// (sharedAs), copied first if reading would change it.
+// (registry.Store.SharedAs), copied first if reading would change it.
 func (rq *request) listSource(list scheme.ListObject, objs []scheme.Object, shared bool, as string) (codec.ListSource, error) {
-	readAs := rq.h.readAs
+	readAs := rq.h.reg.ReadAs
 	if shared {
-		readAs = rq.h.sharedAs
+		readAs = rq.h.reg.SharedAs
 	}
 	item := func(i int) (scheme.Object, error) { return readAs(objs[i], rq.gv) }
 	switch as {

@@ -5,12 +5,13 @@ import (
 
 	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/codec"
+	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
 )
 
-// namespacesGR is core/v1 namespaces.
-var namespacesGR = scheme.GroupResource{Resource: "namespaces"}
+// namespacesGR is core/v1 namespaces, whose lifecycle rules are the registry's.
+var namespacesGR = registry.NamespacesGroupResource()
 
 // serveImplicitNamespace answers GET /api/v1/namespaces/NAME on a server whose scheme
 // has no namespaces resource. Such a server has no Namespace objects: every namespace

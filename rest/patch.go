@@ -270,7 +270,7 @@ func (rq *request) applyObject(old scheme.Object, p *patchRequest) (scheme.Objec
 	conversion.Default(rq.h.scheme, obj)
 	// kube-apiserver defaults the result of an apply, and prunes it silently on its way
 	// to storage (fields the schema does not declare fail the apply before).
-	if err := rq.h.coerce(obj); err != nil {
+	if err := rq.h.reg.Coerce(obj); err != nil {
 		return nil, apierrors.NewObjectTooLarge()
 	}
 	in, err := conversion.ObjectToInternal(rq.h.scheme, obj, rq.gvk)

@@ -21,7 +21,7 @@ func (rq *request) get() {
 		rq.fail(err)
 		return
 	}
-	out, err := rq.h.readAs(obj, rq.gv)
+	out, err := rq.h.reg.ReadAs(obj, rq.gv)
 	if err != nil {
 		rq.fail(err)
 		return
@@ -176,7 +176,7 @@ func (rq *request) newList(objs []scheme.Object) (scheme.ListObject, error) {
 	}
 	items := make([]scheme.Object, len(objs))
 	for i, o := range objs {
-		if items[i], err = rq.h.readAs(o, rq.gv); err != nil {
+		if items[i], err = rq.h.reg.ReadAs(o, rq.gv); err != nil {
 			return nil, err
 		}
 	}

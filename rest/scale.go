@@ -38,7 +38,7 @@ type ScaleStatus struct {
 
 // scaleOf builds the Scale of an object (any version).
 func (rq *request) scaleOf(obj scheme.Object) (*Scale, error) {
-	ext, err := rq.h.readAs(obj, rq.gv)
+	ext, err := rq.h.reg.ReadAs(obj, rq.gv)
 	if err != nil {
 		return nil, err
 	}

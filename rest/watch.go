@@ -468,7 +468,7 @@ func (rq *request) encodeEventObject(out output, typ watch.EventType, k scheme.K
 			c.GetObjectKind().SetGroupVersionKind(rq.gvk)
 			k = c
 		} else {
-			conv, err := rq.h.sharedAs(obj, rq.gv)
+			conv, err := rq.h.reg.SharedAs(obj, rq.gv)
 			if err != nil {
 				return nil, err
 			}

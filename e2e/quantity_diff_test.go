@@ -749,3 +749,33 @@ func TestValueTypes_StrategicMergeTreatsThemAsKubeDoes(t *testing.T) {
 		}
 	}
 }
+
+// cborItems are CBOR data items a Quantity or IntOrString field can meet.
+var cborItems = []string{
+	"\x00", "\x17", "\x18\x18", "\x19\x01\x00", "\x1a\x7f\xff\xff\xff", "\x1a\x80\x00\x00\x00", "\x1b\x00\x00\x00\x01\x00\x00\x00\x00",
+	"\x20", "\x3a\x7f\xff\xff\xff", "\x3a\x80\x00\x00\x00", "\x38\x63",
+	"\x44100m", "\x64100m", "\x43abc", "\x63abc", "\x40", "\x60", "\x62\xff\xfe", "\x42\xff\xfe",
+	"\x5f\x42\x31\x30\x41\x30\xff", "\x7f\x62\x31\x30\x61\x30\xff", "\x5f\x42\x31\x30\x61\x30\xff",
+	"\xf6", "\xf7", "\xf4", "\xf5", "\xf9\x3c\x00", "\xfb\x3f\xf8\x00\x00\x00\x00\x00\x00",
+	"\x80", "\xa0", "\x45\x31", "\x18", "\x44\x32\x35\x25\x25", "\x4325%", "\x641.5G",
+}
+
+// TestValueTypesDiff_CBORDecodeMatchesApimachinery decodes the same CBOR items with
+// apimachinery's UnmarshalCBOR methods and apikit's: the same value, an error for the
+// same items.
+func TestValueTypesDiff_CBORDecodeMatchesApimachinery(t *testing.T) {
+	for _, item := range cborItems {
+		var kq resource.Quantity
+		var q quantity.Quantity
+		kerr, err := kq.UnmarshalCBOR([]byte(item)), q.UnmarshalCBOR([]byte(item))
+		if (kerr == nil) != (err == nil) || (kerr == nil && kq.String() != q.String()) {
+			t.Errorf("Quantity %x: apimachinery %s %v, apikit %s %v", item, kq.String(), kerr, q.String(), err)
+		}
+		var ki intstr.IntOrString
+		var i scheme.IntOrString
+		kerr, err = ki.UnmarshalCBOR([]byte(item)), i.UnmarshalCBOR([]byte(item))
+		if (kerr == nil) != (err == nil) || (kerr == nil && (int(ki.Type) != int(i.Type) || ki.IntVal != i.IntVal || ki.StrVal != i.StrVal)) {
+			t.Errorf("IntOrString %x: apimachinery %+v %v, apikit %+v %v", item, ki, kerr, i, err)
+		}
+	}
+}

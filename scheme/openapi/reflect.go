@@ -281,8 +281,8 @@ func (b *builder) zeroDefault(t reflect.Type, omitEmpty bool) any {
 		return nil
 	}
 	if _, ok := metaNames[t]; ok {
-		if t == reflect.TypeFor[scheme.Time]() || t == reflect.TypeFor[scheme.FieldsV1]() {
-			return nil
+		if hasCustomEncoding(t) {
+			return nil // Time, FieldsV1, Quantity, ...: {} is not their JSON
 		}
 		return map[string]any{}
 	}

@@ -141,12 +141,16 @@ func cellOf[T scheme.Object](f func(T) any) func(scheme.Object) any {
 // containers' names and images, comma-separated (layoutContainerCells).
 func containersColumn[T scheme.Object](spec func(T) *corev1.PodSpec) scheme.PrinterColumn {
 	return scheme.PrinterColumn{Name: "Containers", Type: "string", Priority: 1, Description: "Names of each container in the template.",
-		Cell: cellOf(func(obj T) any { return joinContainers(spec(obj).Containers, func(c *corev1.Container) string { return c.Name }) })}
+		Cell: cellOf(func(obj T) any {
+			return joinContainers(spec(obj).Containers, func(c *corev1.Container) string { return c.Name })
+		})}
 }
 
 func imagesColumn[T scheme.Object](spec func(T) *corev1.PodSpec) scheme.PrinterColumn {
 	return scheme.PrinterColumn{Name: "Images", Type: "string", Priority: 1, Description: "Images referenced by each container in the template.",
-		Cell: cellOf(func(obj T) any { return joinContainers(spec(obj).Containers, func(c *corev1.Container) string { return c.Image }) })}
+		Cell: cellOf(func(obj T) any {
+			return joinContainers(spec(obj).Containers, func(c *corev1.Container) string { return c.Image })
+		})}
 }
 
 func joinContainers(cs []corev1.Container, f func(*corev1.Container) string) string {
@@ -236,4 +240,3 @@ func AddAppsToScheme(s *scheme.Scheme) error {
 	}
 	return nil
 }
-

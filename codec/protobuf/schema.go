@@ -51,11 +51,18 @@ const (
 	TypeMicroTime
 	// TypeMap is a protobuf map of any key and value type (map<string, Quantity> for a
 	// ResourceList, map<string, bytes>): entries {key=1, value=2} sorted by key. Only
-	// [RegisterType] derives it; [RegisterFields] describes string maps with
-	// TypeStringMap.
+	// [RegisterType] derives it; [RegisterFields] refuses it and describes string
+	// maps with TypeStringMap.
 	TypeMap
-	// lastType is the highest Type; keep it last.
-	lastType = TypeMap
+	// TypeQuantity is resource.Quantity ({string=1}, the canonical form) for a
+	// quantity.Quantity; unstructured, a string (or a JSON number).
+	TypeQuantity
+	// TypeIntOrString is intstr.IntOrString ({type=1, intVal=2, strVal=3}, all
+	// always written) for a scheme.IntOrString; unstructured, an integer or a string.
+	TypeIntOrString
+	// TypeRawExtension is runtime.RawExtension ({raw=1}, the JSON bytes, written when
+	// not nil) for a scheme.RawExtension; unstructured, the JSON value.
+	TypeRawExtension
 )
 
 // Field maps one JSON path of a kind to a protobuf field number. Path is dotted JSON
@@ -150,7 +157,7 @@ func compile(name string, fields []Field) (*message, error) {
 		return strings.Count(a.Path, ".") - strings.Count(b.Path, ".")
 	})
 	for _, f := range sorted {
-		if f.Type < TypeString || f.Type > TypeMicroTime {
+		if f.Type < TypeString || f.Type > TypeRawExtension || f.Type == TypeMap {
 			return nil, fmt.Errorf("%s: field %q has unknown type %d", name, f.Path, f.Type)
 		}
 		parts := strings.Split(f.Path, ".")

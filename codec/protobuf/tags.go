@@ -34,7 +34,8 @@ import (
 // message, derived from its own tags; an embedded struct with a protobuf tag and no
 // JSON name (core/v1 Volume's VolumeSource) is a message on the wire whose fields are
 // its parent's in JSON. scheme.Time, MicroTime, ObjectMeta, ListMeta and Condition are
-// the meta/v1 messages. A field with a JSON name but no protobuf tag is refused, as is
+// the meta/v1 messages; quantity.Quantity, scheme.IntOrString and scheme.RawExtension
+// those of resource.Quantity, intstr.IntOrString and runtime.RawExtension. A field with a JSON name but no protobuf tag is refused, as is
 // a tag whose wire type does not fit the Go type, so that nothing is silently lost.
 func RegisterType(s *scheme.Scheme, gvk scheme.GroupVersionKind, obj scheme.Kinded) error {
 	t := reflect.TypeOf(obj)
@@ -372,6 +373,12 @@ func (d *deriver) value(wire string, t reflect.Type) (Type, *message, error) {
 		typ = TypeListMeta
 	case conditionType:
 		typ = TypeCondition
+	case quantityType:
+		typ = TypeQuantity
+	case intOrStringType:
+		typ = TypeIntOrString
+	case rawExtensionType:
+		typ = TypeRawExtension
 	default:
 		switch t.Kind() {
 		case reflect.String:

@@ -3,6 +3,7 @@ package protobuf_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -13,7 +14,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/codec/protobuf"
+	"github.com/apikit-dev/apikit/quantity"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -446,4 +449,127 @@ func BenchmarkRegisterType_Encode(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// tkValues carries the wire value types of apimachinery: resource.Quantity,
+// intstr.IntOrString and runtime.RawExtension, as values, pointers, list elements and
+// map values.
+type tkValues struct {
+	scheme.TypeMeta   `json:",inline"`
+	scheme.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Q                 quantity.Quantity                    `json:"q" protobuf:"bytes,2,opt,name=q"`
+	QP                *quantity.Quantity                   `json:"qp,omitempty" protobuf:"bytes,3,opt,name=qp"`
+	Limits            map[tkResourceName]quantity.Quantity `json:"limits,omitempty" protobuf:"bytes,4,rep,name=limits,casttype=ResourceList,castkey=tkResourceName"`
+	Port              scheme.IntOrString                   `json:"port,omitempty" protobuf:"bytes,5,opt,name=port"`
+	PortP             *scheme.IntOrString                  `json:"portP,omitempty" protobuf:"bytes,6,opt,name=portP"`
+	Data              scheme.RawExtension                  `json:"data,omitempty" protobuf:"bytes,7,opt,name=data"`
+	DataP             *scheme.RawExtension                 `json:"dataP,omitempty" protobuf:"bytes,8,opt,name=dataP"`
+	Qs                []quantity.Quantity                  `json:"qs,omitempty" protobuf:"bytes,9,rep,name=qs"`
+}
+
+var tvGVK = scheme.GroupVersionKind{Group: "tags.example.com", Version: "v1", Kind: "TkValues"}
+
+func tvScheme(t testing.TB) *scheme.Scheme {
+	t.Helper()
+	s := scheme.New()
+	s.AddKnownTypeWithName(tvGVK, &tkValues{})
+	if err := protobuf.RegisterType(s, tvGVK, &tkValues{}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestRegisterType_ValueTypesAsApimachineryWritesThem(t *testing.T) {
+	ser := protobuf.New(tvScheme(t))
+	emptyMeta := pb{}.msg(1, pb{}.str(1, "").str(2, "").str(3, "").str(4, "").str(5, "").str(6, "").varint(7, 0).msg(8, pb{}))
+	q := func(s string) pb { return pb{}.str(1, s) }
+	ios := func(typ, i uint64, s string) pb { return pb{}.varint(1, typ).varint(2, i).str(3, s) }
+	half, port := quantity.MustParse("0.5"), scheme.FromString("http")
+	cases := []struct {
+		name string
+		obj  tkValues
+		want pb
+	}{
+		{"zero values: the quantity 0, an int 0, a RawExtension without raw", tkValues{},
+			pb{}.msg(2, q("0")).msg(5, ios(0, 0, "")).msg(7, pb{})},
+		{"canonical quantities, string and negative int-or-strings, raw JSON, sorted limits",
+			tkValues{Q: quantity.MustParse("1500m"), QP: &half,
+				Limits: map[tkResourceName]quantity.Quantity{"memory": quantity.MustParse("1024Mi"), "cpu": quantity.MustParse("1000m")},
+				Port:   scheme.FromInt32(-3), PortP: &port, Data: scheme.RawExtension{Raw: []byte(`{"a":1}`)},
+				DataP: &scheme.RawExtension{Raw: []byte("[1]")}, Qs: []quantity.Quantity{quantity.MustParse("1e3"), {}}},
+			pb{}.msg(2, q("1500m")).msg(3, q("500m")).
+				msg(4, pb{}.str(1, "cpu").msg(2, q("1"))).msg(4, pb{}.str(1, "memory").msg(2, q("1Gi"))).
+				msg(5, ios(0, uint64(math.MaxUint64-2), "")).msg(6, ios(1, 0, "http")).
+				msg(7, pb{}.str(1, `{"a":1}`)).msg(8, pb{}.str(1, "[1]")).
+				msg(9, q("1e3")).msg(9, q("0"))},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := tc.obj
+			obj.TypeMeta = scheme.TypeMeta{APIVersion: tvGVK.GroupVersion().String(), Kind: tvGVK.Kind}
+			got := encodeMessage(t, ser, &obj)
+			want := append(slicesClone(emptyMeta), tc.want...)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("encoding\n got %x\nwant %x", got, []byte(want))
+			}
+			back := decodeTyped(t, ser, &obj).(*tkValues)
+			if gj, wj := mustJSON(t, back), mustJSON(t, &obj); gj != wj {
+				t.Errorf("round trip\n got %s\nwant %s", gj, wj)
+			}
+			// The same JSON as an unstructured object: the same bytes, and back.
+			u := &scheme.Unstructured{}
+			if _, err := codec.Unmarshal([]byte(mustJSON(t, &obj)), &u.Object); err != nil {
+				t.Fatal(err)
+			}
+			if ub := encodeMessage(t, ser, u); !bytes.Equal(ub, want) {
+				t.Fatalf("unstructured encoding\n got %x\nwant %x", ub, []byte(want))
+			}
+			var buf bytes.Buffer
+			if err := ser.Encode(&buf, &obj); err != nil {
+				t.Fatal(err)
+			}
+			res, err := ser.Decode(buf.Bytes(), nil, &scheme.Unstructured{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotU := res.Object.(*scheme.Unstructured).Object
+			delete(gotU, "metadata")
+			delete(u.Object, "metadata")
+			for k, v := range u.Object {
+				if v == nil { // a RawExtension without raw: null in JSON, absent decoded
+					delete(u.Object, k)
+				}
+			}
+			if d := cmp.Diff(u.Object, gotU); d != "" {
+				t.Errorf("unstructured decode (-typed JSON +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestRegisterType_RefusesAQuantityThatDoesNotParse(t *testing.T) {
+	ser := protobuf.New(tvScheme(t))
+	var buf bytes.Buffer
+	if err := ser.Encode(&buf, &tkValues{TypeMeta: scheme.TypeMeta{APIVersion: tvGVK.GroupVersion().String(), Kind: tvGVK.Kind}}); err != nil {
+		t.Fatal(err)
+	}
+	// The zero quantity "0" of field 2 becomes "x".
+	data := bytes.Replace(buf.Bytes(), []byte{0x12, 0x03, 0x0a, 0x01, '0'}, []byte{0x12, 0x03, 0x0a, 0x01, 'x'}, 1)
+	if bytes.Equal(data, buf.Bytes()) {
+		t.Fatal("the test did not find the quantity to corrupt")
+	}
+	for _, into := range []scheme.Kinded{nil, &scheme.Unstructured{}} {
+		if _, err := ser.Decode(data, nil, into); !errors.Is(err, protobuf.ErrMalformed) {
+			t.Errorf("decode into %T: %v, want ErrMalformed", into, err)
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	j, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(j)
 }

@@ -223,6 +223,12 @@ func checkGoType(typ Type, t reflect.Type) error {
 		ok = t == microTimeType
 	case TypeMap:
 		ok = t.Kind() == reflect.Map
+	case TypeQuantity:
+		ok = t == quantityType
+	case TypeIntOrString:
+		ok = t == intOrStringType
+	case TypeRawExtension:
+		ok = t == rawExtensionType
 	case TypeObjectMeta:
 		ok = t == objectMetaType
 	case TypeListMeta:
@@ -309,6 +315,8 @@ func appendValue(b []byte, fp *fieldPlan, v reflect.Value) []byte {
 		return appendTimeValue(b, num, v)
 	case TypeMap:
 		return appendMapField(b, fp, v)
+	case TypeQuantity, TypeIntOrString, TypeRawExtension:
+		return appendValueType(b, fp.f.typ, num, v)
 	case TypeObjectMeta:
 		b, start := beginMessage(b, num)
 		return endMessage(appendObjectMeta(b, v.Addr().Interface().(*scheme.ObjectMeta)), start)
@@ -477,6 +485,8 @@ func decodeValue(r *reader, fp *fieldPlan, v reflect.Value) error {
 		return decodeTimeValue(data, v)
 	case TypeMap:
 		return decodeMapField(data, fp, v)
+	case TypeQuantity, TypeIntOrString, TypeRawExtension:
+		return decodeValueType(data, fp.f.typ, v)
 	case TypeObjectMeta:
 		return decodeObjectMeta(data, v.Addr().Interface().(*scheme.ObjectMeta))
 	case TypeListMeta:

@@ -80,6 +80,8 @@ func appendZero(b []byte, f *field) ([]byte, error) {
 		return endMessage(b, start), err
 	case TypeObjectMeta, TypeListMeta, TypeCondition, TypeTime, TypeMicroTime:
 		return appendAny(b, f, map[string]any{})
+	case TypeQuantity, TypeIntOrString, TypeRawExtension:
+		return appendValueTypeAny(b, f, zeroValue{})
 	}
 	return appendAny(b, f, zeroOf(f.typ))
 }
@@ -224,6 +226,8 @@ func appendAny(b []byte, f *field, v any) ([]byte, error) {
 			return b, typeError(f, v)
 		}
 		return appendMapAny(b, f, obj)
+	case TypeQuantity, TypeIntOrString, TypeRawExtension:
+		return appendValueTypeAny(b, f, v)
 	case TypeObjectMeta:
 		var m scheme.ObjectMeta
 		if err := viaJSON(v, &m); err != nil {
@@ -342,7 +346,7 @@ func decodeMapInto(data []byte, m *message, out map[string]any) error {
 			for k, x := range v.(map[string]any) {
 				dst[k] = x
 			}
-		case v == nil || isZeroScalar(v) && !f.optional && !f.keepZero:
+		case v == nil || isZeroScalar(v) && f.typ <= TypeDouble && !f.optional && !f.keepZero:
 			// What omitempty leaves out; a pointer that is set keeps its zero.
 			delete(out, f.name)
 		default:
@@ -457,6 +461,8 @@ func decodeAny(r *reader, f *field) (any, error) {
 		return string(s), nil
 	case TypeMap:
 		return decodeMapEntryAny(data, f)
+	case TypeQuantity, TypeIntOrString, TypeRawExtension:
+		return decodeValueTypeAny(data, f)
 	case TypeObjectMeta:
 		var m scheme.ObjectMeta
 		if err := decodeObjectMeta(data, &m); err != nil {
@@ -520,6 +526,10 @@ func zeroAny(f *field) any {
 		return zeroOf(f.typ)
 	case TypeMessage, TypeObjectMeta, TypeListMeta, TypeCondition:
 		return map[string]any{}
+	case TypeQuantity:
+		return "0"
+	case TypeIntOrString:
+		return int64(0)
 	}
 	return nil
 }

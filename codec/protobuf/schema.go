@@ -90,6 +90,10 @@ type message struct {
 	byName map[string]*field
 	// inlines are the inline fields, whose messages' JSON fields are this message's.
 	inlines []*field
+	// typeMeta marks the message of a Go struct embedding scheme.TypeMeta below an
+	// object's root (a StatefulSet's volumeClaimTemplates): its apiVersion and kind,
+	// which k8s.io/api does not number, are not written.
+	typeMeta bool
 }
 
 // knows says whether a JSON field name belongs to the message: one of its own fields

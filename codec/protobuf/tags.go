@@ -25,18 +25,23 @@ import (
 // gogo-generated Marshal does. The messages are derived once per Go type and shared
 // by every scheme and kind that uses it.
 //
-// The tags map to the wire as gogo writes proto2 fields: a pointer is optional
-// (written only when set), any other field is always written (zero included); a
-// slice with "rep" is a repeated field (written per element, scalars unpacked), a
-// slice with "opt" a message of repeated items=1 (meta/v1 Verbs); a map with "rep"
-// is a map (entries sorted by key; protobuf_key and protobuf_val, when present, must
-// say key=1 and value=2); []byte is bytes, written when not nil; a struct is a
+// The tags give the field numbers; the Go types map to the wire as gogo writes proto2
+// fields: a pointer is optional (written only when set), any other field is always
+// written (zero included); a slice is a repeated field (written per element, scalars
+// unpacked), a named slice type a message of repeated items=1 (meta/v1 Verbs,
+// authentication/v1 ExtraValue); a map is a map (entries sorted by key;
+// protobuf_key and protobuf_val, when present, must say key=1 and value=2); []byte
+// is bytes, written when not nil; a struct is a
 // message, derived from its own tags; an embedded struct with a protobuf tag and no
 // JSON name (core/v1 Volume's VolumeSource) is a message on the wire whose fields are
 // its parent's in JSON. scheme.Time, MicroTime, ObjectMeta, ListMeta and Condition are
 // the meta/v1 messages; quantity.Quantity, scheme.IntOrString and scheme.RawExtension
 // those of resource.Quantity, intstr.IntOrString and runtime.RawExtension. A field with a JSON name but no protobuf tag is refused, as is
-// a tag whose wire type does not fit the Go type, so that nothing is silently lost.
+// a wire type other than varint, bytes and fixed64, so that nothing is silently lost.
+// The Go type, not the tag's wire type or label, decides how a value is written, as
+// go-to-protobuf derives generated.proto from it: k8s.io/api tags a few fields
+// otherwise (core/v1 SecretVolumeSource's int32 defaultMode "bytes", which the wire
+// has as an int32 varint).
 func RegisterType(s *scheme.Scheme, gvk scheme.GroupVersionKind, obj scheme.Kinded) error {
 	t := reflect.TypeOf(obj)
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
@@ -196,7 +201,8 @@ func (d *deriver) fields(t reflect.Type, m *message) error {
 					return err
 				}
 			case sf.Type == typeMetaType:
-				// apiVersion and kind travel in the envelope.
+				// apiVersion and kind travel in the envelope, or not at all.
+				m.typeMeta = true
 			case sf.Type.Kind() == reflect.Struct:
 				if err := d.fields(sf.Type, m); err != nil {
 					return err
@@ -239,27 +245,33 @@ func hasOption(opts, want string) bool {
 }
 
 // parseTag reads the wire type, field number and label of a protobuf tag
-// ("varint,1,opt,name=replicas,casttype=...").
+// ("varint,1,opt,name=replicas,casttype=..."); a few of k8s.io/api's tags have no
+// label ("bytes,2,name=spec"), which the Go type makes up for.
 func parseTag(tag string) (wire string, num protowire.Number, label string, err error) {
 	parts := strings.Split(tag, ",")
-	if len(parts) < 3 {
-		return "", 0, "", fmt.Errorf("want wire type, number and label")
+	if len(parts) < 2 {
+		return "", 0, "", fmt.Errorf("want a wire type and a field number")
 	}
 	n, err := strconv.ParseInt(parts[1], 10, 32)
 	if err != nil || !protowire.Number(n).IsValid() {
 		return "", 0, "", fmt.Errorf("invalid field number %q", parts[1])
 	}
-	switch parts[2] {
-	case "opt", "req", "rep":
-	default:
-		return "", 0, "", fmt.Errorf("unknown label %q", parts[2])
+	if len(parts) > 2 {
+		switch parts[2] {
+		case "opt", "req", "rep":
+			label = parts[2]
+		default:
+			if !strings.Contains(parts[2], "=") {
+				return "", 0, "", fmt.Errorf("unknown label %q", parts[2])
+			}
+		}
 	}
-	return parts[0], protowire.Number(n), parts[2], nil
+	return parts[0], protowire.Number(n), label, nil
 }
 
 // field derives one field from its struct field's tags.
 func (d *deriver) field(name string, sf reflect.StructField) (*field, error) {
-	wire, num, label, err := parseTag(sf.Tag.Get("protobuf"))
+	wire, num, _, err := parseTag(sf.Tag.Get("protobuf"))
 	if err != nil {
 		return nil, err
 	}
@@ -269,11 +281,22 @@ func (d *deriver) field(name string, sf reflect.StructField) (*field, error) {
 		f.optional = true
 		t = t.Elem()
 	}
-	isList := t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8
+	// The Go type, not the tag's label, decides between singular, repeated and map,
+	// as go-to-protobuf does: k8s.io/api's tags mislabel a few (core/v1
+	// ServiceAccountTokenProjection's audience string "rep", certificates/v1 usages
+	// "opt"; generated.proto has them as the Go type says).
 	switch {
-	case label == "rep" && t.Kind() == reflect.Map:
+	case t.Kind() == reflect.Map:
 		return f, d.mapField(f, wire, t, sf.Tag)
-	case label == "rep" && isList:
+	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
+		if t.Name() != "" {
+			// A named list type is a message of repeated items=1 (meta/v1 Verbs).
+			if t.Elem().Kind() != reflect.String {
+				return nil, fmt.Errorf("named list type %v: only string lists travel as a message", t)
+			}
+			f.typ = TypeStringList
+			return f, nil
+		}
 		f.repeated = true
 		et := t.Elem()
 		if et.Kind() == reflect.Pointer {
@@ -281,17 +304,6 @@ func (d *deriver) field(name string, sf reflect.StructField) (*field, error) {
 		}
 		f.typ, f.msg, err = d.value(wire, et)
 		return f, err
-	case label == "rep":
-		return nil, fmt.Errorf("repeated field of Go type %v, neither a slice nor a map", sf.Type)
-	case isList:
-		// A message of repeated items=1 (meta/v1 Verbs, authentication/v1 ExtraValue).
-		if wire != "bytes" || t.Elem().Kind() != reflect.String {
-			return nil, fmt.Errorf("optional list of Go type %v: only string lists travel as a message", sf.Type)
-		}
-		f.typ = TypeStringList
-		return f, nil
-	case t.Kind() == reflect.Map:
-		return nil, fmt.Errorf("map of Go type %v needs label rep", sf.Type)
 	}
 	f.typ, f.msg, err = d.value(wire, t)
 	return f, err
@@ -401,15 +413,13 @@ func (d *deriver) value(wire string, t reflect.Type) (Type, *message, error) {
 			return 0, nil, fmt.Errorf("Go type %v has no protobuf encoding", t)
 		}
 	}
-	want := "bytes"
-	switch typ {
-	case TypeBool, TypeInt32, TypeInt64:
-		want = "varint"
-	case TypeDouble:
-		want = "fixed64"
-	}
-	if wire != want {
-		return 0, nil, fmt.Errorf("wire type %q does not fit Go type %v (%s)", wire, t, want)
+	// The Go type decides the wire type, as go-to-protobuf derives generated.proto
+	// from it: a few of k8s.io/api's tags name another (core/v1
+	// SecretVolumeSource.defaultMode, an int32 tagged bytes, is a varint on the wire).
+	switch wire {
+	case "varint", "bytes", "fixed64":
+	default:
+		return 0, nil, fmt.Errorf("wire type %q: only varint, bytes and fixed64 are supported", wire)
 	}
 	if typ != TypeMessage {
 		return typ, nil, nil

@@ -29,6 +29,9 @@ type tkMode string
 
 type tkResourceName string
 
+// tkVerbs is a named list type: a message of repeated items=1, as meta/v1 Verbs.
+type tkVerbs []string
+
 type tkSize struct {
 	Text string `json:"text" protobuf:"bytes,1,opt,name=text"`
 }
@@ -62,7 +65,7 @@ type tkSpec struct {
 	Tree     []tkNode            `json:"tree,omitempty" protobuf:"bytes,15,rep,name=tree"`
 	Started  *scheme.Time        `json:"started,omitempty" protobuf:"bytes,16,opt,name=started"`
 	Renewed  *scheme.MicroTime   `json:"renewed,omitempty" protobuf:"bytes,17,opt,name=renewed"`
-	Verbs    []string            `json:"verbs,omitempty" protobuf:"bytes,18,opt,name=verbs"`
+	Verbs    tkVerbs             `json:"verbs,omitempty" protobuf:"bytes,18,opt,name=verbs"`
 	Extra    map[string][]string `json:"extra,omitempty" protobuf:"bytes,19,rep,name=extra"`
 	Big      *int64              `json:"big,omitempty" protobuf:"varint,20,opt,name=big"`
 }
@@ -325,11 +328,11 @@ type (
 		Name  string `json:"name" protobuf:"bytes,1,opt,name=name"`
 		Extra string `json:"extra,omitempty"`
 	}
-	wrongWire struct {
-		Count int32 `json:"count" protobuf:"bytes,1,opt,name=count"`
+	zigzagWire struct {
+		Count int32 `json:"count" protobuf:"zigzag32,1,opt,name=count"`
 	}
-	repeatedScalar struct {
-		Name string `json:"name" protobuf:"bytes,1,rep,name=name"`
+	namedIntList struct {
+		L tkInts `json:"l" protobuf:"varint,1,rep,name=l"`
 	}
 	duplicateNumber struct {
 		A string `json:"a" protobuf:"bytes,1,opt,name=a"`
@@ -355,6 +358,8 @@ type (
 	}
 )
 
+type tkInts []int32
+
 type refusedKind[T any] struct {
 	scheme.TypeMeta `json:",inline"`
 	Body            T `json:"body" protobuf:"bytes,1,opt,name=body"`
@@ -369,8 +374,8 @@ func TestRegisterType_RefusesWhatWouldBeLost(t *testing.T) {
 		want string
 	}{
 		{"a JSON field without a protobuf tag", &refusedKind[untaggedField]{}, `JSON field "extra" has no protobuf tag`},
-		{"a wire type that does not fit the Go type", &refusedKind[wrongWire]{}, `wire type "bytes" does not fit Go type int32`},
-		{"rep on a field that is neither a slice nor a map", &refusedKind[repeatedScalar]{}, "neither a slice nor a map"},
+		{"a wire type k8s.io/api never uses", &refusedKind[zigzagWire]{}, `wire type "zigzag32": only varint, bytes and fixed64`},
+		{"a named list type of other than strings", &refusedKind[namedIntList]{}, "only string lists travel as a message"},
 		{"two fields with one number", &refusedKind[duplicateNumber]{}, "field number 1 used by"},
 		{"a field number that is not one", &refusedKind[badNumber]{}, `invalid field number "x"`},
 		{"a map whose keys are not strings", &refusedKind[intKeys]{}, "only string keys"},

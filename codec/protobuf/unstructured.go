@@ -22,7 +22,7 @@ import (
 // know fail the encode (apiVersion and kind excepted at the top), so nothing is lost.
 func appendMap(b []byte, m *message, obj map[string]any, top bool) ([]byte, error) {
 	for k := range obj {
-		if !m.knows(k) && !(top && (k == "apiVersion" || k == "kind")) {
+		if !m.knows(k) && !((top || m.typeMeta) && (k == "apiVersion" || k == "kind")) {
 			return b, fmt.Errorf("%s: field %q has no protobuf field number", m.name, k)
 		}
 	}

@@ -331,7 +331,7 @@ func TestProtobufBuiltinInterop_HandFilledDeploymentAndPod(t *testing.T) {
 		},
 		LivenessProbe: &k8scorev1.Probe{ProbeHandler: k8scorev1.ProbeHandler{HTTPGet: &k8scorev1.HTTPGetAction{Path: "/", Port: intstr.FromString("http")}},
 			PeriodSeconds: 0},
-		ReadinessProbe: &k8scorev1.Probe{ProbeHandler: k8scorev1.ProbeHandler{TCPSocket: &k8scorev1.TCPSocketAction{Port: intstr.FromInt32(-1)}}},
+		ReadinessProbe:  &k8scorev1.Probe{ProbeHandler: k8scorev1.ProbeHandler{TCPSocket: &k8scorev1.TCPSocketAction{Port: intstr.FromInt32(-1)}}},
 		SecurityContext: &k8scorev1.SecurityContext{RunAsUser: &zero64, Privileged: &no},
 	}
 	podSpec := k8scorev1.PodSpec{Containers: []k8scorev1.Container{container}, InitContainers: []k8scorev1.Container{},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"strings"
@@ -198,7 +199,17 @@ func TestRegisterType_WritesFieldsAsGogoDoes(t *testing.T) {
 				t.Fatalf("encoding\n got %x\nwant %x", got, []byte(want))
 			}
 			back := decodeTyped(t, ser, obj)
-			if d := cmp.Diff(obj, back, cmpTimes); d != "" {
+			// A map entry without its bytes value decodes as empty bytes, as gogo's does.
+			wantObj := *obj
+			if obj.Spec.Blobs != nil {
+				wantObj.Spec.Blobs = maps.Clone(obj.Spec.Blobs)
+				for k, v := range wantObj.Spec.Blobs {
+					if v == nil {
+						wantObj.Spec.Blobs[k] = []byte{}
+					}
+				}
+			}
+			if d := cmp.Diff(&wantObj, back, cmpTimes); d != "" {
 				t.Errorf("round trip (-want +got):\n%s", d)
 			}
 		})

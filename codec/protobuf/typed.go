@@ -537,13 +537,17 @@ func appendMapField(b []byte, fp *fieldPlan, v reflect.Value) []byte {
 }
 
 // decodeMapField reads one map entry into the map v, which it makes when nil; an
-// entry without a value sets the key to the zero value, as gogo-generated code does.
+// entry without a value sets the key to the zero value, or to an empty (not nil)
+// bytes or string list, as gogo-generated code does.
 func decodeMapField(data []byte, fp *fieldPlan, v reflect.Value) error {
 	if v.IsNil() {
 		v.Set(reflect.MakeMap(v.Type()))
 	}
 	key := reflect.New(v.Type().Key()).Elem()
 	val := reflect.New(v.Type().Elem()).Elem()
+	if val.Kind() == reflect.Slice {
+		val.Set(reflect.MakeSlice(val.Type(), 0, 0))
+	}
 	r := reader{b: data, msg: fp.f.name + " entry"}
 	for {
 		ok, err := r.next()

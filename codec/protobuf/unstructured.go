@@ -519,9 +519,14 @@ func decodeMapEntryAny(data []byte, f *field) (map[string]any, error) {
 	return map[string]any{key: val}, nil
 }
 
-// zeroAny is the JSON value of a field type's zero, as a Go struct's zero encodes.
+// zeroAny is the JSON value of a map entry's absent value, as the Go value
+// decodeMapField sets encodes: a type's zero, empty bytes and string lists.
 func zeroAny(f *field) any {
 	switch f.typ {
+	case TypeBytes:
+		return ""
+	case TypeStringList:
+		return []any{}
 	case TypeString, TypeBool, TypeInt32, TypeInt64, TypeDouble:
 		return zeroOf(f.typ)
 	case TypeMessage, TypeObjectMeta, TypeListMeta, TypeCondition:

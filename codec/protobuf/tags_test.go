@@ -589,3 +589,37 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(j)
 }
+
+func TestRegisterType_RecursiveMessageNestedTooDeepIsMalformed(t *testing.T) {
+	ser := protobuf.New(tkScheme(t))
+	// tree[0].next.next...: 11,000 levels of the recursive tkNode, 3 or 4 bytes each.
+	node := pb{}
+	for range 11000 {
+		node = pb{}.msg(3, node)
+	}
+	data := protobuf.AppendEnvelope(nil, &protobuf.Unknown{APIVersion: tkGVK.GroupVersion().String(), Kind: tkGVK.Kind,
+		Raw: pb{}.msg(2, pb{}.msg(15, node))})
+	for _, into := range []scheme.Kinded{nil, &scheme.Unstructured{}} {
+		if _, err := ser.Decode(data, nil, into); !errors.Is(err, protobuf.ErrMalformed) || !strings.Contains(err.Error(), "nested more than") {
+			t.Errorf("decode into %T: %v, want ErrMalformed for the nesting", into, err)
+		}
+	}
+	// 100 levels are fine.
+	node = pb{}.str(1, "leaf")
+	for range 100 {
+		node = pb{}.msg(3, node)
+	}
+	data = protobuf.AppendEnvelope(nil, &protobuf.Unknown{APIVersion: tkGVK.GroupVersion().String(), Kind: tkGVK.Kind,
+		Raw: pb{}.msg(2, pb{}.msg(15, node))})
+	res, err := ser.Decode(data, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, depth := &res.Object.(*tkKind).Spec.Tree[0], 0
+	for n.Next != nil {
+		n, depth = n.Next, depth+1
+	}
+	if depth != 100 || n.Name != "leaf" {
+		t.Errorf("decoded %d levels down to %q, want 100 down to leaf", depth, n.Name)
+	}
+}

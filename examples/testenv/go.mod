@@ -73,3 +73,8 @@ require (
 replace github.com/apikit-dev/apikit => ../..
 
 replace github.com/apikit-dev/apikit/cel => ../../cel
+
+// The cel module's dependency graph (k8s.io/apiserver) asks for bbolt v1.5.0, which
+// would also become the root module's bbolt. Keep the version the root module requires,
+// as the envtest and e2e modules do.
+replace go.etcd.io/bbolt => go.etcd.io/bbolt v1.4.3

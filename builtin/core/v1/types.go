@@ -12,6 +12,8 @@ var (
 	Secrets         = scheme.GroupResource{Resource: "secrets"}
 	ServiceAccounts = scheme.GroupResource{Resource: "serviceaccounts"}
 	Events          = scheme.GroupResource{Resource: "events"}
+	Pods            = scheme.GroupResource{Resource: "pods"}
+	PodTemplates    = scheme.GroupResource{Resource: "podtemplates"}
 )
 
 // Namespace is a cluster-scoped scope for names; its lifecycle (phase Terminating,
@@ -127,11 +129,6 @@ type ObjectReference struct {
 	APIVersion      string     `json:"apiVersion,omitempty"`
 	ResourceVersion string     `json:"resourceVersion,omitempty"`
 	FieldPath       string     `json:"fieldPath,omitempty"`
-}
-
-// LocalObjectReference names an object in the same namespace.
-type LocalObjectReference struct {
-	Name string `json:"name,omitempty"`
 }
 
 // Event (core/v1) is a report of something that happened to an object; the form

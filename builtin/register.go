@@ -48,6 +48,7 @@ func AddToScheme(s *scheme.Scheme) error {
 // columns are those of kube's table printers that a JSONPath can compute.
 var resources = []scheme.Resource{
 	{Kind: "Namespace", Plural: "namespaces", ShortNames: []string{"ns"}, StatusSubresource: true,
+		Verbs:          []string{"create", "delete", "get", "list", "patch", "update", "watch"}, // no deletecollection
 		PrinterColumns: []scheme.PrinterColumn{{Name: "Status", Type: "string", JSONPath: ".status.phase", Description: "The status of the namespace"}}},
 	{Kind: "ConfigMap", Plural: "configmaps", ShortNames: []string{"cm"}, Namespaced: true},
 	{Kind: "Secret", Plural: "secrets", Namespaced: true,
@@ -70,5 +71,5 @@ var resources = []scheme.Resource{
 		}},
 	{Group: coordinationv1.SchemeGroupVersion.Group, Kind: "Lease", Plural: "leases", Namespaced: true,
 		PrinterColumns: []scheme.PrinterColumn{{Name: "Holder", Type: "string", JSONPath: ".spec.holderIdentity"}}},
-	{Group: authenticationv1.SchemeGroupVersion.Group, Kind: "SelfSubjectReview", Plural: "selfsubjectreviews"},
+	{Group: authenticationv1.SchemeGroupVersion.Group, Kind: "SelfSubjectReview", Plural: "selfsubjectreviews", Verbs: []string{"create"}},
 }

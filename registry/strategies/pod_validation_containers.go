@@ -967,7 +967,9 @@ var (
 		"configmaps", "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"}
 )
 
-func isHugePageResource(n corev1.ResourceName) bool { return strings.HasPrefix(string(n), "hugepages-") }
+func isHugePageResource(n corev1.ResourceName) bool {
+	return strings.HasPrefix(string(n), "hugepages-")
+}
 
 func isNativeResource(n corev1.ResourceName) bool {
 	return !strings.Contains(string(n), "/") || strings.Contains(string(n), "kubernetes.io/")
@@ -980,7 +982,9 @@ func isExtendedResource(n corev1.ResourceName) bool {
 	return len(validation.IsQualifiedName("requests."+string(n))) == 0
 }
 
-func isOvercommitAllowed(n corev1.ResourceName) bool { return isNativeResource(n) && !isHugePageResource(n) }
+func isOvercommitAllowed(n corev1.ResourceName) bool {
+	return isNativeResource(n) && !isHugePageResource(n)
+}
 
 // validateResourceName is kube's validateResourceName: a qualified name, standard when
 // it has no domain.

@@ -78,7 +78,9 @@ func validateVolumeSource(s *corev1.VolumeSource, fldPath *validation.Path, volN
 		n++
 		errs = append(errs, check()...)
 	}
-	one(s.HostPath != nil, "hostPath", func() validation.ErrorList { return validateHostPathVolumeSource(s.HostPath, fldPath.Child("hostPath")) })
+	one(s.HostPath != nil, "hostPath", func() validation.ErrorList {
+		return validateHostPathVolumeSource(s.HostPath, fldPath.Child("hostPath"))
+	})
 	one(s.GitRepo != nil, "gitRepo", func() validation.ErrorList {
 		var e validation.ErrorList
 		if s.GitRepo.Repository == "" {
@@ -190,7 +192,9 @@ func validateVolumeSource(s *corev1.VolumeSource, fldPath *validation.Path, volN
 		}
 		return e
 	})
-	one(s.ConfigMap != nil, "configMap", func() validation.ErrorList { return validateConfigMapVolumeSource(s.ConfigMap, fldPath.Child("configMap")) })
+	one(s.ConfigMap != nil, "configMap", func() validation.ErrorList {
+		return validateConfigMapVolumeSource(s.ConfigMap, fldPath.Child("configMap"))
+	})
 	one(s.AzureFile != nil, "azureFile", func() validation.ErrorList {
 		p := fldPath.Child("azureFile")
 		var e validation.ErrorList
@@ -237,7 +241,9 @@ func validateVolumeSource(s *corev1.VolumeSource, fldPath *validation.Path, volN
 		}
 		return e
 	})
-	one(s.Projected != nil, "projected", func() validation.ErrorList { return validateProjectedVolumeSource(s.Projected, fldPath.Child("projected")) })
+	one(s.Projected != nil, "projected", func() validation.ErrorList {
+		return validateProjectedVolumeSource(s.Projected, fldPath.Child("projected"))
+	})
 	one(s.ScaleIO != nil, "scaleIO", func() validation.ErrorList {
 		p := fldPath.Child("scaleIO")
 		var e validation.ErrorList

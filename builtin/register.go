@@ -17,8 +17,7 @@ import (
 // none of them.
 func AddToScheme(s *scheme.Scheme) error {
 	s.AddKnownTypes(corev1.SchemeGroupVersion, &corev1.Namespace{}, &corev1.NamespaceList{}, &corev1.ConfigMap{}, &corev1.ConfigMapList{},
-		&corev1.Secret{}, &corev1.SecretList{}, &corev1.ServiceAccount{}, &corev1.ServiceAccountList{}, &corev1.Event{}, &corev1.EventList{},
-		&corev1.Pod{}, &corev1.PodList{})
+		&corev1.Secret{}, &corev1.SecretList{}, &corev1.ServiceAccount{}, &corev1.ServiceAccountList{}, &corev1.Event{}, &corev1.EventList{})
 	s.AddKnownTypes(eventsv1.SchemeGroupVersion, &eventsv1.Event{}, &eventsv1.EventList{})
 	s.AddKnownTypes(coordinationv1.SchemeGroupVersion, &coordinationv1.Lease{}, &coordinationv1.LeaseList{})
 	s.AddKnownTypes(authenticationv1.SchemeGroupVersion, &authenticationv1.SelfSubjectReview{}, &authenticationv1.SelfSubjectReviewList{})
@@ -47,7 +46,6 @@ var resources = []scheme.Resource{
 	{Kind: "Secret", Plural: "secrets", Namespaced: true,
 		PrinterColumns: []scheme.PrinterColumn{{Name: "Type", Type: "string", JSONPath: ".type", Description: "The type of the secret"}}},
 	{Kind: "ServiceAccount", Plural: "serviceaccounts", ShortNames: []string{"sa"}, Namespaced: true},
-	{Kind: "Pod", Plural: "pods", ShortNames: []string{"po"}, Namespaced: true, StatusSubresource: true, Categories: []string{"all"}},
 	{Kind: "Event", Plural: "events", ShortNames: []string{"ev"}, Namespaced: true,
 		PrinterColumns: []scheme.PrinterColumn{
 			{Name: "Type", Type: "string", JSONPath: ".type"},

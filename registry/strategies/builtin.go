@@ -48,8 +48,8 @@ func Builtin() map[scheme.GroupResource]registry.Strategy {
 		eventsv1.Events:                     withoutGeneration(registry.StrategyFor[*eventsv1.Event]{}),
 		coordinationv1.Leases:               withoutGeneration(registry.StrategyFor[*coordinationv1.Lease]{}),
 		authenticationv1.SelfSubjectReviews: selfSubjectReviewStrategy{},
-		// corev1.Pods: pods keep a generation (kube's pod strategy sets 1 and bumps it).
-		{Resource: "pods"}: podStrategy(),
+		// Pods keep a generation: kube's pod strategy sets 1 and bumps it.
+		corev1.Pods: podStrategy(),
 	}
 	maps.Copy(m, RBAC())
 	maps.Copy(m, Authorization())

@@ -129,11 +129,6 @@ type ObjectReference struct {
 	FieldPath       string     `json:"fieldPath,omitempty"`
 }
 
-// LocalObjectReference names an object in the same namespace.
-type LocalObjectReference struct {
-	Name string `json:"name,omitempty"`
-}
-
 // Event (core/v1) is a report of something that happened to an object; the form
 // client-go's record.EventRecorder writes.
 type Event struct {

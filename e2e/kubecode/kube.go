@@ -2,6 +2,7 @@ package kubecode
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/apis/apps"
 	_ "k8s.io/kubernetes/pkg/apis/apps/install" // apps/v1 conversion, defaulting, declarative validation
@@ -30,6 +32,10 @@ import (
 	"k8s.io/kubernetes/pkg/registry/core/pod"
 	"k8s.io/kubernetes/pkg/registry/core/podtemplate"
 )
+
+// optimisticLockErrorMsg is k8s.io/apiserver's registry.OptimisticLockErrorMsg (that
+// package is not imported: it pulls in the etcd storage).
+const optimisticLockErrorMsg = "the object has been modified; please apply your changes to the latest version and try again"
 
 // Strategy is what kube's generic registry store calls on a create and an update: the
 // kind's registry strategy (pkg/registry/<group>/<kind>.Strategy).
@@ -272,10 +278,26 @@ func (s *Server) Update(kind, namespace string, old, body []byte) (Result, error
 	if err != nil {
 		return Result{}, err
 	}
-	ctx := requestContext(k, namespace, m.GetName(), "update")
+	// The update handler's checkName: the URL names the stored object.
+	name := oldMeta.GetName()
+	if m.GetName() != name {
+		return refusal(apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), name)), nil), nil
+	}
+	if namespace != "" && m.GetNamespace() != "" && m.GetNamespace() != namespace {
+		return refusal(apierrors.NewBadRequest(fmt.Sprintf("the namespace of the object (%s) does not match the namespace on the request (%s)", m.GetNamespace(), namespace)), nil), nil
+	}
+	ctx := requestContext(k, namespace, name, "update")
+	gr := schema.GroupResource{Group: k.GVK.Group, Resource: k.Resource}
+	// The body's uid is a precondition (rest.DefaultUpdatedObjectInfo), checked by
+	// GuaranteedUpdate against the stored object; its failure is a storage error the
+	// store turns into 409 Conflict.
+	if uid := m.GetUID(); uid != "" && uid != oldMeta.GetUID() {
+		key := "/registry/" + k.Resource + "/" + namespace + "/" + name
+		return refusal(apierrors.NewConflict(gr, name, storage.NewInvalidObjError(key,
+			fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", uid, oldMeta.GetUID()))), nil), nil
+	}
 	if rv := m.GetResourceVersion(); rv != "" && rv != oldMeta.GetResourceVersion() {
-		return refusal(apierrors.NewConflict(k.GVK.GroupVersion().WithResource(k.Resource).GroupResource(), m.GetName(),
-			fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again")), nil), nil
+		return refusal(apierrors.NewConflict(gr, name, errors.New(optimisticLockErrorMsg)), nil), nil
 	}
 	if err := rest.EnsureObjectNamespaceMatchesRequestNamespace(rest.ExpectedNamespaceForScope(namespace, k.Strategy.NamespaceScoped()), m); err != nil {
 		return refusal(err, nil), nil

@@ -3,6 +3,8 @@ module github.com/apikit-dev/apikit/e2e/kubecode
 go 1.26.0
 
 require (
+	github.com/apikit-dev/apikit v0.0.0
+	github.com/google/go-cmp v0.7.0
 	k8s.io/apimachinery v0.37.2
 	k8s.io/apiserver v0.37.2
 	k8s.io/kubernetes v1.37.2
@@ -20,6 +22,7 @@ require (
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
 	github.com/distribution/reference v0.6.0 // indirect
 	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
+	github.com/evanphx/json-patch/v5 v5.9.11 // indirect
 	github.com/felixge/httpsnoop v1.0.4 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.6 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect

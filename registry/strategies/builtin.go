@@ -49,7 +49,8 @@ func Builtin() map[scheme.GroupResource]registry.Strategy {
 		coordinationv1.Leases:               withoutGeneration(registry.StrategyFor[*coordinationv1.Lease]{}),
 		authenticationv1.SelfSubjectReviews: selfSubjectReviewStrategy{},
 		// Pods keep a generation: kube's pod strategy sets 1 and bumps it.
-		corev1.Pods: podStrategy(),
+		corev1.Pods:         podStrategy(),
+		corev1.PodTemplates: podTemplateStrategy(),
 	}
 	maps.Copy(m, RBAC())
 	maps.Copy(m, Authorization())

@@ -332,21 +332,28 @@ func unifiedDiff(a, b []string) string {
 	}
 	var lines []line
 	i, j := 0, 0
+	var dels, adds []line
+	flush := func() {
+		// difflib prints a replaced block's removals before its insertions.
+		lines = append(append(lines, dels...), adds...)
+		dels, adds = dels[:0], adds[:0]
+	}
 	for i < len(a) || j < len(b) {
 		switch {
 		case i < len(a) && j < len(b) && a[i] == b[j]:
+			flush()
 			lines = append(lines, line{' ', a[i], i, j})
 			i, j = i+1, j+1
 		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
-			lines = append(lines, line{'+', b[j], i, j})
+			adds = append(adds, line{'+', b[j], i, j})
 			j++
 		default:
-			lines = append(lines, line{'-', a[i], i, j})
+			dels = append(dels, line{'-', a[i], i, j})
 			i++
 		}
 	}
+	flush()
 	var out strings.Builder
-	out.WriteString("--- \n+++ \n")
 	for k := 0; k < len(lines); {
 		if lines[k].op == ' ' {
 			k++
@@ -461,4 +468,34 @@ func podWarningsOnCreate(p *corev1.Pod) []string {
 		warnings = append(warnings, "metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: ["+strings.Join(msgs, " ")+"]")
 	}
 	return append(warnings, podSpecWarnings(nil, &p.Spec, p.Annotations)...)
+}
+
+// podTemplateStrategy is kube's podtemplate strategy: generation 1 on create and one
+// more when the template changes, the template validated as a pod template under
+// "template", and the template's warnings on create and on a change.
+func podTemplateStrategy() registry.StrategyFor[*corev1.PodTemplate] {
+	return registry.StrategyFor[*corev1.PodTemplate]{
+		PrepareForCreate: func(_ context.Context, t *corev1.PodTemplate) { t.Generation = 1 },
+		PrepareForUpdate: func(_ context.Context, t, old *corev1.PodTemplate) {
+			t.Generation = old.Generation
+			if !cmp.Equal(&t.Template, &old.Template, quantityEqual) {
+				t.Generation = old.Generation + 1
+			}
+		},
+		Validate: func(_ context.Context, t *corev1.PodTemplate) validation.ErrorList {
+			return validatePodTemplateSpec(&t.Template, validation.NewPath("template"))
+		},
+		ValidateUpdate: func(_ context.Context, t, _ *corev1.PodTemplate) validation.ErrorList {
+			return validatePodTemplateSpec(&t.Template, validation.NewPath("template"))
+		},
+		WarningsOnCreate: func(_ context.Context, t *corev1.PodTemplate) []string {
+			return podTemplateWarnings(validation.NewPath("template"), &t.Template)
+		},
+		WarningsOnUpdate: func(_ context.Context, t, old *corev1.PodTemplate) []string {
+			if t.Generation == old.Generation {
+				return nil
+			}
+			return podTemplateWarnings(validation.NewPath("template"), &t.Template)
+		},
+	}
 }

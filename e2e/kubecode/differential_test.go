@@ -107,13 +107,7 @@ func compare(c Case, kube, apikit Result) (diff string, intended []string) {
 		if kube.Code != 422 && kube.Message != apikit.Message {
 			fmt.Fprintf(&b, "  message:\n    kube:   %s\n    apikit: %s\n", kube.Message, apikit.Message)
 		}
-		kc, ac := kube.SortedCauses(), apikit.SortedCauses()
-		for i := range kc {
-			kc[i].Detail = ""
-		}
-		if d := cmp.Diff(kc, ac); d != "" {
-			fmt.Fprintf(&b, "  causes (-kube +apikit):\n%s", indent(d))
-		}
+		b.WriteString(diffCauses(kube.SortedCauses(), apikit.SortedCauses()))
 	}
 	if kube.Code < 300 && apikit.Code < 300 {
 		ko, err := normalizeStored(kube.Object)
@@ -129,6 +123,33 @@ func compare(c Case, kube, apikit Result) (diff string, intended []string) {
 		}
 	}
 	return b.String(), intended
+}
+
+// diffCauses lists the causes only one side gave: "-" kube's, "+" apikit's.
+func diffCauses(kube, apikit []Cause) string {
+	key := func(c Cause) string { return c.Type + "\x00" + c.Field + "\x00" + c.Message }
+	count := map[string]int{}
+	for _, c := range apikit {
+		count[key(c)]++
+	}
+	var b strings.Builder
+	for _, c := range kube {
+		if count[key(c)] > 0 {
+			count[key(c)]--
+			continue
+		}
+		fmt.Fprintf(&b, "    - %s %s: %s\n", c.Type, c.Field, c.Message)
+	}
+	for _, c := range apikit {
+		if count[key(c)] > 0 {
+			count[key(c)]--
+			fmt.Fprintf(&b, "    + %s %s: %s\n", c.Type, c.Field, c.Message)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "  causes (-kube +apikit):\n" + b.String()
 }
 
 func indent(s string) string {

@@ -296,7 +296,16 @@ func (s *Server) Update(kind, namespace string, old, body []byte) (Result, error
 		return refusal(apierrors.NewConflict(gr, name, storage.NewInvalidObjError(key,
 			fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", uid, oldMeta.GetUID()))), nil), nil
 	}
-	if rv := m.GetResourceVersion(); rv != "" && rv != oldMeta.GetResourceVersion() {
+	// The store's Update: a body without a resourceVersion is an unconditional update
+	// where the strategy allows one (it then gets the stored one), else 422; one with
+	// another resourceVersion is a conflict.
+	switch rv := m.GetResourceVersion(); {
+	case rv == "" && k.Strategy.AllowUnconditionalUpdate(ctx):
+		m.SetResourceVersion(oldMeta.GetResourceVersion())
+	case rv == "":
+		errs := field.ErrorList{field.Invalid(field.NewPath("metadata").Child("resourceVersion"), int64(0), "must be specified for an update")}
+		return refusal(apierrors.NewInvalid(schema.GroupKind{Group: gr.Group, Kind: gr.Resource}, name, errs), errs), nil
+	case rv != oldMeta.GetResourceVersion():
 		return refusal(apierrors.NewConflict(gr, name, errors.New(optimisticLockErrorMsg)), nil), nil
 	}
 	if err := rest.EnsureObjectNamespaceMatchesRequestNamespace(rest.ExpectedNamespaceForScope(namespace, k.Strategy.NamespaceScoped()), m); err != nil {

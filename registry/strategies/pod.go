@@ -2,10 +2,8 @@ package strategies
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"reflect"
-	"strconv"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
@@ -290,109 +288,9 @@ func validatePodUpdate(p, old *corev1.Pod) validation.ErrorList {
 		}
 	}
 	if !podSpecsEqual(&munged, &old.Spec) {
-		errs = append(errs, validation.Forbidden(spec, podUpdateForbidden+"\n"+specDiff(&old.Spec, &munged)))
+		errs = append(errs, validation.Forbidden(spec, podUpdateForbidden+"\n"+podSpecDiff(&old.Spec, &munged)))
 	}
 	return errs
-}
-
-// specDiff is a unified diff of the two specs' indented JSON, as apimachinery's
-// diff.Diff prints one (kube prints its internal types, whose field names differ).
-func specDiff(a, b *corev1.PodSpec) string {
-	aj, _ := json.MarshalIndent(a, "", " ")
-	bj, _ := json.MarshalIndent(b, "", " ")
-	return unifiedDiff(strings.SplitAfter(string(aj)+"\n", "\n"), strings.SplitAfter(string(bj)+"\n", "\n"))
-}
-
-// unifiedDiff renders the line difference of a and b with three lines of context.
-// The specs are bounded by the request size; the table is len(a)×len(b) small ints.
-func unifiedDiff(a, b []string) string {
-	const maxCells = 1 << 22
-	if len(a)*len(b) > maxCells {
-		return ""
-	}
-	// lcs[i][j] is the length of the longest common subsequence of a[i:] and b[j:].
-	lcs := make([][]int32, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int32, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	type line struct {
-		op   byte
-		text string
-		ai   int
-		bi   int
-	}
-	var lines []line
-	i, j := 0, 0
-	var dels, adds []line
-	flush := func() {
-		// difflib prints a replaced block's removals before its insertions.
-		lines = append(append(lines, dels...), adds...)
-		dels, adds = dels[:0], adds[:0]
-	}
-	for i < len(a) || j < len(b) {
-		switch {
-		case i < len(a) && j < len(b) && a[i] == b[j]:
-			flush()
-			lines = append(lines, line{' ', a[i], i, j})
-			i, j = i+1, j+1
-		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
-			adds = append(adds, line{'+', b[j], i, j})
-			j++
-		default:
-			dels = append(dels, line{'-', a[i], i, j})
-			i++
-		}
-	}
-	flush()
-	var out strings.Builder
-	for k := 0; k < len(lines); {
-		if lines[k].op == ' ' {
-			k++
-			continue
-		}
-		start := max(k-3, 0)
-		end := k
-		for end < len(lines) {
-			if lines[end].op != ' ' {
-				end++
-				continue
-			}
-			run := end
-			for run < len(lines) && lines[run].op == ' ' {
-				run++
-			}
-			if run-end > 6 || run == len(lines) {
-				end = min(end+3, len(lines))
-				break
-			}
-			end = run
-		}
-		na, nb := 0, 0
-		for _, l := range lines[start:end] {
-			if l.op != '+' {
-				na++
-			}
-			if l.op != '-' {
-				nb++
-			}
-		}
-		out.WriteString("@@ -" + strconv.Itoa(lines[start].ai+1) + "," + strconv.Itoa(na) + " +" + strconv.Itoa(lines[start].bi+1) + "," + strconv.Itoa(nb) + " @@\n")
-		for _, l := range lines[start:end] {
-			out.WriteByte(l.op)
-			out.WriteString(l.text)
-		}
-		k = end
-	}
-	return out.String()
 }
 
 // withOldImages is a copy of next (nil when empty, as kube builds it) with the images

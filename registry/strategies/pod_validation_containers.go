@@ -1186,10 +1186,10 @@ func validatePodResourceClaims(meta *scheme.ObjectMeta, claims []corev1.PodResou
 			seen[c.Name] = true
 		}
 		if c.ResourceClaimName != nil && c.ResourceClaimTemplateName != nil {
-			errs = append(errs, validation.Invalid(p, c, "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified"))
+			errs = append(errs, validation.Invalid(p, badStruct(c), "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified"))
 		}
 		if c.ResourceClaimName == nil && c.ResourceClaimTemplateName == nil {
-			errs = append(errs, validation.Invalid(p, c, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"))
+			errs = append(errs, validation.Invalid(p, badStruct(c), "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"))
 		}
 		if c.ResourceClaimName != nil {
 			for _, msg := range validation.NameIsDNSSubdomain(*c.ResourceClaimName, false) {
@@ -1242,12 +1242,12 @@ func validateSecurityContext(sc *corev1.SecurityContext, path *validation.Path, 
 	errs = append(errs, validateSeccompProfile(sc.SeccompProfile, path.Child("seccompProfile"))...)
 	if sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation {
 		if sc.Privileged != nil && *sc.Privileged {
-			errs = append(errs, validation.Invalid(path, sc, "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"))
+			errs = append(errs, validation.Invalid(path, badStruct(sc), "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"))
 		}
 		if sc.Capabilities != nil {
 			for _, c := range sc.Capabilities.Add {
 				if c == "CAP_SYS_ADMIN" {
-					errs = append(errs, validation.Invalid(path, sc, "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"))
+					errs = append(errs, validation.Invalid(path, badStruct(sc), "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"))
 				}
 			}
 		}
@@ -1330,7 +1330,7 @@ func validateSeccompProfile(sp *corev1.SeccompProfile, path *validation.Path) va
 			errs = append(errs, validateLocalDescendingPath(*sp.LocalhostProfile, path.Child("localhostProfile"))...)
 		}
 	} else if sp.LocalhostProfile != nil {
-		errs = append(errs, validation.Invalid(path.Child("localhostProfile"), sp, "can only be set when seccomp type is Localhost"))
+		errs = append(errs, validation.Invalid(path.Child("localhostProfile"), badStruct(sp), "can only be set when seccomp type is Localhost"))
 	}
 	return errs
 }

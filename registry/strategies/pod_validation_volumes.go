@@ -478,7 +478,7 @@ func validateProjectedVolumeSource(s *corev1.ProjectedVolumeSource, p *validatio
 			pp := sp.Child("clusterTrustBundle")
 			switch {
 			case b.Name != nil && b.SignerName != nil:
-				errs = append(errs, validation.Invalid(pp, b, "only one of name and signerName may be used"))
+				errs = append(errs, validation.Invalid(pp, badStruct(b), "only one of name and signerName may be used"))
 			case b.Name != nil:
 				if *b.Name == "" {
 					errs = append(errs, validation.Required(pp.Child("name"), "must be a valid object name"))

@@ -32,6 +32,7 @@ func AddToScheme(s *scheme.Scheme) error {
 	if err := registerTypes(s, corev1.SchemeGroupVersion, &corev1.Pod{}, &corev1.PodTemplate{}); err != nil {
 		return err
 	}
+	registerCoreDefaults(s)
 	if err := AddAppsToScheme(s); err != nil {
 		return err
 	}

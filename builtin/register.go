@@ -27,6 +27,7 @@ func AddToScheme(s *scheme.Scheme) error {
 		}
 	}
 	registerEventConversions(s)
+	registerAppsDefaults(s)
 	if err := registerProtobuf(s); err != nil {
 		return fmt.Errorf("builtin: %w", err)
 	}

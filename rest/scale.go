@@ -2,7 +2,11 @@ package rest
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/apikit-dev/apikit/conversion"
 
@@ -10,6 +14,7 @@ import (
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/validation"
 )
 
 // ScaleGroupVersion is where Scale lives on the wire: autoscaling/v1.
@@ -64,10 +69,79 @@ func (rq *request) scaleOf(obj scheme.Object) (*Scale, error) {
 	}
 	if paths.LabelSelectorPath != "" {
 		if v, ok := readPath(m, paths.LabelSelectorPath); ok {
-			sc.Status.Selector, _ = v.(string)
+			switch sel := v.(type) {
+			case string:
+				sc.Status.Selector = sel
+			case map[string]any:
+				// A built-in kind's metav1.LabelSelector, served in its string form as
+				// kube's scale subresources serve it; kube answers 400 when it does not convert.
+				if sc.Status.Selector, err = labelSelectorString(sel); err != nil {
+					return nil, apierrors.NewBadRequest(err.Error())
+				}
+			}
 		}
 	}
 	return sc, nil
+}
+
+// labelSelectorString is the String of the labels.Selector that
+// metav1.LabelSelectorAsSelector makes of a LabelSelector in its JSON form: one
+// requirement per matchLabels pair ("app=web") and matchExpressions term ("tier in
+// (a,b)", "tier notin (c)", "tier", "!tier"), values sorted, requirements ordered by
+// key (matchLabels before expressions of the same key), joined with commas. An empty
+// selector is "".
+func labelSelectorString(sel map[string]any) (string, error) {
+	type requirement struct{ key, text string }
+	var reqs []requirement
+	labels, _ := sel["matchLabels"].(map[string]any)
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		v, _ := labels[k].(string)
+		reqs = append(reqs, requirement{k, k + "=" + v})
+	}
+	exprs, _ := sel["matchExpressions"].([]any)
+	for _, e := range exprs {
+		expr, _ := e.(map[string]any)
+		key, _ := expr["key"].(string)
+		op, _ := expr["operator"].(string)
+		var values []string
+		list, _ := expr["values"].([]any)
+		for _, v := range list {
+			s, _ := v.(string)
+			values = append(values, s)
+		}
+		slices.Sort(values)
+		switch op {
+		case "In":
+			reqs = append(reqs, requirement{key, key + " in (" + strings.Join(values, ",") + ")"})
+		case "NotIn":
+			reqs = append(reqs, requirement{key, key + " notin (" + strings.Join(values, ",") + ")"})
+		case "Exists":
+			reqs = append(reqs, requirement{key, key})
+		case "DoesNotExist":
+			reqs = append(reqs, requirement{key, "!" + key})
+		default:
+			return "", fmt.Errorf("%q is not a valid label selector operator", op)
+		}
+	}
+	slices.SortStableFunc(reqs, func(a, b requirement) int { return strings.Compare(a.key, b.key) })
+	texts := make([]string, len(reqs))
+	for i, r := range reqs {
+		texts[i] = r.text
+	}
+	return strings.Join(texts, ","), nil
+}
+
+// scaleKind is the kind a refused Scale is named by.
+var scaleKind = scheme.GroupKind{Group: ScaleGroupVersion.Group, Kind: "Scale"}
+
+// validateScale is kube's ValidateScale, which the scale subresources of the built-in
+// kinds run on the new Scale before writing its replicas to the object: 422 for a
+// negative count. The scale of a custom resource is checked by its schema instead.
+func validateScale(sc *Scale, name string) error {
+	if sc.Spec.Replicas < 0 {
+		return validation.ErrorList{validation.Invalid(validation.NewPath("spec", "replicas"), int64(sc.Spec.Replicas), "must be greater than or equal to 0")}.ToStatus(scaleKind, name)
+	}
+	return nil
 }
 
 func toInt64(v any) (int64, bool) {
@@ -179,6 +253,11 @@ func (rq *request) writeScale() {
 		sc, err := newScale(old)
 		if err != nil {
 			return nil, err
+		}
+		if !rq.h.scheme.IsUnstructured(rq.gvk) {
+			if err := validateScale(sc, name); err != nil {
+				return nil, err
+			}
 		}
 		if rv := sc.ResourceVersion; rv != "" && rv != old.GetResourceVersion() {
 			return nil, apierrors.NewConflict(rq.gr, name, apierrors.OptimisticLockErrorMsg)

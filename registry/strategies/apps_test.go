@@ -309,7 +309,9 @@ func TestValidateStatefulSet_KubesMessagesAndPaths(t *testing.T) {
 		want   []string
 	}{
 		{"a defaulted statefulset is valid", nil, nil},
-		{"a statefulset with claim templates is valid", func(ss *appsv1.StatefulSet) { ss.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{claim("data")} }, nil},
+		{"a statefulset with claim templates is valid", func(ss *appsv1.StatefulSet) {
+			ss.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{claim("data")}
+		}, nil},
 		{"the name is a DNS label", func(ss *appsv1.StatefulSet) { ss.Name = "db.x" }, []string{`metadata.name: Invalid value: "db.x": must not contain dots`}},
 		{"the pod management policy is known", func(ss *appsv1.StatefulSet) { ss.Spec.PodManagementPolicy = "Eager" }, []string{
 			`spec.podManagementPolicy: Invalid value: "Eager": must be 'OrderedReady' or 'Parallel'`}},
@@ -366,7 +368,9 @@ func TestValidateStatefulSet_KubesMessagesAndPaths(t *testing.T) {
 func TestStatefulSetStrategy_ImmutableFieldsClaimTypesAndWarnings(t *testing.T) {
 	st := Apps()[appsv1.StatefulSets].(registry.StrategyFor[*appsv1.StatefulSet])
 	ctx := context.Background()
-	old := statefulSet(t, func(ss *appsv1.StatefulSet) { ss.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{claim("data")} })
+	old := statefulSet(t, func(ss *appsv1.StatefulSet) {
+		ss.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{claim("data")}
+	})
 	st.PrepareForCreate(ctx, old)
 	if c := old.Spec.VolumeClaimTemplates[0]; c.APIVersion != "v1" || c.Kind != "PersistentVolumeClaim" || c.Status.Phase != corev1.ClaimPending ||
 		c.Spec.VolumeMode == nil || *c.Spec.VolumeMode != corev1.PersistentVolumeFilesystem {

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"fmt"
+	"slices"
 
 	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
 	coordinationv1 "github.com/apikit-dev/apikit/builtin/coordination/v1"
@@ -12,21 +13,25 @@ import (
 
 // AddToScheme registers the built-in kinds, their protobuf field numbers and their
 // resources as kube-apiserver serves them: names, scope, short names and the columns of
-// kubectl get, with the RBAC kinds (AddRBACToScheme) and the access reviews
-// (AddAuthorizationToScheme). Call it once per scheme; hosts that do not call it serve
+// kubectl get, with the apps/v1 kinds (AddAppsToScheme), the RBAC kinds (AddRBACToScheme)
+// and the access reviews (AddAuthorizationToScheme). Call it once per scheme; hosts that do not call it serve
 // none of them.
 func AddToScheme(s *scheme.Scheme) error {
 	s.AddKnownTypes(corev1.SchemeGroupVersion, &corev1.Namespace{}, &corev1.NamespaceList{}, &corev1.ConfigMap{}, &corev1.ConfigMapList{},
-		&corev1.Secret{}, &corev1.SecretList{}, &corev1.ServiceAccount{}, &corev1.ServiceAccountList{}, &corev1.Event{}, &corev1.EventList{})
+		&corev1.Secret{}, &corev1.SecretList{}, &corev1.ServiceAccount{}, &corev1.ServiceAccountList{}, &corev1.Event{}, &corev1.EventList{},
+		&corev1.Pod{}, &corev1.PodList{}, &corev1.PodTemplate{}, &corev1.PodTemplateList{})
 	s.AddKnownTypes(eventsv1.SchemeGroupVersion, &eventsv1.Event{}, &eventsv1.EventList{})
 	s.AddKnownTypes(coordinationv1.SchemeGroupVersion, &coordinationv1.Lease{}, &coordinationv1.LeaseList{})
 	s.AddKnownTypes(authenticationv1.SchemeGroupVersion, &authenticationv1.SelfSubjectReview{}, &authenticationv1.SelfSubjectReviewList{})
-	for _, r := range resources {
+	for _, r := range slices.Concat(resources, podResources) {
 		if err := s.AddResource(r); err != nil {
 			return fmt.Errorf("builtin: %w", err)
 		}
 	}
 	registerEventConversions(s)
+	if err := AddAppsToScheme(s); err != nil {
+		return err
+	}
 	registerAppsDefaults(s)
 	if err := registerProtobuf(s); err != nil {
 		return fmt.Errorf("builtin: %w", err)

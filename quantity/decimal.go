@@ -62,8 +62,8 @@ func (d *decAmount) sign() int { return d.coef.Sign() }
 // digits is the number of decimal digits of |coef| (1 for zero).
 func (d *decAmount) digits() int {
 	if d.coef.IsInt64() {
-		v := d.coef.Int64()
-		if v < 0 {
+		v := uint64(d.coef.Int64())
+		if d.coef.Sign() < 0 {
 			v = -v
 		}
 		n := 1

@@ -512,6 +512,9 @@ func (q Quantity) AsInt64() (int64, bool) {
 // AsApproximateFloat64 is the amount as the nearest float64 it can compute cheaply;
 // amounts beyond float64's range are ±Inf.
 func (q Quantity) AsApproximateFloat64() float64 {
+	if q.IsZero() {
+		return 0 // kube's 0 × 10^400 is NaN
+	}
 	if q.d != nil {
 		return q.d.float64()
 	}

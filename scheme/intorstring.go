@@ -108,11 +108,30 @@ func (v *IntOrString) UnmarshalJSON(b []byte) error {
 		return json.Unmarshal(b, &v.StrVal)
 	}
 	v.Type = Int
-	if i, err := strconv.ParseInt(string(b), 10, 32); err == nil && (b[0] != '0' || len(b) == 1) {
-		v.IntVal = int32(i)
-		return nil
+	if jsonInteger(b) {
+		if i, err := strconv.ParseInt(string(b), 10, 32); err == nil {
+			v.IntVal = int32(i)
+			return nil
+		}
 	}
 	return json.Unmarshal(b, &v.IntVal)
+}
+
+// jsonInteger reports whether b is a JSON integer: an optional minus, then 0 or a
+// digit string without a leading zero.
+func jsonInteger(b []byte) bool {
+	if len(b) > 0 && b[0] == '-' {
+		b = b[1:]
+	}
+	if len(b) == 0 || (b[0] == '0' && len(b) > 1) {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // The CBOR major types of integers.

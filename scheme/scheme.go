@@ -124,7 +124,8 @@ type ScaleSubresource struct {
 }
 
 // PrinterColumn is one column of table output, read from the object by a JSONPath
-// expression like CRDs' additionalPrinterColumns.
+// expression like CRDs' additionalPrinterColumns, or computed by Cell where a JSONPath
+// cannot say it (kube's "1/3" READY of a Deployment, a Pod's STATUS).
 type PrinterColumn struct {
 	Name        string
 	Type        string // integer, number, string, boolean or date
@@ -132,6 +133,10 @@ type PrinterColumn struct {
 	Description string
 	JSONPath    string // for example ".spec.color"
 	Priority    int32
+	// Cell, when set, computes the cell from the object (of the kind's Go type, at the
+	// version the client asked for) instead of JSONPath; it returns a string, an int64, a
+	// float64, a bool or nil.
+	Cell func(obj Object) any
 }
 
 // NotRegisteredError says a kind or Go type is unknown to the scheme.

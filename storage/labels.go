@@ -137,6 +137,20 @@ func LabelSelectorFromSet(set map[string]string) LabelSelector {
 	return LabelSelector{reqs: reqs}
 }
 
+// NewLabelSelector returns the selector of reqs, all of which must hold, as
+// k8s.io/apimachinery's labels.NewSelector().Add(reqs...) builds it: each requirement's
+// values sorted and de-duplicated, the requirements sorted by key. It checks nothing:
+// reqs come from objects that validation has passed (a meta/v1 LabelSelector).
+func NewLabelSelector(reqs ...LabelRequirement) LabelSelector {
+	out := make([]LabelRequirement, len(reqs))
+	for i, r := range reqs {
+		r.Values = slices.Compact(slices.Sorted(slices.Values(r.Values)))
+		out[i] = r
+	}
+	sort.Sort(byKey(out))
+	return LabelSelector{reqs: out}
+}
+
 // byKey orders requirements by key with sort.Sort, the unstable sort k8s.io/apimachinery
 // uses: on the same input it leaves requirements of one key in the same order, so
 // String() renders a selector exactly as kube does.

@@ -40,7 +40,8 @@ const ageJSONPath = ".metadata.creationTimestamp"
 // timestamp.
 type Printer struct {
 	columns []TableColumnDefinition
-	paths   []*JSONPath // one per column after Name; nil for the default table
+	paths   []*JSONPath               // one per column after Name; nil for the default table
+	cells   []func(scheme.Object) any // one per column after Name; nil where paths has the column
 	// defaultTable is true for Name + Created At (no printer columns).
 	defaultTable bool
 }
@@ -61,8 +62,12 @@ func NewPrinter(res *scheme.Resource) (*Printer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !slices.ContainsFunc(res.PrinterColumns, func(c scheme.PrinterColumn) bool { return strings.EqualFold(c.Name, "Age") }) {
+	// A resource with computed columns lists all of its columns, as kube's printers of the
+	// built-in kinds do (a PodTemplate has no Age); others get Age unless they name it.
+	computed := slices.ContainsFunc(res.PrinterColumns, func(c scheme.PrinterColumn) bool { return c.Cell != nil })
+	if !computed && !slices.ContainsFunc(res.PrinterColumns, func(c scheme.PrinterColumn) bool { return strings.EqualFold(c.Name, "Age") }) {
 		p.paths = append(p.paths, MustParseJSONPath(ageJSONPath))
+		p.cells = append(p.cells, nil)
 		p.columns = append(p.columns, TableColumnDefinition{Name: "Age", Type: "date", Description: CreationTimestampDescription})
 	}
 	return p, nil
@@ -89,15 +94,19 @@ var nameColumn = TableColumnDefinition{Name: "Name", Type: "string", Format: "na
 func newColumnPrinter(res *scheme.Resource, cols []scheme.PrinterColumn) (*Printer, error) {
 	p := &Printer{columns: []TableColumnDefinition{nameColumn}}
 	for _, col := range cols {
-		path, err := ParseJSONPath(col.JSONPath)
-		if err != nil {
-			return nil, fmt.Errorf("printer column %q of %s: %w", col.Name, res.GroupResource(), err)
+		var path *JSONPath
+		if col.Cell == nil {
+			var err error
+			if path, err = ParseJSONPath(col.JSONPath); err != nil {
+				return nil, fmt.Errorf("printer column %q of %s: %w", col.Name, res.GroupResource(), err)
+			}
 		}
 		desc := col.Description
 		if desc == "" {
 			desc = "Custom resource definition column (in JSONPath format): " + col.JSONPath
 		}
 		p.paths = append(p.paths, path)
+		p.cells = append(p.cells, col.Cell)
 		p.columns = append(p.columns, TableColumnDefinition{
 			Name: col.Name, Type: col.Type, Format: col.Format, Description: desc, Priority: col.Priority,
 		})
@@ -196,14 +205,21 @@ func (p *Printer) row(obj scheme.Object, opts *Options) (TableRow, error) {
 		row.Cells = []any{obj.GetName(), obj.GetCreationTimestamp().UTC().Format(time.RFC3339)}
 		return row, nil
 	}
-	content, err := unstructuredContent(obj)
-	if err != nil {
-		return TableRow{}, fmt.Errorf("table row of %s %q: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
-	}
+	var content map[string]any
 	row.Cells = make([]any, 1, len(p.columns))
 	row.Cells[0] = obj.GetName()
 	var now time.Time
 	for i, path := range p.paths {
+		if cell := p.cells[i]; cell != nil {
+			row.Cells = append(row.Cells, cell(obj))
+			continue
+		}
+		if content == nil {
+			var err error
+			if content, err = unstructuredContent(obj); err != nil {
+				return TableRow{}, fmt.Errorf("table row of %s %q: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
+			}
+		}
 		col := &p.columns[i+1]
 		vals, err := path.Find(content)
 		if err != nil || len(vals) == 0 {

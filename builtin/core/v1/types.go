@@ -12,6 +12,8 @@ var (
 	Secrets         = scheme.GroupResource{Resource: "secrets"}
 	ServiceAccounts = scheme.GroupResource{Resource: "serviceaccounts"}
 	Events          = scheme.GroupResource{Resource: "events"}
+	Pods            = scheme.GroupResource{Resource: "pods"}
+	PodTemplates    = scheme.GroupResource{Resource: "podtemplates"}
 )
 
 // Namespace is a cluster-scoped scope for names; its lifecycle (phase Terminating,

@@ -3,10 +3,7 @@ package rest
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
-	"slices"
-	"strings"
 
 	"github.com/apikit-dev/apikit/conversion"
 
@@ -85,50 +82,42 @@ func (rq *request) scaleOf(obj scheme.Object) (*Scale, error) {
 }
 
 // labelSelectorString is the String of the labels.Selector that
-// metav1.LabelSelectorAsSelector makes of a LabelSelector in its JSON form: one
-// requirement per matchLabels pair ("app=web") and matchExpressions term ("tier in
-// (a,b)", "tier notin (c)", "tier", "!tier"), values sorted, requirements ordered by
-// key (matchLabels before expressions of the same key), joined with commas. An empty
-// selector is "".
+// metav1.LabelSelectorAsSelector makes of a LabelSelector in its JSON form ("app=web,tier
+// in (a,b)"), built by storage.NewLabelSelector as builtin.LabelSelectorAsSelector builds
+// it from the typed form; "" for an empty selector. An unknown operator is kube's error.
 func labelSelectorString(sel map[string]any) (string, error) {
-	type requirement struct{ key, text string }
-	var reqs []requirement
 	labels, _ := sel["matchLabels"].(map[string]any)
-	for _, k := range slices.Sorted(maps.Keys(labels)) {
-		v, _ := labels[k].(string)
-		reqs = append(reqs, requirement{k, k + "=" + v})
-	}
 	exprs, _ := sel["matchExpressions"].([]any)
+	reqs := make([]storage.LabelRequirement, 0, len(labels)+len(exprs))
+	for k, v := range labels {
+		s, _ := v.(string)
+		reqs = append(reqs, storage.LabelRequirement{Key: k, Operator: storage.Equals, Values: []string{s}})
+	}
 	for _, e := range exprs {
 		expr, _ := e.(map[string]any)
 		key, _ := expr["key"].(string)
 		op, _ := expr["operator"].(string)
-		var values []string
-		list, _ := expr["values"].([]any)
-		for _, v := range list {
-			s, _ := v.(string)
-			values = append(values, s)
-		}
-		slices.Sort(values)
+		r := storage.LabelRequirement{Key: key}
 		switch op {
 		case "In":
-			reqs = append(reqs, requirement{key, key + " in (" + strings.Join(values, ",") + ")"})
+			r.Operator = storage.In
 		case "NotIn":
-			reqs = append(reqs, requirement{key, key + " notin (" + strings.Join(values, ",") + ")"})
+			r.Operator = storage.NotIn
 		case "Exists":
-			reqs = append(reqs, requirement{key, key})
+			r.Operator = storage.Exists
 		case "DoesNotExist":
-			reqs = append(reqs, requirement{key, "!" + key})
+			r.Operator = storage.DoesNotExist
 		default:
 			return "", fmt.Errorf("%q is not a valid label selector operator", op)
 		}
+		list, _ := expr["values"].([]any)
+		for _, v := range list {
+			s, _ := v.(string)
+			r.Values = append(r.Values, s)
+		}
+		reqs = append(reqs, r)
 	}
-	slices.SortStableFunc(reqs, func(a, b requirement) int { return strings.Compare(a.key, b.key) })
-	texts := make([]string, len(reqs))
-	for i, r := range reqs {
-		texts[i] = r.text
-	}
-	return strings.Join(texts, ","), nil
+	return storage.NewLabelSelector(reqs...).String(), nil
 }
 
 // scaleKind is the kind a refused Scale is named by.

@@ -2,7 +2,6 @@ package strategies_test
 
 import (
 	"fmt"
-	"maps"
 	"net/http"
 	"testing"
 
@@ -10,48 +9,20 @@ import (
 
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
-	appsv1 "github.com/apikit-dev/apikit/builtin/apps/v1"
-	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
-// appsScheme is the built-in scheme with the apps/v1 kinds served, as kube-apiserver
-// serves them (status, and scale read from the replicas and the selector object).
+// appsScheme is the built-in scheme, which serves the apps/v1 kinds as kube-apiserver
+// does (status, and scale read from the replicas and the selector object).
 func appsScheme(t *testing.T) *scheme.Scheme {
 	t.Helper()
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := s.Resource(appsv1.Deployments); ok {
-		return s // builtin registers them itself
-	}
-	s.AddKnownTypes(appsv1.SchemeGroupVersion,
-		&appsv1.Deployment{}, &appsv1.DeploymentList{}, &appsv1.StatefulSet{}, &appsv1.StatefulSetList{},
-		&appsv1.DaemonSet{}, &appsv1.DaemonSetList{}, &appsv1.ReplicaSet{}, &appsv1.ReplicaSetList{},
-		&appsv1.ControllerRevision{}, &appsv1.ControllerRevisionList{})
-	scale := &scheme.ScaleSubresource{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas", LabelSelectorPath: ".spec.selector"}
-	for _, r := range []scheme.Resource{
-		{Group: "apps", Kind: "Deployment", Plural: "deployments", Namespaced: true, StatusSubresource: true, Scale: scale},
-		{Group: "apps", Kind: "StatefulSet", Plural: "statefulsets", Namespaced: true, StatusSubresource: true, Scale: scale},
-		{Group: "apps", Kind: "ReplicaSet", Plural: "replicasets", Namespaced: true, StatusSubresource: true, Scale: scale},
-		{Group: "apps", Kind: "DaemonSet", Plural: "daemonsets", Namespaced: true, StatusSubresource: true},
-		{Group: "apps", Kind: "ControllerRevision", Plural: "controllerrevisions", Namespaced: true},
-	} {
-		if err := s.AddResource(r); err != nil {
-			t.Fatal(err)
-		}
-	}
 	return s
-}
-
-// appsStrategies are Builtin's with Apps'.
-func appsStrategies() map[scheme.GroupResource]registry.Strategy {
-	m := strategies.Builtin()
-	maps.Copy(m, strategies.Apps())
-	return m
 }
 
 // webDeployment is a Deployment as a user writes it, with the pod fields that kube's
@@ -105,7 +76,7 @@ func causesOf(st map[string]any) []string {
 // negative replicas are refused as kube's Scale validation refuses them), its status
 // written through /status without its spec, its selector change refused.
 func TestDeployment_DefaultsScaleStatusAndImmutableSelectorAsKube(t *testing.T) {
-	srv := apitest.NewServer(t, appsScheme(t), apitest.Options{REST: rest.Options{Strategies: appsStrategies()}})
+	srv := apitest.NewServer(t, appsScheme(t), apitest.Options{REST: rest.Options{Strategies: strategies.Builtin()}})
 	call(t, srv, http.MethodPost, "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "default"}}, http.StatusCreated)
 	const path = "/apis/apps/v1/namespaces/default/deployments"
 

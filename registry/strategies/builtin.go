@@ -23,8 +23,8 @@ import (
 // into data and its type defaulted to Opaque and immutable; ConfigMap and Secret keys
 // checked as kube's IsConfigMapKey does; immutable ConfigMaps and Secrets;
 // SelfSubjectReview answered with the requesting user and never stored; no
-// metadata.generation on any of the stored kinds, as none of their strategies in kube
-// sets one; and RBAC and Authorization.
+// metadata.generation on the stored kinds whose strategies in kube set none; RBAC and
+// Authorization; and the apps/v1 kinds (Apps).
 func Builtin() map[scheme.GroupResource]registry.Strategy {
 	m := map[scheme.GroupResource]registry.Strategy{
 		corev1.ConfigMaps: withoutGeneration(registry.StrategyFor[*corev1.ConfigMap]{
@@ -50,6 +50,7 @@ func Builtin() map[scheme.GroupResource]registry.Strategy {
 	}
 	maps.Copy(m, RBAC())
 	maps.Copy(m, Authorization())
+	maps.Copy(m, Apps())
 	return m
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	appsv1 "github.com/apikit-dev/apikit/builtin/apps/v1"
 	authenticationv1 "github.com/apikit-dev/apikit/builtin/authentication/v1"
 	coordinationv1 "github.com/apikit-dev/apikit/builtin/coordination/v1"
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
@@ -78,5 +79,39 @@ func roundTripProtobuf(t *testing.T, ser *protobuf.Serializer, objs []scheme.Kin
 		if d := cmp.Diff(obj, res.Object); d != "" {
 			t.Errorf("%T round trip (-want +got):\n%s", obj, d)
 		}
+	}
+}
+
+// TestProtobuf_RegisteringWorkloadKindsIsCheap measures what protobuf.RegisterType
+// costs for a Pod and a Deployment (whose messages, derived from their struct tags,
+// share PodTemplateSpec): the first registration in a process derives the messages,
+// every later one (another scheme, another envtest Start) finds them cached. Run it
+// alone for the cold figure:
+//
+//	go test ./builtin -run TestProtobuf_RegisteringWorkloadKindsIsCheap -v
+func TestProtobuf_RegisteringWorkloadKindsIsCheap(t *testing.T) {
+	register := func(s *scheme.Scheme) {
+		t.Helper()
+		if err := protobuf.RegisterType(s, corev1.SchemeGroupVersion.WithKind("Pod"), &corev1.Pod{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := protobuf.RegisterType(s, appsv1.SchemeGroupVersion.WithKind("Deployment"), &appsv1.Deployment{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	register(scheme.New())
+	first := time.Since(start)
+	var again time.Duration
+	allocs := testing.AllocsPerRun(20, func() {
+		s := scheme.New()
+		start := time.Now()
+		register(s)
+		again += time.Since(start)
+	})
+	t.Logf("Pod + Deployment: first registration %v, later ones %v each, %.0f allocs", first, again/21, allocs)
+	// Cached: a later registration neither derives nor compiles again.
+	if allocs > 100 {
+		t.Errorf("a later registration allocates %.0f times: the derivation is not cached", allocs)
 	}
 }

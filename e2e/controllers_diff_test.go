@@ -47,9 +47,9 @@ type sideBySide struct {
 }
 
 // startSideBySide starts the real control plane (skipping without it) and apikit.
-func startSideBySide(t *testing.T) []*sideBySide {
+func startSideBySide(t *testing.T, apiserverExtra ...string) []*sideBySide {
 	t.Helper()
-	kcp := startKubeControlPlane(t)
+	kcp := startKubeControlPlane(t, apiserverExtra...)
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)

@@ -46,6 +46,23 @@ const (
 	// TypeStringList is a message holding repeated string items=1 for a []string,
 	// like meta/v1 Verbs; written only when not nil.
 	TypeStringList
+	// TypeMicroTime is meta/v1 MicroTime ({seconds=1, nanos=2}, microseconds kept)
+	// for a scheme.MicroTime.
+	TypeMicroTime
+	// TypeMap is a protobuf map of any key and value type (map<string, Quantity> for a
+	// ResourceList, map<string, bytes>): entries {key=1, value=2} sorted by key. Only
+	// [RegisterType] derives it; [RegisterFields] refuses it and describes string
+	// maps with TypeStringMap.
+	TypeMap
+	// TypeQuantity is resource.Quantity ({string=1}, the canonical form) for a
+	// quantity.Quantity; unstructured, a string (or a JSON number).
+	TypeQuantity
+	// TypeIntOrString is intstr.IntOrString ({type=1, intVal=2, strVal=3}, all
+	// always written) for a scheme.IntOrString; unstructured, an integer or a string.
+	TypeIntOrString
+	// TypeRawExtension is runtime.RawExtension ({raw=1}, the JSON bytes, written when
+	// not nil) for a scheme.RawExtension; unstructured, the JSON value.
+	TypeRawExtension
 )
 
 // Field maps one JSON path of a kind to a protobuf field number. Path is dotted JSON
@@ -71,6 +88,26 @@ type message struct {
 	fields []*field // ascending by number
 	byNum  map[protowire.Number]*field
 	byName map[string]*field
+	// inlines are the inline fields, whose messages' JSON fields are this message's.
+	inlines []*field
+	// typeMeta marks the message of a Go struct embedding scheme.TypeMeta below an
+	// object's root (a StatefulSet's volumeClaimTemplates): its apiVersion and kind,
+	// which k8s.io/api does not number, are not written.
+	typeMeta bool
+}
+
+// knows says whether a JSON field name belongs to the message: one of its own fields
+// or one of an inline field's message.
+func (m *message) knows(name string) bool {
+	if f := m.byName[name]; f != nil && !f.inline {
+		return true
+	}
+	for _, f := range m.inlines {
+		if f.msg.knows(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // field is one field of a message; msg is set for TypeMessage.
@@ -80,7 +117,16 @@ type field struct {
 	typ      Type
 	repeated bool
 	optional bool
+	// inline marks a Go struct embedded without a JSON name but with a protobuf field
+	// number (core/v1 Volume's VolumeSource): on the wire a message of its own, in
+	// JSON its fields are its parent's. Its name is inlineName of the Go field.
+	inline bool
+	// keepZero marks a JSON field without omitempty: decoded into an unstructured
+	// object, its zero value is kept, as encoding/json writes it for a Go struct.
+	keepZero bool
 	msg      *message
+	// key and val are the entry fields (numbers 1 and 2) of a TypeMap.
+	key, val *field
 }
 
 func newMessage(name string) *message {
@@ -94,10 +140,13 @@ func (m *message) add(f *field) error {
 	if o := m.byNum[f.num]; o != nil {
 		return fmt.Errorf("%s: field number %d used by %q and %q", m.name, f.num, o.name, f.name)
 	}
-	if m.byName[f.name] != nil {
+	if m.byName[f.name] != nil || (!f.inline && m.knows(f.name)) {
 		return fmt.Errorf("%s: field %q registered twice", m.name, f.name)
 	}
 	m.byNum[f.num], m.byName[f.name] = f, f
+	if f.inline {
+		m.inlines = append(m.inlines, f)
+	}
 	i, _ := slices.BinarySearchFunc(m.fields, f.num, func(a *field, n protowire.Number) int { return int(a.num - n) })
 	m.fields = slices.Insert(m.fields, i, f)
 	return nil
@@ -112,7 +161,7 @@ func compile(name string, fields []Field) (*message, error) {
 		return strings.Count(a.Path, ".") - strings.Count(b.Path, ".")
 	})
 	for _, f := range sorted {
-		if f.Type < TypeString || f.Type > TypeStringList {
+		if f.Type < TypeString || f.Type > TypeRawExtension || f.Type == TypeMap {
 			return nil, fmt.Errorf("%s: field %q has unknown type %d", name, f.Path, f.Type)
 		}
 		parts := strings.Split(f.Path, ".")

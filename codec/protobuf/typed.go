@@ -25,6 +25,7 @@ type fieldPlan struct {
 	f     *field
 	index []int
 	sub   *structPlan // TypeMessage: plan of the element struct
+	val   *fieldPlan  // TypeMap: plan of the entry's value (its index unused)
 }
 
 type planKey struct {
@@ -70,6 +71,11 @@ func jsonFields(t reflect.Type, prefix []int, out map[string][]int) error {
 		}
 		name, _, _ := strings.Cut(tag, ",")
 		idx := append(slices.Clone(prefix), i)
+		if _, tagged := sf.Tag.Lookup("protobuf"); tagged && sf.Anonymous && name == "" {
+			// A message of its own on the wire (see field.inline).
+			out[inlineName(sf.Name)] = idx
+			continue
+		}
 		if sf.Anonymous && name == "" {
 			ft := sf.Type
 			if ft.Kind() != reflect.Struct {
@@ -93,15 +99,42 @@ func jsonFields(t reflect.Type, prefix []int, out map[string][]int) error {
 	return nil
 }
 
+// compilePlan compiles the plan of a struct type for a message and of the structs it
+// reaches, which it caches with it.
 func compilePlan(t reflect.Type, m *message, path string) (*structPlan, error) {
+	memo := map[planKey]*structPlan{}
+	p, err := compileInto(t, m, path, memo)
+	if err != nil {
+		return nil, err
+	}
+	for k, sp := range memo {
+		plans.LoadOrStore(k, sp)
+	}
+	return p, nil
+}
+
+// compileInto compiles a plan, reusing the cached plans and those of memo, where a
+// plan is put before its fields are compiled so that a recursive type (through a
+// pointer, slice or map) refers to itself.
+func compileInto(t reflect.Type, m *message, path string, memo map[planKey]*structPlan) (*structPlan, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("%s: Go type %v is not a struct", path, t)
+	}
+	k := planKey{t, m}
+	if v, ok := plans.Load(k); ok {
+		if p, ok := v.(*structPlan); ok {
+			return p, nil
+		}
+	}
+	if p := memo[k]; p != nil {
+		return p, nil
 	}
 	names := map[string][]int{}
 	if err := jsonFields(t, nil, names); err != nil {
 		return nil, err
 	}
 	p := &structPlan{byNum: map[protowire.Number]int{}}
+	memo[k] = p
 	for _, f := range m.fields {
 		idx, ok := names[f.name]
 		if !ok {
@@ -120,15 +153,8 @@ func compilePlan(t reflect.Type, m *message, path string) (*structPlan, error) {
 		if et.Kind() == reflect.Pointer {
 			et = et.Elem()
 		}
-		if err := checkGoType(f.typ, et); err != nil {
-			return nil, fmt.Errorf("%s.%s: %w", path, f.name, err)
-		}
-		if f.typ == TypeMessage {
-			sub, err := compilePlan(et, f.msg, path+"."+f.name)
-			if err != nil {
-				return nil, err
-			}
-			fp.sub = sub
+		if err := planValue(&fp, et, path+"."+f.name, memo); err != nil {
+			return nil, err
 		}
 		p.byNum[f.num] = len(p.fields)
 		p.fields = append(p.fields, fp)
@@ -139,6 +165,34 @@ func compilePlan(t reflect.Type, m *message, path string) (*structPlan, error) {
 		return nil, fmt.Errorf("%s: JSON field %q of %v has no protobuf field number", path, n, t)
 	}
 	return p, nil
+}
+
+// planValue checks that the Go type et (a slice's element, a pointer's target) can
+// hold the field of fp and plans its messages: a TypeMessage's struct, a TypeMap's
+// value.
+func planValue(fp *fieldPlan, et reflect.Type, path string, memo map[planKey]*structPlan) error {
+	f := fp.f
+	if err := checkGoType(f.typ, et); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	switch f.typ {
+	case TypeMessage:
+		sub, err := compileInto(et, f.msg, path, memo)
+		if err != nil {
+			return err
+		}
+		fp.sub = sub
+	case TypeMap:
+		if f.key == nil || f.val == nil {
+			return fmt.Errorf("%s: map field without key and value", path)
+		}
+		if err := checkGoType(f.key.typ, et.Key()); err != nil || f.key.typ != TypeString {
+			return fmt.Errorf("%s: map key: Go type %v is not a string kind", path, et.Key())
+		}
+		fp.val = &fieldPlan{f: f.val}
+		return planValue(fp.val, et.Elem(), path+"[value]", memo)
+	}
+	return nil
 }
 
 // checkGoType says whether a Go type can hold a field of a protobuf type.
@@ -165,6 +219,16 @@ func checkGoType(typ Type, t reflect.Type) error {
 		ok = isStringMapType(t)
 	case TypeTime:
 		ok = isTimeType(t)
+	case TypeMicroTime:
+		ok = t == microTimeType
+	case TypeMap:
+		ok = t.Kind() == reflect.Map
+	case TypeQuantity:
+		ok = t == quantityType
+	case TypeIntOrString:
+		ok = t == intOrStringType
+	case TypeRawExtension:
+		ok = t == rawExtensionType
 	case TypeObjectMeta:
 		ok = t == objectMetaType
 	case TypeListMeta:
@@ -247,8 +311,12 @@ func appendValue(b []byte, fp *fieldPlan, v reflect.Value) []byte {
 			m[it.Key().String()] = it.Value().String()
 		}
 		return appendStringMap(b, num, m)
-	case TypeTime:
+	case TypeTime, TypeMicroTime:
 		return appendTimeValue(b, num, v)
+	case TypeMap:
+		return appendMapField(b, fp, v)
+	case TypeQuantity, TypeIntOrString, TypeRawExtension:
+		return appendValueType(b, fp.f.typ, num, v)
 	case TypeObjectMeta:
 		b, start := beginMessage(b, num)
 		return endMessage(appendObjectMeta(b, v.Addr().Interface().(*scheme.ObjectMeta)), start)
@@ -413,8 +481,12 @@ func decodeValue(r *reader, fp *fieldPlan, v reflect.Value) error {
 		for k, x := range m {
 			v.SetMapIndex(reflect.ValueOf(k).Convert(v.Type().Key()), reflect.ValueOf(x).Convert(v.Type().Elem()))
 		}
-	case TypeTime:
+	case TypeTime, TypeMicroTime:
 		return decodeTimeValue(data, v)
+	case TypeMap:
+		return decodeMapField(data, fp, v)
+	case TypeQuantity, TypeIntOrString, TypeRawExtension:
+		return decodeValueType(data, fp.f.typ, v)
 	case TypeObjectMeta:
 		return decodeObjectMeta(data, v.Addr().Interface().(*scheme.ObjectMeta))
 	case TypeListMeta:
@@ -432,6 +504,71 @@ func decodeValue(r *reader, fp *fieldPlan, v reflect.Value) error {
 		}
 		v.Set(s)
 	}
+	return nil
+}
+
+// appendMapField appends the entries of a map as gogo-generated code writes them:
+// one {key=1, value=2} message per entry, sorted by key; the key always, the value
+// as a field of its type is written (bytes only when not nil), except that a string
+// list value (ExtraValue) is written even when nil.
+func appendMapField(b []byte, fp *fieldPlan, v reflect.Value) []byte {
+	if v.Len() == 0 {
+		return b
+	}
+	keys := make([]reflect.Value, 0, v.Len())
+	for it := v.MapRange(); it.Next(); {
+		keys = append(keys, it.Key())
+	}
+	slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
+	val := reflect.New(v.Type().Elem()).Elem() // addressable, as the meta appenders need
+	for _, k := range keys {
+		val.Set(v.MapIndex(k))
+		var start int
+		b, start = beginMessage(b, fp.f.num)
+		b = appendString(b, 1, k.String())
+		if fp.val.f.typ == TypeStringList && val.IsNil() {
+			b = append(appendTag(b, 2, protowire.BytesType), 0)
+		} else {
+			b = appendValue(b, fp.val, val)
+		}
+		b = endMessage(b, start)
+	}
+	return b
+}
+
+// decodeMapField reads one map entry into the map v, which it makes when nil; an
+// entry without a value sets the key to the zero value, as gogo-generated code does.
+func decodeMapField(data []byte, fp *fieldPlan, v reflect.Value) error {
+	if v.IsNil() {
+		v.Set(reflect.MakeMap(v.Type()))
+	}
+	key := reflect.New(v.Type().Key()).Elem()
+	val := reflect.New(v.Type().Elem()).Elem()
+	r := reader{b: data, msg: fp.f.name + " entry"}
+	for {
+		ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		switch r.num {
+		case 1:
+			var s string
+			s, err = r.string()
+			key.SetString(s)
+		case 2:
+			val.SetZero()
+			err = decodeValue(&r, fp.val, val)
+		default:
+			err = r.skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	v.SetMapIndex(key, val)
 	return nil
 }
 

@@ -3,7 +3,10 @@ package protobuf
 import (
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"math"
+	"reflect"
+	"slices"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -19,14 +22,25 @@ import (
 // know fail the encode (apiVersion and kind excepted at the top), so nothing is lost.
 func appendMap(b []byte, m *message, obj map[string]any, top bool) ([]byte, error) {
 	for k := range obj {
-		if m.byName[k] == nil && !(top && (k == "apiVersion" || k == "kind")) {
+		if !m.knows(k) && !((top || m.typeMeta) && (k == "apiVersion" || k == "kind")) {
 			return b, fmt.Errorf("%s: field %q has no protobuf field number", m.name, k)
 		}
 	}
+	return appendFields(b, m, obj)
+}
+
+// appendFields appends the fields of message m from obj, whose keys appendMap checked.
+func appendFields(b []byte, m *message, obj map[string]any) ([]byte, error) {
 	for _, f := range m.fields {
 		val, present := obj[f.name]
 		var err error
 		switch {
+		case f.inline:
+			// The inline message's fields are obj's own.
+			var start int
+			b, start = beginMessage(b, f.num)
+			b, err = appendFields(b, f.msg, obj)
+			b = endMessage(b, start)
 		case f.repeated:
 			if val == nil {
 				continue
@@ -58,14 +72,16 @@ func appendMap(b []byte, m *message, obj map[string]any, top bool) ([]byte, erro
 // appendZero writes what a Go struct's zero field would be written as.
 func appendZero(b []byte, f *field) ([]byte, error) {
 	switch f.typ {
-	case TypeBytes, TypeStringMap, TypeStringList:
+	case TypeBytes, TypeStringMap, TypeStringList, TypeMap:
 		return b, nil
 	case TypeMessage:
 		b, start := beginMessage(b, f.num)
 		b, err := appendMap(b, f.msg, nil, false)
 		return endMessage(b, start), err
-	case TypeObjectMeta, TypeListMeta, TypeCondition, TypeTime:
+	case TypeObjectMeta, TypeListMeta, TypeCondition, TypeTime, TypeMicroTime:
 		return appendAny(b, f, map[string]any{})
+	case TypeQuantity, TypeIntOrString, TypeRawExtension:
+		return appendValueTypeAny(b, f, zeroValue{})
 	}
 	return appendAny(b, f, zeroOf(f.typ))
 }
@@ -192,6 +208,26 @@ func appendAny(b []byte, f *field, v any) ([]byte, error) {
 			return b, typeError(f, v)
 		}
 		return appendTime(b, num, t.Time), nil
+	case TypeMicroTime:
+		var t scheme.MicroTime
+		switch x := v.(type) {
+		case string:
+			if err := t.UnmarshalText([]byte(x)); err != nil {
+				return b, fmt.Errorf("field %q: %w", f.name, err)
+			}
+		case map[string]any: // the zero time
+		default:
+			return b, typeError(f, v)
+		}
+		return appendTimeValue(b, num, reflect.ValueOf(t)), nil
+	case TypeMap:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return b, typeError(f, v)
+		}
+		return appendMapAny(b, f, obj)
+	case TypeQuantity, TypeIntOrString, TypeRawExtension:
+		return appendValueTypeAny(b, f, v)
 	case TypeObjectMeta:
 		var m scheme.ObjectMeta
 		if err := viaJSON(v, &m); err != nil {
@@ -217,6 +253,31 @@ func appendAny(b []byte, f *field, v any) ([]byte, error) {
 	return b, typeError(f, v)
 }
 
+// appendMapAny appends the entries of a JSON object as a TypeMap field, as
+// appendMapField writes the Go map of the same JSON.
+func appendMapAny(b []byte, f *field, obj map[string]any) ([]byte, error) {
+	keys := slices.Sorted(maps.Keys(obj))
+	for _, k := range keys {
+		var start int
+		var err error
+		b, start = beginMessage(b, f.num)
+		b = appendString(b, 1, k)
+		switch x := obj[k]; {
+		case x != nil:
+			b, err = appendAny(b, f.val, x)
+		case f.val.typ == TypeStringList:
+			b = append(appendTag(b, 2, protowire.BytesType), 0)
+		default:
+			b, err = appendZero(b, f.val)
+		}
+		if err != nil {
+			return b, fmt.Errorf("%s[%q]: %w", f.name, k, err)
+		}
+		b = endMessage(b, start)
+	}
+	return b, nil
+}
+
 // viaJSON converts between a JSON-shaped value and a Go value through JSON.
 func viaJSON(in any, out any) error {
 	j, err := codec.Marshal(in)
@@ -230,34 +291,53 @@ func viaJSON(in any, out any) error {
 // decodeMap reads a message body into its JSON shape.
 func decodeMap(data []byte, m *message) (map[string]any, error) {
 	out := map[string]any{}
+	if err := decodeMapInto(data, m, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// decodeMapInto reads a message body into out, the JSON object of the message or, for
+// an inline message, of its parent.
+func decodeMapInto(data []byte, m *message, out map[string]any) error {
 	r := reader{b: data, msg: m.name}
 	for {
 		ok, err := r.next()
 		if err != nil || !ok {
-			return out, err
+			return err
 		}
 		f := m.byNum[r.num]
 		if f == nil {
 			if err := r.skip(); err != nil {
-				return nil, err
+				return err
+			}
+			continue
+		}
+		if f.inline {
+			body, err := r.bytes()
+			if err != nil {
+				return err
+			}
+			if err := decodeMapInto(body, f.msg, out); err != nil {
+				return err
 			}
 			continue
 		}
 		if f.repeated && isPackable(f.typ) && r.typ == protowire.BytesType {
 			if err := decodePackedAny(&r, f, out); err != nil {
-				return nil, err
+				return err
 			}
 			continue
 		}
 		v, err := decodeAny(&r, f)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		switch {
 		case f.repeated:
 			list, _ := out[f.name].([]any)
 			out[f.name] = append(list, v)
-		case f.typ == TypeStringMap:
+		case f.typ == TypeStringMap || f.typ == TypeMap:
 			dst, _ := out[f.name].(map[string]any)
 			if dst == nil {
 				dst = map[string]any{}
@@ -266,7 +346,8 @@ func decodeMap(data []byte, m *message) (map[string]any, error) {
 			for k, x := range v.(map[string]any) {
 				dst[k] = x
 			}
-		case isZeroScalar(v):
+		case v == nil || isZeroScalar(v) && f.typ <= TypeDouble && !f.optional && !f.keepZero:
+			// What omitempty leaves out; a pointer that is set keeps its zero.
 			delete(out, f.name)
 		default:
 			out[f.name] = v
@@ -371,6 +452,17 @@ func decodeAny(r *reader, f *field) (any, error) {
 		}
 		s, _ := t.MarshalText()
 		return string(s), nil
+	case TypeMicroTime:
+		var t scheme.MicroTime
+		if err := decodeTimeValue(data, reflect.ValueOf(&t).Elem()); err != nil || t.IsZero() {
+			return nil, err
+		}
+		s, _ := t.MarshalText()
+		return string(s), nil
+	case TypeMap:
+		return decodeMapEntryAny(data, f)
+	case TypeQuantity, TypeIntOrString, TypeRawExtension:
+		return decodeValueTypeAny(data, f)
 	case TypeObjectMeta:
 		var m scheme.ObjectMeta
 		if err := decodeObjectMeta(data, &m); err != nil {
@@ -391,6 +483,55 @@ func decodeAny(r *reader, f *field) (any, error) {
 		return toJSONShape(&c)
 	}
 	return nil, fmt.Errorf("field %q: unknown type %d", f.name, f.typ)
+}
+
+// decodeMapEntryAny reads one TypeMap entry as a JSON object of one key; an entry
+// without a value has the JSON of the value type's zero.
+func decodeMapEntryAny(data []byte, f *field) (map[string]any, error) {
+	r := reader{b: data, msg: f.name + " entry"}
+	key := ""
+	var val any
+	set := false
+	for {
+		ok, err := r.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		switch r.num {
+		case 1:
+			key, err = r.string()
+		case 2:
+			val, err = decodeAny(&r, f.val)
+			set = true
+		default:
+			err = r.skip()
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !set {
+		val = zeroAny(f.val)
+	}
+	return map[string]any{key: val}, nil
+}
+
+// zeroAny is the JSON value of a field type's zero, as a Go struct's zero encodes.
+func zeroAny(f *field) any {
+	switch f.typ {
+	case TypeString, TypeBool, TypeInt32, TypeInt64, TypeDouble:
+		return zeroOf(f.typ)
+	case TypeMessage, TypeObjectMeta, TypeListMeta, TypeCondition:
+		return map[string]any{}
+	case TypeQuantity:
+		return "0"
+	case TypeIntOrString:
+		return int64(0)
+	}
+	return nil
 }
 
 func toJSONShape(v any) (map[string]any, error) {

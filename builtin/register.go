@@ -29,6 +29,7 @@ func AddToScheme(s *scheme.Scheme) error {
 		}
 	}
 	registerEventConversions(s)
+	registerCoreDefaults(s)
 	if err := AddAppsToScheme(s); err != nil {
 		return err
 	}

@@ -567,3 +567,18 @@ func TestSemanticEqual_QuantitiesByAmountNilAsEmpty(t *testing.T) {
 		})
 	}
 }
+
+func TestStatefulSetUpdate_ClaimTemplatesPrintedAsKubesInternalType(t *testing.T) {
+	old := statefulSet(t, func(ss *appsv1.StatefulSet) {
+		c := claim("data")
+		c.Spec.StorageClassName = ptr("standard")
+		ss.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{c}
+	})
+	setClaimTemplateTypes(old)
+	ss := scheme.DeepCopy(old)
+	ss.Spec.VolumeClaimTemplates[0].Spec.Resources.Requests = nil
+	want := []string{`spec.volumeClaimTemplates: Invalid value: [{"name":"data","Spec":{"AccessModes":["ReadWriteOnce"],"Selector":null,"Resources":{"Limits":null,"Requests":null},"VolumeName":"","StorageClassName":"standard","VolumeMode":"Filesystem","DataSource":null,"DataSourceRef":null,"VolumeAttributesClassName":null},"Status":{"Phase":"Pending","AccessModes":null,"Capacity":null,"Conditions":null,"AllocatedResources":null,"AllocatedResourceStatuses":null,"CurrentVolumeAttributesClassName":null,"ModifyVolumeStatus":null,"HealthStatus":null}}]: field is immutable`}
+	if d := cmp.Diff(want, causes(validateStatefulSetUpdate(ss, old))); d != "" {
+		t.Errorf("errors (-want +got):\n%s", d)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
 
 	appsv1 "github.com/apikit-dev/apikit/builtin/apps/v1"
@@ -216,7 +217,9 @@ func validateStatefulSetUpdate(ss, old *appsv1.StatefulSet) validation.ErrorList
 	p := validation.NewPath("spec")
 	errs := validateStatefulSetSpec(&ss.Spec, p, opts)
 	errs = append(errs, immutableField(ss.Spec.Selector, old.Spec.Selector, p.Child("selector"))...)
-	errs = append(errs, immutableField(ss.Spec.VolumeClaimTemplates, old.Spec.VolumeClaimTemplates, p.Child("volumeClaimTemplates"))...)
+	if !semanticEqual(ss.Spec.VolumeClaimTemplates, old.Spec.VolumeClaimTemplates) {
+		errs = append(errs, validation.Immutable(p.Child("volumeClaimTemplates"), internalForm{internalClaimTemplates(ss.Spec.VolumeClaimTemplates)}))
+	}
 	errs = append(errs, immutableField(ss.Spec.ServiceName, old.Spec.ServiceName, p.Child("serviceName"))...)
 	return append(errs, immutableField(ss.Spec.PodManagementPolicy, old.Spec.PodManagementPolicy, p.Child("podManagementPolicy"))...)
 }
@@ -276,6 +279,19 @@ func validateStatefulSetSpec(spec *appsv1.StatefulSetSpec, p *validation.Path, o
 		errs = append(errs, validateStatefulSetTemplate(spec, p.Child("template"), opts)...)
 	}
 	return append(errs, restartAlwaysAndNoDeadline(&spec.Template, "StatefulSet", p.Child("template", "spec"))...)
+}
+
+// internalClaimTemplates are a StatefulSet's claim templates as kube's internal type
+// holds them: without the apiVersion and kind that v1 stores.
+func internalClaimTemplates(claims []corev1.PersistentVolumeClaim) []corev1.PersistentVolumeClaim {
+	if claims == nil {
+		return nil
+	}
+	out := slices.Clone(claims)
+	for i := range out {
+		out[i].TypeMeta = scheme.TypeMeta{}
+	}
+	return out
 }
 
 // validateStatefulSetTemplate is kube's ValidatePodTemplateSpecForStatefulSet of the

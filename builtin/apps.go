@@ -3,6 +3,7 @@ package builtin
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	appsv1 "github.com/apikit-dev/apikit/builtin/apps/v1"
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
 	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
+	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 )
@@ -226,8 +228,8 @@ func LabelSelectorAsSelector(ls *metav1.LabelSelector) (storage.LabelSelector, e
 }
 
 // AddAppsToScheme registers the apps/v1 kinds (Deployment, StatefulSet, DaemonSet,
-// ReplicaSet, ControllerRevision and their lists) and their resources. AddToScheme calls
-// it.
+// ReplicaSet, ControllerRevision and their lists), their resources and their protobuf
+// messages. AddToScheme calls it.
 func AddAppsToScheme(s *scheme.Scheme) error {
 	s.AddKnownTypes(appsv1.SchemeGroupVersion,
 		&appsv1.Deployment{}, &appsv1.DeploymentList{}, &appsv1.StatefulSet{}, &appsv1.StatefulSetList{},
@@ -235,6 +237,19 @@ func AddAppsToScheme(s *scheme.Scheme) error {
 		&appsv1.ControllerRevision{}, &appsv1.ControllerRevisionList{})
 	for _, r := range appsResources {
 		if err := s.AddResource(r); err != nil {
+			return fmt.Errorf("builtin: %w", err)
+		}
+	}
+	return registerTypes(s, appsv1.SchemeGroupVersion, &appsv1.Deployment{}, &appsv1.StatefulSet{}, &appsv1.DaemonSet{},
+		&appsv1.ReplicaSet{}, &appsv1.ControllerRevision{})
+}
+
+// registerTypes gives kinds of generated types their protobuf messages, derived from the
+// k8s.io/api struct tags they carry (with their lists').
+func registerTypes(s *scheme.Scheme, gv scheme.GroupVersion, objs ...scheme.Object) error {
+	for _, obj := range objs {
+		kind := reflect.TypeOf(obj).Elem().Name()
+		if err := protobuf.RegisterType(s, gv.WithKind(kind), obj); err != nil {
 			return fmt.Errorf("builtin: %w", err)
 		}
 	}

@@ -29,6 +29,9 @@ func AddToScheme(s *scheme.Scheme) error {
 		}
 	}
 	registerEventConversions(s)
+	if err := registerTypes(s, corev1.SchemeGroupVersion, &corev1.Pod{}, &corev1.PodTemplate{}); err != nil {
+		return err
+	}
 	if err := AddAppsToScheme(s); err != nil {
 		return err
 	}

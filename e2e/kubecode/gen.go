@@ -68,6 +68,10 @@ type Mutation struct {
 	// Kinds are the kinds it applies to; nil means every kind with a pod template
 	// (Deployment, StatefulSet, DaemonSet, ReplicaSet, PodTemplate) and Pod.
 	Kinds []string
+	// ImmutableIn are the kinds in which it changes, on an update, a field an update may
+	// not change (valid on a create, refused on an update). A Pod's spec is immutable but
+	// for what podUpdatable lists.
+	ImmutableIn []string
 	// Apply changes o; r is the case's random source.
 	Apply func(r *rand.Rand, o Object)
 }
@@ -81,6 +85,10 @@ var (
 	withRevHistory = []string{"Deployment", "StatefulSet", "DaemonSet"}
 	allKinds       = []string{"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ControllerRevision", "Pod", "PodTemplate"}
 )
+
+// podUpdatable are the valid mutations that change only what a Pod's update may change
+// (images, metadata).
+var podUpdatable = []string{"change image (update)", "more annotations", "valid label values", "no labels on the object"}
 
 func (m Mutation) appliesTo(kind string) bool {
 	kinds := m.Kinds
@@ -147,9 +155,16 @@ func Generate(kind string, seed uint64, n int) []Case {
 			chosen = append(chosen, m)
 		}
 		for _, m := range chosen {
-			m.Apply(r, body)
+			next, ok := apply(m, r, body)
+			if !ok {
+				continue
+			}
+			body = next
 			c.Mutations = append(c.Mutations, m.Name)
 			c.Invalid = c.Invalid || m.Invalid || m.UpdateOnly
+			if isUpdate && (slices.Contains(m.ImmutableIn, kind) || kind == "Pod" && !slices.Contains(podUpdatable, m.Name)) {
+				c.Invalid = true
+			}
 		}
 		// An update's body is the client's change of the manifest it created, without a
 		// resourceVersion: an unconditional update.
@@ -157,6 +172,20 @@ func Generate(kind string, seed uint64, n int) []Case {
 		cases = append(cases, c)
 	}
 	return cases
+}
+
+// apply applies m to a copy of o. A mutation whose target an earlier one removed (a
+// container's port after "no containers") panics on the missing map: it does not
+// apply, and o stays as it was.
+func apply(m Mutation, r *rand.Rand, o Object) (out Object, ok bool) {
+	out = clone(o)
+	defer func() {
+		if recover() != nil {
+			out, ok = o, false
+		}
+	}()
+	m.Apply(r, out)
+	return out, true
 }
 
 // Base is the valid, fully featured manifest of kind named name in namespace.

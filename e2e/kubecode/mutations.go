@@ -24,7 +24,7 @@ func Mutations() []Mutation {
 			delete(spec(o), "revisionHistoryLimit")
 			delete(spec(o), "progressDeadlineSeconds")
 		}},
-		{Name: "omit statefulset policies", Kinds: only("StatefulSet"), Apply: func(_ *rand.Rand, o Object) {
+		{Name: "omit statefulset policies", ImmutableIn: only("StatefulSet"), Kinds: only("StatefulSet"), Apply: func(_ *rand.Rand, o Object) {
 			delete(spec(o), "podManagementPolicy")
 			delete(spec(o), "persistentVolumeClaimRetentionPolicy")
 			delete(at(o, "spec", "volumeClaimTemplates", 0, "spec"), "storageClassName")
@@ -100,6 +100,10 @@ func Mutations() []Mutation {
 		{Name: "valid label values", Kinds: allKinds, Apply: func(r *rand.Rand, o Object) {
 			at(o, "metadata")["labels"] = Object{"app.kubernetes.io/name": "x", "v": pick(r, []string{"", "a", "A-b_c.d", strings.Repeat("z", 63)})}
 		}},
+		{Name: "name longer than a DNS label", Kinds: only("Deployment", "DaemonSet", "ReplicaSet", "ControllerRevision", "Pod", "PodTemplate"),
+			ImmutableIn: allKinds, Apply: longName},
+		// A StatefulSet's name is its pods' hostname prefix: a DNS label.
+		{Name: "statefulset name longer than a DNS label", Invalid: true, Kinds: only("StatefulSet"), Apply: longName},
 		{Name: "host port and UDP", Apply: func(_ *rand.Rand, o Object) {
 			firstContainer(o)["ports"] = []any{Object{"name": "dns", "containerPort": 53, "protocol": "UDP", "hostPort": 53}, Object{"containerPort": 53, "protocol": "TCP"}}
 		}},
@@ -122,14 +126,14 @@ func Mutations() []Mutation {
 			ps["initContainers"] = append(ps["initContainers"].([]any), Object{"name": "proxy", "image": "envoy:v1", "restartPolicy": "Always"})
 		}},
 		{Name: "change image (update)", Apply: func(_ *rand.Rand, o Object) { firstContainer(o)["image"] = "nginx:1.28" }},
-		{Name: "controller revision data", Kinds: only("ControllerRevision"), Apply: func(r *rand.Rand, o Object) {
+		{Name: "controller revision data", ImmutableIn: only("ControllerRevision"), Kinds: only("ControllerRevision"), Apply: func(r *rand.Rand, o Object) {
 			o["data"] = Object{"spec": Object{"replicas": r.IntN(5)}, "anything": []any{1, "two"}}
 		}},
 		{Name: "controller revision other revision", Kinds: only("ControllerRevision"), Apply: func(r *rand.Rand, o Object) {
 			o["revision"] = r.IntN(1000)
 		}},
-		{Name: "controller revision no data", Kinds: only("ControllerRevision"), Apply: func(_ *rand.Rand, o Object) { delete(o, "data") }},
-		{Name: "selector by expression", Kinds: workloads, Apply: func(_ *rand.Rand, o Object) {
+		{Name: "controller revision no data", Invalid: true, Kinds: only("ControllerRevision"), Apply: func(_ *rand.Rand, o Object) { delete(o, "data") }},
+		{Name: "selector by expression", ImmutableIn: only("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"), Kinds: workloads, Apply: func(_ *rand.Rand, o Object) {
 			spec(o)["selector"] = Object{"matchExpressions": []any{Object{"key": "app", "operator": "Exists"}}}
 		}},
 
@@ -290,11 +294,10 @@ func Mutations() []Mutation {
 		{Name: "name not a DNS subdomain", Invalid: true, Kinds: allKinds, Apply: func(r *rand.Rand, o Object) {
 			at(o, "metadata")["name"] = pick(r, []string{"Web_App", "web..app", "-web", "web.App"})
 		}},
-		{Name: "name too long", Invalid: true, Kinds: allKinds, Apply: func(r *rand.Rand, o Object) {
-			// 64 is too long for a DNS label, not for a subdomain; 254 for either. The
-			// case's own name starts it, so that no two cases collide.
+		{Name: "name too long", Invalid: true, Kinds: allKinds, Apply: func(_ *rand.Rand, o Object) {
+			// The case's own name starts it, so that no two cases collide.
 			name := at(o, "metadata")["name"].(string)
-			at(o, "metadata")["name"] = name + strings.Repeat("a", pick(r, []int{64, 254})-len(name))
+			at(o, "metadata")["name"] = name + strings.Repeat("a", 254-len(name))
 		}},
 		{Name: "no name", Invalid: true, Kinds: allKinds, Apply: func(_ *rand.Rand, o Object) { delete(at(o, "metadata"), "name") }},
 		{Name: "bad label value", Invalid: true, Kinds: allKinds, Apply: func(r *rand.Rand, o Object) {
@@ -354,4 +357,11 @@ func Mutations() []Mutation {
 			at(o, "metadata")["name"] = "renamed"
 		}},
 	}
+}
+
+// longName gives the object a name of 64 to 253 characters, too long for a DNS label but
+// not for a DNS subdomain.
+func longName(_ *rand.Rand, o Object) {
+	name := at(o, "metadata")["name"].(string)
+	at(o, "metadata")["name"] = name + strings.Repeat("b", 64-len(name)) + ".example"
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/validation"
 )
 
 // appsResources are the apps/v1 resources as kube-apiserver v1.37.2 serves them: short
@@ -43,6 +44,8 @@ var appsResources = []scheme.Resource{
 		}},
 	{Group: appsv1.SchemeGroupVersion.Group, Kind: "StatefulSet", Plural: "statefulsets", ShortNames: []string{"sts"}, Categories: []string{"all"},
 		Namespaced: true, StatusSubresource: true, Scale: workloadScale,
+		// A StatefulSet names its pods and their hostnames after itself: kube requires a DNS label.
+		NameValidation: validation.NameIsDNSLabel,
 		PrinterColumns: []scheme.PrinterColumn{
 			{Name: "Ready", Type: "string", Description: "Number of the pod with ready state", Cell: cellOf(func(s *appsv1.StatefulSet) any {
 				return fmt.Sprintf("%d/%d", s.Status.ReadyReplicas, replicas(s.Spec.Replicas))

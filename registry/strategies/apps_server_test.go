@@ -162,3 +162,30 @@ func TestDeployment_DefaultsScaleStatusAndImmutableSelectorAsKube(t *testing.T) 
 		t.Errorf("selector change causes (-want +got):\n%s", d)
 	}
 }
+
+// TestStatefulSet_NameIsOneDNSLabelErrorAsKube holds that a StatefulSet's name is checked
+// once, as a DNS label: a name that is no DNS subdomain either gets kube's one cause, not
+// a second one from the generic DNS subdomain rule.
+func TestStatefulSet_NameIsOneDNSLabelErrorAsKube(t *testing.T) {
+	srv := apitest.NewServer(t, appsScheme(t), apitest.Options{REST: rest.Options{Strategies: strategies.Builtin()}})
+	call(t, srv, http.MethodPost, "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "default"}}, http.StatusCreated)
+	ss := map[string]any{
+		"apiVersion": "apps/v1", "kind": "StatefulSet",
+		"metadata": map[string]any{"name": "-web"},
+		"spec": map[string]any{
+			"serviceName": "web",
+			"selector":    map[string]any{"matchLabels": map[string]any{"app": "web"}},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
+				"spec":     map[string]any{"containers": []any{map[string]any{"name": "web", "image": "nginx:1.27"}}},
+			},
+		},
+	}
+	refused := call(t, srv, http.MethodPost, "/apis/apps/v1/namespaces/default/statefulsets", ss, http.StatusUnprocessableEntity)
+	want := []string{`metadata.name: Invalid value: "-web": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`}
+	if d := cmp.Diff(want, causesOf(refused)); d != "" {
+		t.Errorf("causes (-want +got):\n%s", d)
+	}
+	ss["metadata"] = map[string]any{"name": "web"}
+	call(t, srv, http.MethodPost, "/apis/apps/v1/namespaces/default/statefulsets", ss, http.StatusCreated)
+}

@@ -8,6 +8,7 @@ import (
 	coordinationv1 "github.com/apikit-dev/apikit/builtin/coordination/v1"
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
 	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
+	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -29,13 +30,14 @@ func AddToScheme(s *scheme.Scheme) error {
 		}
 	}
 	registerEventConversions(s)
-	if err := registerTypes(s, corev1.SchemeGroupVersion, &corev1.Pod{}, &corev1.PodTemplate{}); err != nil {
-		return err
+	if err := protobuf.RegisterTypes(s, corev1.SchemeGroupVersion, &corev1.Pod{}, &corev1.PodTemplate{}); err != nil {
+		return fmt.Errorf("builtin: %w", err)
 	}
 	registerCoreDefaults(s)
 	if err := AddAppsToScheme(s); err != nil {
 		return err
 	}
+	registerAppsDefaults(s)
 	if err := registerProtobuf(s); err != nil {
 		return fmt.Errorf("builtin: %w", err)
 	}

@@ -36,7 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	examplecomv1alpha1 "sigs.k8s.io/kubebuilder/testdata/project-v4-with-plugins/api/v1alpha1"
+	examplecomv1alpha1 "github.com/apikit-dev/apikit/e2e/scaffolds/kubebuilder/api/v1alpha1"
 )
 
 const busyboxFinalizer = "example.com.testproject.org/finalizer"

@@ -31,7 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	examplecomv1alpha1 "sigs.k8s.io/kubebuilder/testdata/project-v4-with-plugins/api/v1alpha1"
+	examplecomv1alpha1 "github.com/apikit-dev/apikit/e2e/scaffolds/kubebuilder/api/v1alpha1"
 )
 
 var _ = Describe("Busybox controller", func() {

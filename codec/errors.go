@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/apikit-dev/apikit/scheme"
 )
 
 // MaxDepth is the deepest nesting of objects and arrays the JSON decoder accepts, the
@@ -41,6 +43,33 @@ func (e *TypeError) Error() string {
 	}
 	return fmt.Sprintf("json: cannot unmarshal %s into Go struct field %s of type %v (byte offset %d)", e.Value, e.Path, e.Type, e.Offset)
 }
+
+// UnmarshalerError is what a field's own decoder (an UnmarshalJSON method: a Quantity's
+// parser, a Time's) refused, at the field's path.
+type UnmarshalerError struct {
+	Path string
+	Err  error
+}
+
+// Error names the field and the decoder's error.
+func (e *UnmarshalerError) Error() string { return "decoding " + e.Path + ": " + e.Err.Error() }
+
+// Unwrap returns the decoder's error.
+func (e *UnmarshalerError) Unwrap() error { return e.Err }
+
+// ObjectError is a document of a known kind whose content could not be decoded into it.
+// kube-apiserver answers such a body "<Kind> in version "<v>" cannot be handled as a
+// <Kind>: <the decoder's error>" (an UnmarshalerError's own error, without its path).
+type ObjectError struct {
+	GVK scheme.GroupVersionKind
+	Err error
+}
+
+// Error names the kind and what failed.
+func (e *ObjectError) Error() string { return "decoding " + e.GVK.Kind + ": " + e.Err.Error() }
+
+// Unwrap returns what failed.
+func (e *ObjectError) Unwrap() error { return e.Err }
 
 // IssueType says what is wrong with a field: it is unknown or appears twice.
 type IssueType string

@@ -125,7 +125,7 @@ func (d *decodeState) mismatch(t reflect.Type) error {
 // wrapErr puts the current path in front of an error returned by an unmarshaler.
 func (d *decodeState) wrapErr(err error) error {
 	if p := d.pathString(); p != "" {
-		return fmt.Errorf("decoding %s: %w", p, err)
+		return &UnmarshalerError{Path: p, Err: err}
 	}
 	return err
 }

@@ -3,7 +3,6 @@ package codec
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"reflect"
 	"slices"
@@ -155,7 +154,7 @@ func DecodeObject(s *scheme.Scheme, actual scheme.GroupVersionKind, into scheme.
 	}
 	issues, err := unmarshal(obj)
 	if err != nil {
-		return Result{GVK: actual, Issues: issues}, fmt.Errorf("decoding %s: %w", actual.Kind, err)
+		return Result{GVK: actual, Issues: issues}, &ObjectError{GVK: actual, Err: err}
 	}
 	obj.GetObjectKind().SetGroupVersionKind(actual)
 	return Result{Object: obj, GVK: actual, Issues: issues}, nil

@@ -220,7 +220,11 @@ func TestSideBySide_AppsManifestsAsKubeAPIServer(t *testing.T) {
 				}
 				slices.Sort(ans.Causes)
 			} else {
-				ans.Stored = normalizeStored(m)
+				// A copy: the stored object is the fixture of later updates.
+				raw, _ := json.Marshal(m)
+				var cp map[string]any
+				_ = json.Unmarshal(raw, &cp)
+				ans.Stored = normalizeStored(cp)
 			}
 			answers[i] = append(answers[i], ans)
 		}

@@ -116,6 +116,14 @@ func (rq *request) decodeInto(ser codec.Serializer, data []byte, into scheme.Kin
 	if errors.Is(err, codec.ErrUnsupportedMediaType) {
 		return nil, res.GVK, apierrors.NewUnsupportedMediaType(ser.MediaType(), rq.h.codecs.MediaTypesFor(res.GVK, into))
 	}
+	if oe := (*codec.ObjectError)(nil); errors.As(err, &oe) {
+		// kube-apiserver's transformDecodeError: a field decoder's own error, as it is.
+		inner := oe.Err
+		if ue := (*codec.UnmarshalerError)(nil); errors.As(inner, &ue) {
+			inner = ue.Err
+		}
+		return nil, res.GVK, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", oe.GVK.Kind, oe.GVK.Version, oe.GVK.Kind, inner))
+	}
 	if err != nil {
 		return nil, res.GVK, apierrors.NewBadRequest(err.Error())
 	}

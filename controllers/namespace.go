@@ -78,10 +78,7 @@ func (m *Manager) syncNamespace(w *writer, ns *node) error {
 	remaining := map[string]int{}
 	finalizers := map[string]int{}
 	var failures []string
-	for _, n := range m.graph.sorted() {
-		if !n.namespaced || n.namespace != ns.name {
-			continue
-		}
+	for _, n := range m.graph.namespaceContent(ns.name) {
 		left, err := w.delete(n, registry.DeletePropagationBackground)
 		if err != nil {
 			failures = append(failures, err.Error())

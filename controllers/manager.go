@@ -179,10 +179,13 @@ func (m *Manager) run(ctx context.Context, rv string) {
 	retry := time.NewTimer(0)
 	defer retry.Stop()
 	pass := func() {
-		busy, err := m.pass(ctx)
+		busy, again, err := m.pass(ctx)
 		if err != nil && ctx.Err() == nil {
 			m.log.Error("controllers: pass", "err", err)
 			m.metrics.errors.With("pass").Inc()
+		}
+		if again && ctx.Err() == nil {
+			// The nodes to retry stayed dirty.
 			retry.Reset(retryInterval)
 		}
 		m.finishPass(seen, busy || err != nil)
@@ -392,23 +395,29 @@ func (m *Manager) applyEvent(ev watch.Event, seen uint64) uint64 {
 }
 
 // pass runs the controllers once over the dirty nodes of the graph, in key order; a
-// node whose work failed stays dirty for the retry. busy reports that it wrote.
-func (m *Manager) pass(ctx context.Context) (bool, error) {
+// node whose work failed or must be retried stays dirty for the retry. busy reports
+// that it wrote, retry that a node must be retried without an error to report.
+func (m *Manager) pass(ctx context.Context) (busy, retry bool, err error) {
 	w := &writer{store: m.store, reg: m.reg, ctx: ctx, clock: m.opts.Clock}
 	m.forgetReports()
 	var errs []error
 	for _, n := range m.graph.takeDirty() {
 		m.visits.Add(1)
+		again := false
 		var err error
 		if n.gr == namespacesGR && n.deleting {
-			err = m.syncNamespace(w, n)
+			again, err = m.syncNamespace(w, n)
 		}
 		if err = errors.Join(err, m.collect(w, n)); err != nil {
 			errs = append(errs, err)
+			again = true
+		}
+		if again {
 			m.graph.mark(n.uid)
+			retry = true
 		}
 	}
-	return w.wrote, errors.Join(errs...)
+	return w.wrote, retry, errors.Join(errs...)
 }
 
 // crdResource is the resource an established CustomResourceDefinition serves, by its

@@ -23,14 +23,14 @@ import (
 // memory store. Its kinds: core/v1 Namespace, test.example.com/v1 Deployment and
 // ReplicaSet and Pod (namespaced), Node (cluster-scoped), all schema-only.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	h      http.Handler
 	mgr    *controllers.Manager
 	store  *memory.Store
 	scheme *scheme.Scheme
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	return newEnvWith(t, envOptions{})
 }
@@ -45,7 +45,7 @@ type envOptions struct {
 	controllers controllers.Options
 }
 
-func newEnvWith(t *testing.T, o envOptions) *env {
+func newEnvWith(t testing.TB, o envOptions) *env {
 	t.Helper()
 	s := newScheme(t)
 	store := memory.New(o.store)
@@ -72,7 +72,7 @@ func newEnvWith(t *testing.T, o envOptions) *env {
 }
 
 // newScheme registers the kinds of env.
-func newScheme(t *testing.T) *scheme.Scheme {
+func newScheme(t testing.TB) *scheme.Scheme {
 	t.Helper()
 	s := scheme.New()
 	s.AddUnstructuredKind(scheme.GroupVersionKind{Version: "v1", Kind: "Namespace"})

@@ -4,8 +4,11 @@
 // namespace) and the garbage collector (ownerReferences: background, foreground and
 // orphan cascading deletion). They are event-driven: one watch on the whole store feeds
 // an in-memory ownership graph, and each batch of events is followed by one pass over
-// it. Manager.WaitIdle returns once a pass has seen every write and had nothing to do,
-// so tests wait deterministically instead of polling.
+// the objects it may decide otherwise (as kube's collector queues only the object of
+// an event, its owners and its dependents, and its namespace controller a namespace),
+// so that a pass costs what changed, not what is stored; what failed is retried.
+// Manager.WaitIdle returns once a pass has seen every write and had nothing to do, so
+// tests wait deterministically instead of polling.
 //
 // Owner references resolve as kube's collector resolves them: in the dependent's
 // namespace (a uid of another namespace's object is dangling, and earns the dependent

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apikit-dev/apikit/apiextensions"
@@ -60,6 +61,9 @@ type Manager struct {
 	// reported are the (dependent, owner) uids whose OwnerRefInvalidNamespace event
 	// was recorded; owned by the run goroutine.
 	reported map[[2]scheme.UID]struct{}
+	// visits counts the nodes the passes processed, for the tests that hold a pass's
+	// work to what changed.
+	visits atomic.Uint64
 
 	mu sync.Mutex
 	// seen is the resourceVersion of the last event a finished pass had applied, and
@@ -128,19 +132,29 @@ func (m *Manager) WaitIdle(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		m.mu.Lock()
-		seen, busy, changed := m.seen, m.busy, m.changed
-		m.mu.Unlock()
-		if seen >= want && !busy {
-			return nil
+		idle, err := m.waitPassed(ctx, want)
+		if idle || err != nil {
+			return err
 		}
-		select {
-		case <-changed:
-		case <-m.done:
-			return errors.New("controllers: stopped")
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	}
+}
+
+// waitPassed waits until a pass has applied the events up to version want, or one
+// that had applied them finishes; idle reports that it had nothing left to do.
+func (m *Manager) waitPassed(ctx context.Context, want uint64) (idle bool, err error) {
+	m.mu.Lock()
+	seen, busy, changed := m.seen, m.busy, m.changed
+	m.mu.Unlock()
+	if seen >= want && !busy {
+		return true, nil
+	}
+	select {
+	case <-changed:
+		return false, nil
+	case <-m.done:
+		return false, errors.New("controllers: stopped")
+	case <-ctx.Done():
+		return false, ctx.Err()
 	}
 }
 
@@ -165,10 +179,13 @@ func (m *Manager) run(ctx context.Context, rv string) {
 	retry := time.NewTimer(0)
 	defer retry.Stop()
 	pass := func() {
-		busy, err := m.pass(ctx)
+		busy, again, err := m.pass(ctx)
 		if err != nil && ctx.Err() == nil {
 			m.log.Error("controllers: pass", "err", err)
 			m.metrics.errors.With("pass").Inc()
+		}
+		if again && ctx.Err() == nil {
+			// The nodes to retry stayed dirty.
 			retry.Reset(retryInterval)
 		}
 		m.finishPass(seen, busy || err != nil)
@@ -377,18 +394,30 @@ func (m *Manager) applyEvent(ev watch.Event, seen uint64) uint64 {
 	return seen
 }
 
-// pass runs the controllers once over the graph; busy reports that it wrote.
-func (m *Manager) pass(ctx context.Context) (bool, error) {
+// pass runs the controllers once over the dirty nodes of the graph, in key order; a
+// node whose work failed or must be retried stays dirty for the retry. busy reports
+// that it wrote, retry that a node must be retried without an error to report.
+func (m *Manager) pass(ctx context.Context) (busy, retry bool, err error) {
 	w := &writer{store: m.store, reg: m.reg, ctx: ctx, clock: m.opts.Clock}
 	m.forgetReports()
 	var errs []error
-	for _, n := range m.graph.sorted() {
+	for _, n := range m.graph.takeDirty() {
+		m.visits.Add(1)
+		again := false
+		var err error
 		if n.gr == namespacesGR && n.deleting {
-			errs = append(errs, m.syncNamespace(w, n))
+			again, err = m.syncNamespace(w, n)
 		}
-		errs = append(errs, m.collect(w, n))
+		if err = errors.Join(err, m.collect(w, n)); err != nil {
+			errs = append(errs, err)
+			again = true
+		}
+		if again {
+			m.graph.mark(n.uid)
+			retry = true
+		}
 	}
-	return w.wrote, errors.Join(errs...)
+	return w.wrote, retry, errors.Join(errs...)
 }
 
 // crdResource is the resource an established CustomResourceDefinition serves, by its

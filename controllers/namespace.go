@@ -66,22 +66,21 @@ func newNamespace(s *scheme.Scheme, gvk scheme.GroupVersionKind, name string, no
 // syncNamespace is the namespace controller's work on a Terminating namespace: delete
 // its content with background propagation (objects with finalizers are marked and
 // waited for), record kube's conditions, and once nothing remains remove the
-// "kubernetes" finalizer, which lets the namespace go.
-func (m *Manager) syncNamespace(w *writer, ns *node) error {
+// "kubernetes" finalizer, which lets the namespace go. retry reports content it failed
+// to delete: kube's namespace controller requeues the namespace then, and no event may
+// follow (the conditions stay the same).
+func (m *Manager) syncNamespace(w *writer, ns *node) (retry bool, err error) {
 	fields, err := registry.NamespaceFields(ns.obj)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if !slices.Contains(fields.Finalizers, registry.FinalizerKubernetes) {
-		return nil
+		return false, nil
 	}
 	remaining := map[string]int{}
 	finalizers := map[string]int{}
 	var failures []string
-	for _, n := range m.graph.sorted() {
-		if !n.namespaced || n.namespace != ns.name {
-			continue
-		}
+	for _, n := range m.graph.namespaceContent(ns.name) {
 		left, err := w.delete(n, registry.DeletePropagationBackground)
 		if err != nil {
 			failures = append(failures, err.Error())
@@ -103,9 +102,9 @@ func (m *Manager) syncNamespace(w *writer, ns *node) error {
 		})
 	})
 	if err != nil || len(remaining) > 0 || len(failures) > 0 {
-		return err
+		return len(failures) > 0, err
 	}
-	return w.update(ns, func(cur scheme.Object) error {
+	return false, w.update(ns, func(cur scheme.Object) error {
 		return registry.UpdateNamespace(cur, func(spec, _ map[string]any) {
 			fins, _ := spec["finalizers"].([]any)
 			spec["finalizers"] = slices.DeleteFunc(slices.Clone(fins), func(f any) bool { return f == registry.FinalizerKubernetes })

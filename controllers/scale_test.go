@@ -14,8 +14,9 @@ import (
 )
 
 // storePods writes n Pods named prefix-i into namespace ns straight into the store (as
-// the REST handler stores them), each owned by owner when it is set.
-func (e *env) storePods(ns, prefix string, n int, owner map[string]any, block bool) {
+// the REST handler stores them), each owned by owner when it is set, and returns the
+// resourceVersion of the last.
+func (e *env) storePods(ns, prefix string, n int, owner map[string]any, block bool) uint64 {
 	e.t.Helper()
 	ctx := context.Background()
 	gr := scheme.GroupResource{Group: "test.example.com", Resource: "pods"}
@@ -25,6 +26,7 @@ func (e *env) storePods(ns, prefix string, n int, owner map[string]any, block bo
 		refs = []any{map[string]any{"apiVersion": owner["apiVersion"], "kind": owner["kind"], "name": om["name"], "uid": om["uid"], "blockOwnerDeletion": block}}
 	}
 	now := time.Now().UTC().Format(time.RFC3339)
+	var rv uint64
 	for i := range n {
 		name := fmt.Sprintf("%s-%d", prefix, i)
 		meta := map[string]any{"name": name, "namespace": ns, "uid": string(scheme.NewUID()), "creationTimestamp": now, "generation": int64(1)}
@@ -32,10 +34,15 @@ func (e *env) storePods(ns, prefix string, n int, owner map[string]any, block bo
 			meta["ownerReferences"] = refs
 		}
 		obj := &scheme.Unstructured{Object: map[string]any{"apiVersion": "test.example.com/v1", "kind": "Pod", "metadata": meta}}
-		if _, err := e.store.Create(ctx, storage.Key(gr, ns, name), obj); err != nil {
+		out, err := e.store.Create(ctx, storage.Key(gr, ns, name), obj)
+		if err != nil {
 			e.t.Fatalf("storing pod %s: %v", name, err)
 		}
+		if rv, err = storage.ParseResourceVersion(out.GetResourceVersion()); err != nil {
+			e.t.Fatal(err)
+		}
 	}
+	return rv
 }
 
 // waitGone polls, bounded in count and time, until an object is gone; it reports

@@ -552,7 +552,7 @@ func TestSemanticEqual_QuantitiesByAmountNilAsEmpty(t *testing.T) {
 		a, b any
 		want bool
 	}{
-		{"quantities by amount", corev1.ResourceList{"cpu": quantity.MustParse("1")}, corev1.ResourceList{"cpu": quantity.MustParse("1000m")}, true},
+		{"quantities by amount", corev1.ResourceList{"memory": quantity.MustParse("1Gi")}, corev1.ResourceList{"memory": quantity.MustParse("1073741824")}, true},
 		{"different amounts", corev1.ResourceList{"cpu": quantity.MustParse("1")}, corev1.ResourceList{"cpu": quantity.MustParse("2")}, false},
 		{"nil and empty maps", map[string]string(nil), map[string]string{}, true},
 		{"nil and empty slices", []string(nil), []string{}, true},

@@ -582,3 +582,38 @@ func TestStatefulSetUpdate_ClaimTemplatesPrintedAsKubesInternalType(t *testing.T
 		t.Errorf("errors (-want +got):\n%s", d)
 	}
 }
+
+func TestWarnings_WorkloadTemplatesAsKube(t *testing.T) {
+	ctx := context.Background()
+	apps := Apps()
+	const w = `spec.template.spec.nodeSelector[beta.kubernetes.io/arch]: deprecated since v1.14; use "kubernetes.io/arch" instead`
+	deprecated := func(t *corev1.PodTemplateSpec) { t.Spec.NodeSelector = map[string]string{"beta.kubernetes.io/arch": "amd64"} }
+	d := deployment(t, func(d *appsv1.Deployment) { deprecated(&d.Spec.Template) })
+	ds := daemonSet(t, func(ds *appsv1.DaemonSet) { deprecated(&ds.Spec.Template) })
+	ss := statefulSet(t, func(ss *appsv1.StatefulSet) { deprecated(&ss.Spec.Template) })
+	rs := replicaSet(t, func(rs *appsv1.ReplicaSet) { deprecated(&rs.Spec.Template) })
+	dst := apps[appsv1.Deployments].(registry.StrategyFor[*appsv1.Deployment])
+	dsst := apps[appsv1.DaemonSets].(registry.StrategyFor[*appsv1.DaemonSet])
+	bumped := scheme.DeepCopy(d)
+	bumped.Generation++
+	tests := []struct {
+		name string
+		got  []string
+		want []string
+	}{
+		{"deployment create", dst.WarningsOnCreate(ctx, d), []string{w}},
+		{"deployment update of the spec", dst.WarningsOnUpdate(ctx, bumped, d), []string{w}},
+		{"deployment update of its labels", dst.WarningsOnUpdate(ctx, d, d), nil},
+		{"daemonset create", dsst.WarningsOnCreate(ctx, ds), []string{w}},
+		{"daemonset update without a template change", dsst.WarningsOnUpdate(ctx, ds, ds), nil},
+		{"statefulset create", apps[appsv1.StatefulSets].(registry.StrategyFor[*appsv1.StatefulSet]).WarningsOnCreate(ctx, ss), []string{w}},
+		{"replicaset create", apps[appsv1.ReplicaSets].(registry.StrategyFor[*appsv1.ReplicaSet]).WarningsOnCreate(ctx, rs), []string{w}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if d := cmp.Diff(tt.want, tt.got); d != "" {
+				t.Errorf("warnings (-want +got):\n%s", d)
+			}
+		})
+	}
+}

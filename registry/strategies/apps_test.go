@@ -587,7 +587,9 @@ func TestWarnings_WorkloadTemplatesAsKube(t *testing.T) {
 	ctx := context.Background()
 	apps := Apps()
 	const w = `spec.template.spec.nodeSelector[beta.kubernetes.io/arch]: deprecated since v1.14; use "kubernetes.io/arch" instead`
-	deprecated := func(t *corev1.PodTemplateSpec) { t.Spec.NodeSelector = map[string]string{"beta.kubernetes.io/arch": "amd64"} }
+	deprecated := func(t *corev1.PodTemplateSpec) {
+		t.Spec.NodeSelector = map[string]string{"beta.kubernetes.io/arch": "amd64"}
+	}
 	d := deployment(t, func(d *appsv1.Deployment) { deprecated(&d.Spec.Template) })
 	ds := daemonSet(t, func(ds *appsv1.DaemonSet) { deprecated(&ds.Spec.Template) })
 	ss := statefulSet(t, func(ss *appsv1.StatefulSet) { deprecated(&ss.Spec.Template) })

@@ -619,3 +619,24 @@ func TestWarnings_WorkloadTemplatesAsKube(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateStatefulSet_TemplateLabelErrorsOnceAsKube holds what kube v1.37.2 answers
+// (seen through e2e/kubecode): a bad template label or annotation is one cause, though
+// the StatefulSet's template rule checks them beside the template's own check; on an
+// update whose stored template fails, only that rule checks them.
+func TestValidateStatefulSet_TemplateLabelErrorsOnceAsKube(t *testing.T) {
+	bad := func(ss *appsv1.StatefulSet) {
+		ss.Spec.Template.Labels["x"] = "not valid!"
+		ss.Spec.Template.Annotations = map[string]string{"no spaces": "x"}
+	}
+	label := `spec.template.labels: Invalid value: "not valid!": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`
+	annotation := `spec.template.annotations: Invalid value: "no spaces": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`
+	if d := cmp.Diff([]string{label, annotation}, causes(validateStatefulSet(statefulSet(t, bad)))); d != "" {
+		t.Errorf("create errors (-want +got):\n%s", d)
+	}
+	old := statefulSet(t, func(ss *appsv1.StatefulSet) { ss.Spec.Template.Spec.Containers[0].Image = "" })
+	ss := statefulSet(t, func(ss *appsv1.StatefulSet) { ss.Spec.Template.Spec.Containers[0].Image = ""; bad(ss) })
+	if d := cmp.Diff([]string{label, annotation}, causes(validateStatefulSetUpdate(ss, old))); d != "" {
+		t.Errorf("update errors (-want +got):\n%s", d)
+	}
+}

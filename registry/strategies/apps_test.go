@@ -640,3 +640,24 @@ func TestValidateStatefulSet_TemplateLabelErrorsOnceAsKube(t *testing.T) {
 		t.Errorf("update errors (-want +got):\n%s", d)
 	}
 }
+
+// BenchmarkDeployment_DefaultAndValidate measures what a Deployment create costs in the
+// apps rules: kube's defaults (with the pod template's) and the strategy's validation.
+func BenchmarkDeployment_DefaultAndValidate(b *testing.B) {
+	s := scheme.New()
+	if err := builtin.AddToScheme(s); err != nil {
+		b.Fatal(err)
+	}
+	base := &appsv1.Deployment{ObjectMeta: scheme.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: appsv1.DeploymentSpec{Selector: webSelector(), Template: webTemplate()}}
+	st := Apps()[appsv1.Deployments].(registry.StrategyFor[*appsv1.Deployment])
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		d := scheme.DeepCopy(base)
+		conversion.Default(s, d)
+		if errs := st.Validate(ctx, d); len(errs) > 0 {
+			b.Fatal(errs)
+		}
+	}
+}

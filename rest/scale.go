@@ -247,6 +247,11 @@ func (rq *request) writeScale() {
 			if err := validateScale(sc, name); err != nil {
 				return nil, err
 			}
+			// A built-in kind's scale takes the Scale's uid as a precondition.
+			if sc.UID != "" && sc.UID != old.GetUID() {
+				gr := scheme.GroupResource{Group: rq.gr.Group, Resource: rq.gr.Resource + "/scale"}
+				return nil, apierrors.NewConflict(gr, name, fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", sc.UID, old.GetUID()))
+			}
 		}
 		if rv := sc.ResourceVersion; rv != "" && rv != old.GetResourceVersion() {
 			return nil, apierrors.NewConflict(rq.gr, name, apierrors.OptimisticLockErrorMsg)

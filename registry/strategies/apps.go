@@ -29,7 +29,12 @@ func Apps() map[scheme.GroupResource]registry.Strategy {
 			ValidateUpdate: func(_ context.Context, d, old *appsv1.Deployment) validation.ErrorList {
 				return validateDeploymentUpdate(d, old)
 			},
-			WarningsOnCreate: func(_ context.Context, d *appsv1.Deployment) []string { return podNameWarnings(d.Name) },
+			WarningsOnCreate: func(_ context.Context, d *appsv1.Deployment) []string {
+				return append(podNameWarnings(d.Name), podTemplateWarnings(templatePath, &d.Spec.Template)...)
+			},
+			WarningsOnUpdate: func(_ context.Context, d, old *appsv1.Deployment) []string {
+				return templateWarningsIfChanged(d.Generation != old.Generation, &d.Spec.Template)
+			},
 			Status: &registry.StrategyFor[*appsv1.Deployment]{
 				PrepareForUpdate: func(_ context.Context, d, old *appsv1.Deployment) {
 					d.Spec = old.Spec
@@ -53,7 +58,12 @@ func Apps() map[scheme.GroupResource]registry.Strategy {
 			ValidateUpdate: func(_ context.Context, rs, old *appsv1.ReplicaSet) validation.ErrorList {
 				return validateReplicaSetUpdate(rs, old)
 			},
-			WarningsOnCreate: func(_ context.Context, rs *appsv1.ReplicaSet) []string { return podNameWarnings(rs.Name) },
+			WarningsOnCreate: func(_ context.Context, rs *appsv1.ReplicaSet) []string {
+				return append(podNameWarnings(rs.Name), podTemplateWarnings(templatePath, &rs.Spec.Template)...)
+			},
+			WarningsOnUpdate: func(_ context.Context, rs, old *appsv1.ReplicaSet) []string {
+				return templateWarningsIfChanged(rs.Generation != old.Generation, &rs.Spec.Template)
+			},
 			Status: &registry.StrategyFor[*appsv1.ReplicaSet]{
 				PrepareForUpdate: func(_ context.Context, rs, old *appsv1.ReplicaSet) { rs.Spec = old.Spec },
 				ValidateUpdate: func(_ context.Context, rs, old *appsv1.ReplicaSet) validation.ErrorList {
@@ -78,8 +88,12 @@ func Apps() map[scheme.GroupResource]registry.Strategy {
 			ValidateUpdate: func(_ context.Context, ss, old *appsv1.StatefulSet) validation.ErrorList {
 				return validateStatefulSetUpdate(ss, old)
 			},
-			WarningsOnCreate: func(_ context.Context, ss *appsv1.StatefulSet) []string { return statefulSetWarnings(ss) },
-			WarningsOnUpdate: func(_ context.Context, ss, _ *appsv1.StatefulSet) []string { return statefulSetWarnings(ss) },
+			WarningsOnCreate: func(_ context.Context, ss *appsv1.StatefulSet) []string {
+				return append(podTemplateWarnings(templatePath, &ss.Spec.Template), statefulSetWarnings(ss)...)
+			},
+			WarningsOnUpdate: func(_ context.Context, ss, old *appsv1.StatefulSet) []string {
+				return append(templateWarningsIfChanged(ss.Generation != old.Generation, &ss.Spec.Template), statefulSetWarnings(ss)...)
+			},
 			Status: &registry.StrategyFor[*appsv1.StatefulSet]{
 				PrepareForUpdate: func(_ context.Context, ss, old *appsv1.StatefulSet) { ss.Spec = old.Spec },
 				ValidateUpdate: func(_ context.Context, ss, old *appsv1.StatefulSet) validation.ErrorList {
@@ -93,6 +107,12 @@ func Apps() map[scheme.GroupResource]registry.Strategy {
 			Validate:         func(_ context.Context, ds *appsv1.DaemonSet) validation.ErrorList { return validateDaemonSet(ds) },
 			ValidateUpdate: func(_ context.Context, ds, old *appsv1.DaemonSet) validation.ErrorList {
 				return validateDaemonSetUpdate(ds, old)
+			},
+			WarningsOnCreate: func(_ context.Context, ds *appsv1.DaemonSet) []string {
+				return podTemplateWarnings(templatePath, &ds.Spec.Template)
+			},
+			WarningsOnUpdate: func(_ context.Context, ds, old *appsv1.DaemonSet) []string {
+				return templateWarningsIfChanged(templateGeneration(ds) != templateGeneration(old), &ds.Spec.Template)
 			},
 			Status: &registry.StrategyFor[*appsv1.DaemonSet]{
 				PrepareForUpdate: func(_ context.Context, ds, old *appsv1.DaemonSet) {
@@ -156,6 +176,19 @@ func bumpGenerationUnless(meta, old *scheme.ObjectMeta, same bool) {
 	if !same {
 		meta.Generation++
 	}
+}
+
+// templatePath is where a workload's pod template is: its warnings' paths start there.
+var templatePath = validation.NewPath("spec", "template")
+
+// templateWarningsIfChanged are the template's warnings on an update that changed what
+// kube's strategy looks at (the generation, a DaemonSet's templateGeneration), as kube
+// repeats them only then.
+func templateWarningsIfChanged(changed bool, t *corev1.PodTemplateSpec) []string {
+	if !changed {
+		return nil
+	}
+	return podTemplateWarnings(templatePath, t)
 }
 
 // podNameWarnings is the warning kube gives a Deployment or ReplicaSet whose name is

@@ -117,6 +117,11 @@ func TestDeployment_DefaultsScaleStatusAndImmutableSelectorAsKube(t *testing.T) 
 	}
 	call(t, srv, http.MethodPut, path+"/web/scale", map[string]any{"apiVersion": "autoscaling/v1", "kind": "Scale",
 		"metadata": map[string]any{"name": "web", "resourceVersion": stale}, "spec": map[string]any{"replicas": 4}}, http.StatusConflict)
+	conflict := call(t, srv, http.MethodPut, path+"/web/scale", map[string]any{"apiVersion": "autoscaling/v1", "kind": "Scale",
+		"metadata": map[string]any{"name": "web", "uid": "not-the-uid"}, "spec": map[string]any{"replicas": 4}}, http.StatusConflict)
+	if want := `Operation cannot be fulfilled on deployments/scale.apps "web": Precondition failed: UID in precondition: not-the-uid, UID in object meta: ` + at(d, "metadata", "uid").(string); conflict["message"] != want {
+		t.Errorf("scale with another uid: %v, want %q", conflict["message"], want)
+	}
 	refused := call(t, srv, http.MethodPut, path+"/web/scale", map[string]any{"apiVersion": "autoscaling/v1", "kind": "Scale",
 		"metadata": map[string]any{"name": "web"}, "spec": map[string]any{"replicas": -1}}, http.StatusUnprocessableEntity)
 	if d := cmp.Diff([]string{"spec.replicas: Invalid value: -1: must be greater than or equal to 0"}, causesOf(refused)); d != "" {

@@ -328,7 +328,9 @@ func validateStatefulSetTemplate(spec *appsv1.StatefulSetSpec, p *validation.Pat
 		errs = append(errs, validation.Invalid(p.Child("metadata", "labels"), t.Labels, selectorMismatchMsg))
 	}
 	if !opts.skipValidatePodTemplateSpec {
-		errs = append(errs, validatePodTemplateSpec(t, p)...)
+		// The template's check covers its labels and annotations: kube v1.37 reports
+		// each of their errors once (TestDifferential_AppsV1), not again below.
+		return append(errs, validatePodTemplateSpec(t, p)...)
 	}
 	errs = append(errs, validation.ValidateLabels(t.Labels, p.Child("labels"))...)
 	return append(errs, validation.ValidateAnnotations(t.Annotations, p.Child("annotations"))...)

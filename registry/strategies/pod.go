@@ -23,17 +23,33 @@ func podStrategy() registry.StrategyFor[*corev1.Pod] {
 	return registry.StrategyFor[*corev1.Pod]{
 		PrepareForCreate: func(_ context.Context, p *corev1.Pod) { preparePodForCreate(p) },
 		PrepareForUpdate: func(_ context.Context, p, old *corev1.Pod) { preparePodForUpdate(p, old) },
-		Validate:         func(_ context.Context, p *corev1.Pod) validation.ErrorList { return validatePodCreate(p) },
+		Validate:         func(_ context.Context, p *corev1.Pod) validation.ErrorList { return uniqueErrors(validatePodCreate(p)) },
 		ValidateUpdate: func(_ context.Context, p, old *corev1.Pod) validation.ErrorList {
-			return validatePodUpdate(p, old)
+			return uniqueErrors(validatePodUpdate(p, old))
 		},
 		WarningsOnCreate: func(_ context.Context, p *corev1.Pod) []string { return podWarningsOnCreate(p) },
 	}
 }
 
+// uniqueErrors drops the repeats of an error, keeping the first: kube-apiserver's
+// declarative validation step (every pod and podtemplate write) filters the list
+// through ErrorList.ToAggregate, which removes errors whose text repeats.
+func uniqueErrors(errs validation.ErrorList) validation.ErrorList {
+	seen := make(map[string]bool, len(errs))
+	out := errs[:0:0]
+	for _, e := range errs {
+		if s := e.Error(); !seen[s] {
+			seen[s] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 func preparePodForCreate(p *corev1.Pod) {
 	p.Generation = 1
 	p.Status = corev1.PodStatus{Phase: corev1.PodPending}
+	dropDisabledPodFields(&p.Spec, p.Annotations, nil)
 	if len(p.Spec.SchedulingGates) > 0 {
 		p.Status.Conditions = []corev1.PodCondition{{
 			Type:    corev1.PodScheduled,
@@ -99,6 +115,7 @@ func preparePodForUpdate(p, old *corev1.Pod) {
 		r := *old.Spec.Resources
 		p.Spec.Resources = &r
 	}
+	dropDisabledPodFields(&p.Spec, p.Annotations, &old.Spec)
 	// The registry has carried the stored generation over, as kube's BeforeUpdate does.
 	if !podSpecsEqual(&p.Spec, &old.Spec) {
 		p.Generation = old.Generation + 1
@@ -172,7 +189,7 @@ func requirementsQOS(r *corev1.ResourceRequirements) corev1.PodQOSClass {
 // without surrounding whitespace.
 func validatePodMetadataAndSpec(p *corev1.Pod) validation.ErrorList {
 	spec := validation.NewPath("spec")
-	errs := validatePodSpecificAnnotations(p.Annotations, validation.NewPath("metadata", "annotations"))
+	errs := validatePodSpecificAnnotations(p.Annotations, &p.Spec, validation.NewPath("metadata", "annotations"))
 	errs = append(errs, validatePodSpecWith(&p.Spec, &p.ObjectMeta, spec, podOptions{resourceIsPod: true})...)
 	if p.Spec.ServiceAccountName == "" {
 		for vi, v := range p.Spec.Volumes {
@@ -373,18 +390,22 @@ func podWarningsOnCreate(p *corev1.Pod) []string {
 // "template", and the template's warnings on create and on a change.
 func podTemplateStrategy() registry.StrategyFor[*corev1.PodTemplate] {
 	return registry.StrategyFor[*corev1.PodTemplate]{
-		PrepareForCreate: func(_ context.Context, t *corev1.PodTemplate) { t.Generation = 1 },
+		PrepareForCreate: func(_ context.Context, t *corev1.PodTemplate) {
+			t.Generation = 1
+			dropDisabledPodTemplateFields(&t.Template, nil)
+		},
 		PrepareForUpdate: func(_ context.Context, t, old *corev1.PodTemplate) {
+			dropDisabledPodTemplateFields(&t.Template, &old.Template)
 			t.Generation = old.Generation
 			if !cmp.Equal(&t.Template, &old.Template, quantityEqual) {
 				t.Generation = old.Generation + 1
 			}
 		},
 		Validate: func(_ context.Context, t *corev1.PodTemplate) validation.ErrorList {
-			return validatePodTemplateSpec(&t.Template, validation.NewPath("template"))
+			return uniqueErrors(validatePodTemplateSpec(&t.Template, validation.NewPath("template")))
 		},
 		ValidateUpdate: func(_ context.Context, t, _ *corev1.PodTemplate) validation.ErrorList {
-			return validatePodTemplateSpec(&t.Template, validation.NewPath("template"))
+			return uniqueErrors(validatePodTemplateSpec(&t.Template, validation.NewPath("template")))
 		},
 		WarningsOnCreate: func(_ context.Context, t *corev1.PodTemplate) []string {
 			return podTemplateWarnings(validation.NewPath("template"), &t.Template)

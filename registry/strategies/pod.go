@@ -12,6 +12,7 @@ import (
 	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
 	"github.com/apikit-dev/apikit/quantity"
 	"github.com/apikit-dev/apikit/registry"
+	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
 )
 
@@ -52,10 +53,11 @@ func preparePodForCreate(p *corev1.Pod) {
 	dropDisabledPodFields(&p.Spec, p.Annotations, nil)
 	if len(p.Spec.SchedulingGates) > 0 {
 		p.Status.Conditions = []corev1.PodCondition{{
-			Type:    corev1.PodScheduled,
-			Status:  corev1.ConditionFalse,
-			Reason:  "SchedulingGated",
-			Message: "Scheduling is blocked due to non-empty scheduling gates",
+			Type:               corev1.PodScheduled,
+			LastTransitionTime: scheme.Now(),
+			Status:             corev1.ConditionFalse,
+			Reason:             "SchedulingGated",
+			Message:            "Scheduling is blocked due to non-empty scheduling gates",
 		}}
 	}
 	mutatePodAffinity(p)
@@ -65,6 +67,7 @@ func preparePodForCreate(p *corev1.Pod) {
 			applyLabelKeys(c.LabelSelector, c.MatchLabelKeys, "In", p.Labels)
 		}
 	}
+	defaultPodLevelResources(&p.Spec)
 	p.Status.QOSClass = podQOS(&p.Spec)
 }
 

@@ -68,10 +68,14 @@
 //     servers without CEL do not depend on cel-go.
 //   - [github.com/apikit-dev/apikit/builtin]: registers the Kubernetes built-in kinds a
 //     controller test needs (Namespace, ConfigMap, Secret, ServiceAccount, Event, Lease,
-//     SelfSubjectReview, the RBAC kinds and access reviews) with kube's JSON and
-//     protobuf; their types are one package per group version beneath it, laid out like
-//     k8s.io/api (builtin/core/v1 is corev1), and their write rules are
-//     [github.com/apikit-dev/apikit/registry/strategies]; and
+//     Pod, PodTemplate, the apps/v1 workloads, SelfSubjectReview, the RBAC kinds and access
+//     reviews) with kube's JSON, protobuf, defaults and table columns; their types are one
+//     package per group version beneath it, laid out like k8s.io/api (builtin/core/v1 is
+//     corev1, builtin/apps/v1 appsv1), the larger ones generated from k8s.io/api's source
+//     by the module internal/typegen, and their write rules are
+//     [github.com/apikit-dev/apikit/registry/strategies]. The API's value types are
+//     [github.com/apikit-dev/apikit/quantity] (resource quantities) and scheme's
+//     IntOrString and RawExtension; and
 //     [github.com/apikit-dev/apikit/controllers]: the namespace lifecycle and garbage
 //     collector of kube-controller-manager, run in-process over storage. The module
 //     github.com/apikit-dev/apikit/envtest is a drop-in for controller-runtime's envtest

@@ -10,8 +10,10 @@ import (
 	appsv1 "github.com/apikit-dev/apikit/builtin/apps/v1"
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
 	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
+	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/validation"
 )
 
 // appsResources are the apps/v1 resources as kube-apiserver v1.37.2 serves them: short
@@ -41,6 +43,8 @@ var appsResources = []scheme.Resource{
 		}},
 	{Group: appsv1.SchemeGroupVersion.Group, Kind: "StatefulSet", Plural: "statefulsets", ShortNames: []string{"sts"}, Categories: []string{"all"},
 		Namespaced: true, StatusSubresource: true, Scale: workloadScale,
+		// A StatefulSet names its pods and their hostnames after itself: kube requires a DNS label.
+		NameValidation: validation.NameIsDNSLabel,
 		PrinterColumns: []scheme.PrinterColumn{
 			{Name: "Ready", Type: "string", Description: "Number of the pod with ready state", Cell: cellOf(func(s *appsv1.StatefulSet) any {
 				return fmt.Sprintf("%d/%d", s.Status.ReadyReplicas, replicas(s.Spec.Replicas))
@@ -226,8 +230,8 @@ func LabelSelectorAsSelector(ls *metav1.LabelSelector) (storage.LabelSelector, e
 }
 
 // AddAppsToScheme registers the apps/v1 kinds (Deployment, StatefulSet, DaemonSet,
-// ReplicaSet, ControllerRevision and their lists) and their resources. AddToScheme calls
-// it.
+// ReplicaSet, ControllerRevision and their lists), their resources and their protobuf
+// messages. AddToScheme calls it.
 func AddAppsToScheme(s *scheme.Scheme) error {
 	s.AddKnownTypes(appsv1.SchemeGroupVersion,
 		&appsv1.Deployment{}, &appsv1.DeploymentList{}, &appsv1.StatefulSet{}, &appsv1.StatefulSetList{},
@@ -237,6 +241,10 @@ func AddAppsToScheme(s *scheme.Scheme) error {
 		if err := s.AddResource(r); err != nil {
 			return fmt.Errorf("builtin: %w", err)
 		}
+	}
+	if err := protobuf.RegisterTypes(s, appsv1.SchemeGroupVersion, &appsv1.Deployment{}, &appsv1.StatefulSet{}, &appsv1.DaemonSet{},
+		&appsv1.ReplicaSet{}, &appsv1.ControllerRevision{}); err != nil {
+		return fmt.Errorf("builtin: %w", err)
 	}
 	return nil
 }

@@ -24,7 +24,7 @@ import (
 	"github.com/apikit-dev/apikit/scheme"
 )
 
-func newBuiltinServer(t *testing.T) *apitest.Server {
+func newBuiltinServer(t testing.TB) *apitest.Server {
 	t.Helper()
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {

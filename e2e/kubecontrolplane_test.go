@@ -34,7 +34,7 @@ type kubeControlPlane struct {
 // startKubeControlPlane starts a real control plane for t, with kube-apiserver's extra
 // flags (APISERVER_EXTRA of start.sh), and stops it when t ends. It skips t when
 // KUBE_CONTROL_PLANE_BIN is not set.
-func startKubeControlPlane(t *testing.T, apiserverExtra ...string) *kubeControlPlane {
+func startKubeControlPlane(t testing.TB, apiserverExtra ...string) *kubeControlPlane {
 	t.Helper()
 	bin := os.Getenv("KUBE_CONTROL_PLANE_BIN")
 	if bin == "" {

@@ -16,9 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/admission"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/apis/apps"
 	_ "k8s.io/kubernetes/pkg/apis/apps/install" // apps/v1 conversion, defaulting, declarative validation
@@ -31,6 +33,7 @@ import (
 	"k8s.io/kubernetes/pkg/registry/apps/statefulset"
 	"k8s.io/kubernetes/pkg/registry/core/pod"
 	"k8s.io/kubernetes/pkg/registry/core/podtemplate"
+	"k8s.io/kubernetes/plugin/pkg/admission/defaulttolerationseconds"
 )
 
 // optimisticLockErrorMsg is k8s.io/apiserver's registry.OptimisticLockErrorMsg (that
@@ -53,18 +56,52 @@ type Kind struct {
 	Resource string
 	// Strategy is the kind's registry strategy.
 	Strategy Strategy
+	// Admission are the mutating admission plugins of kube-apiserver's default set that
+	// change objects of the kind without reading other objects (the handler runs them
+	// before the store's create and update). Those that read other objects (Priority,
+	// LimitRanger, ...) are not run: see the intended differences of the tests.
+	Admission []admission.MutationInterface
 }
 
 // Kinds are the kinds this package covers, by Kind name: apps/v1 and the core/v1 pod
 // kinds.
 var Kinds = map[string]Kind{
-	"Deployment":         {schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, "deployments", deployment.Strategy},
-	"StatefulSet":        {schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "StatefulSet"}, "statefulsets", statefulset.Strategy},
-	"DaemonSet":          {schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "DaemonSet"}, "daemonsets", daemonset.Strategy},
-	"ReplicaSet":         {schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}, "replicasets", replicaset.Strategy},
-	"ControllerRevision": {schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ControllerRevision"}, "controllerrevisions", controllerrevision.Strategy},
-	"Pod":                {schema.GroupVersionKind{Group: "", Version: "v1", Kind: "Pod"}, "pods", pod.Strategy},
-	"PodTemplate":        {schema.GroupVersionKind{Group: "", Version: "v1", Kind: "PodTemplate"}, "podtemplates", podtemplate.Strategy},
+	"Deployment":         {schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, "deployments", deployment.Strategy, nil},
+	"StatefulSet":        {schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "StatefulSet"}, "statefulsets", statefulset.Strategy, nil},
+	"DaemonSet":          {schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "DaemonSet"}, "daemonsets", daemonset.Strategy, nil},
+	"ReplicaSet":         {schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}, "replicasets", replicaset.Strategy, nil},
+	"ControllerRevision": {schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ControllerRevision"}, "controllerrevisions", controllerrevision.Strategy, nil},
+	"Pod":                {schema.GroupVersionKind{Group: "", Version: "v1", Kind: "Pod"}, "pods", pod.Strategy, []admission.MutationInterface{defaultTolerationSeconds()}},
+	"PodTemplate":        {schema.GroupVersionKind{Group: "", Version: "v1", Kind: "PodTemplate"}, "podtemplates", podtemplate.Strategy, nil},
+}
+
+// defaultTolerationSeconds is kube's DefaultTolerationSeconds admission plugin with its
+// default 300 s tolerations of not-ready and unreachable nodes.
+func defaultTolerationSeconds() admission.MutationInterface {
+	p := defaulttolerationseconds.NewDefaultTolerationSeconds()
+	p.InspectFeatureGates(utilfeature.DefaultFeatureGate)
+	if err := p.ValidateInitialization(); err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// admit runs the kind's mutating admission on obj (old is nil on a create).
+func admit(ctx context.Context, k Kind, obj, old runtime.Object, m metav1.Object, op admission.Operation, opts runtime.Object) error {
+	if len(k.Admission) == 0 {
+		return nil
+	}
+	gvr := k.GVK.GroupVersion().WithResource(k.Resource)
+	a := admission.NewAttributesRecord(obj, old, k.GVK, m.GetNamespace(), m.GetName(), gvr, "", op, opts, false, nil)
+	for _, p := range k.Admission {
+		if !p.Handles(op) {
+			continue
+		}
+		if err := p.Admit(ctx, a, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // The internal types are named so that a build without one of the install packages fails
@@ -226,6 +263,10 @@ func (s *Server) Create(kind, namespace string, body []byte) (Result, error) {
 		return Result{}, err
 	}
 	ctx := requestContext(k, namespace, m.GetName(), "create")
+	// The create handler's mutating admission, before the store.
+	if err := admit(ctx, k, obj, nil, m, admission.Create, &metav1.CreateOptions{}); err != nil {
+		return refusal(err, nil), nil
+	}
 	// The store's Create: system fields, then a generated name.
 	rest.FillObjectMetaSystemFields(m)
 	m.SetUID(types.UID(fmt.Sprintf("kube-uid-%d", s.uid.Add(1))))
@@ -309,6 +350,11 @@ func (s *Server) Update(kind, namespace string, old, body []byte) (Result, error
 		return refusal(apierrors.NewConflict(gr, name, errors.New(optimisticLockErrorMsg)), nil), nil
 	}
 	if err := rest.EnsureObjectNamespaceMatchesRequestNamespace(rest.ExpectedNamespaceForScope(namespace, k.Strategy.NamespaceScoped()), m); err != nil {
+		return refusal(err, nil), nil
+	}
+	// The update's mutating admission, in the store's read-modify-write before
+	// rest.BeforeUpdate.
+	if err := admit(ctx, k, obj, oldObj, m, admission.Update, &metav1.UpdateOptions{}); err != nil {
 		return refusal(err, nil), nil
 	}
 	m.SetGeneration(oldMeta.GetGeneration())

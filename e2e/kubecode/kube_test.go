@@ -34,6 +34,19 @@ func TestKube_DeploymentDefaultsAndRefusal(t *testing.T) {
 		t.Fatalf("mismatched selector: %d %+v", r.Code, r.Causes)
 	}
 	t.Logf("%s", r.Message)
+
+	// A Pod gets DefaultTolerationSeconds' tolerations, as kube-apiserver's admission
+	// gives them.
+	pod := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns"},"spec":{"containers":[{"name":"c","image":"nginx:1.27"}]}}`
+	r, err = s.Create("Pod", "ns", []byte(pod))
+	if err != nil || r.Code != 201 {
+		t.Fatalf("pod: %v %d %s", err, r.Code, r.Message)
+	}
+	for _, want := range []string{`"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":300`, `"imagePullPolicy":"IfNotPresent"`, `"restartPolicy":"Always"`} {
+		if !strings.Contains(string(r.Object), want) {
+			t.Errorf("stored pod lacks %s: %s", want, r.Object)
+		}
+	}
 }
 
 // TestGenerator_KubeAcceptsTheValidCases holds the generator to its word: every case

@@ -25,7 +25,7 @@ import (
 // SelfSubjectReview answered with the requesting user and never stored; no
 // metadata.generation on any of the other stored kinds, as none of their strategies in
 // kube sets one; pods defaulted, validated and made immutable as kube's pod strategy
-// does them; and RBAC and Authorization.
+// does them; the apps/v1 kinds (Apps); and RBAC and Authorization.
 func Builtin() map[scheme.GroupResource]registry.Strategy {
 	m := map[scheme.GroupResource]registry.Strategy{
 		corev1.ConfigMaps: withoutGeneration(registry.StrategyFor[*corev1.ConfigMap]{
@@ -54,6 +54,7 @@ func Builtin() map[scheme.GroupResource]registry.Strategy {
 	}
 	maps.Copy(m, RBAC())
 	maps.Copy(m, Authorization())
+	maps.Copy(m, Apps())
 	return m
 }
 

@@ -47,7 +47,35 @@ func uniqueErrors(errs validation.ErrorList) validation.ErrorList {
 	return out
 }
 
+// addDefaultTolerations is kube-apiserver's DefaultTolerationSeconds admission plugin
+// (on by default), run on a pod's creates and updates: a pod that does not tolerate
+// the not-ready or unreachable NoExecute taint tolerates it for 300 seconds.
+func addDefaultTolerations(spec *corev1.PodSpec) {
+	const notReady, unreachable = "node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"
+	tolerates := func(key string) bool {
+		for _, t := range spec.Tolerations {
+			if (t.Key == key || t.Key == "") && (t.Effect == corev1.TaintEffectNoExecute || t.Effect == "") {
+				return true
+			}
+		}
+		return false
+	}
+	missNotReady, missUnreachable := !tolerates(notReady), !tolerates(unreachable)
+	for _, m := range []struct {
+		missing bool
+		key     string
+	}{{missNotReady, notReady}, {missUnreachable, unreachable}} {
+		if m.missing {
+			spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: m.key, Operator: corev1.TolerationOpExists,
+				Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptrTo(int64(300))})
+		}
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
 func preparePodForCreate(p *corev1.Pod) {
+	addDefaultTolerations(&p.Spec)
 	p.Generation = 1
 	p.Status = corev1.PodStatus{Phase: corev1.PodPending}
 	dropDisabledPodFields(&p.Spec, p.Annotations, nil)
@@ -113,6 +141,7 @@ func applyLabelKeys(s *metav1.LabelSelector, keys []string, op string, labels ma
 }
 
 func preparePodForUpdate(p, old *corev1.Pod) {
+	addDefaultTolerations(&p.Spec)
 	p.Status = old.Status
 	if p.Spec.Resources == nil && old.Spec.Resources != nil {
 		r := *old.Spec.Resources

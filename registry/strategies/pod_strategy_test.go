@@ -179,3 +179,28 @@ func TestDefaultPodLevelResources_AsKubesFixedDefaulting(t *testing.T) {
 		t.Errorf("requests (-kube +got):\n%s", d)
 	}
 }
+
+func TestAddDefaultTolerations_AsKubesDefaultTolerationSecondsAdmission(t *testing.T) {
+	notReady := corev1.Toleration{Key: "node.kubernetes.io/not-ready", Operator: "Exists", Effect: "NoExecute", TolerationSeconds: ptr(int64(300))}
+	unreachable := corev1.Toleration{Key: "node.kubernetes.io/unreachable", Operator: "Exists", Effect: "NoExecute", TolerationSeconds: ptr(int64(300))}
+	own := corev1.Toleration{Key: "node.kubernetes.io/not-ready", Operator: "Exists", Effect: "NoExecute", TolerationSeconds: ptr(int64(5))}
+	tests := []struct {
+		name     string
+		in, want []corev1.Toleration
+	}{
+		{"none get both", nil, []corev1.Toleration{notReady, unreachable}},
+		{"an own not-ready toleration is kept", []corev1.Toleration{own}, []corev1.Toleration{own, unreachable}},
+		{"a toleration of every taint needs none", []corev1.Toleration{{Operator: "Exists"}}, []corev1.Toleration{{Operator: "Exists"}}},
+		{"a NoSchedule toleration does not count", []corev1.Toleration{{Key: "node.kubernetes.io/unreachable", Operator: "Exists", Effect: "NoSchedule"}},
+			[]corev1.Toleration{{Key: "node.kubernetes.io/unreachable", Operator: "Exists", Effect: "NoSchedule"}, notReady, unreachable}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := &corev1.PodSpec{Tolerations: tt.in}
+			addDefaultTolerations(spec)
+			if d := cmp.Diff(tt.want, spec.Tolerations); d != "" {
+				t.Errorf("(-kube +got):\n%s", d)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
 	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
@@ -159,7 +160,11 @@ func preparePodForUpdate(p, old *corev1.Pod) {
 // quantityEqual compares quantities by value, as apimachinery's semantic equality does.
 var quantityEqual = cmp.Comparer(func(a, b quantity.Quantity) bool { return a.Cmp(b) == 0 })
 
-func podSpecsEqual(a, b *corev1.PodSpec) bool { return cmp.Equal(a, b, quantityEqual) }
+// semantic is apimachinery's equality.Semantic: quantities by value, and an empty
+// slice or map equal to a nil one.
+var semantic = cmp.Options{quantityEqual, cmpopts.EquateEmpty()}
+
+func podSpecsEqual(a, b *corev1.PodSpec) bool { return cmp.Equal(a, b, semantic) }
 
 // podQOS is kube's ComputePodQOS: BestEffort without cpu or memory requests and
 // limits, Guaranteed when every container's requests equal its limits for both,
@@ -317,29 +322,83 @@ func validatePodUpdate(p, old *corev1.Pod) validation.ErrorList {
 		munged.TerminationGracePeriodSeconds = o
 	}
 	if len(old.Spec.SchedulingGates) > 0 {
-		// A gated pod may still change its node selector and node affinity; kube
-		// checks those changes only narrow the placement, which is not yet checked here.
-		munged.NodeSelector = old.Spec.NodeSelector
-		var oldNA *corev1.NodeAffinity
+		// A gated pod may still narrow its placement: add to its node selector and
+		// to its required node affinity terms.
+		if !cmp.Equal(munged.NodeSelector, old.Spec.NodeSelector, semantic) {
+			errs = append(errs, validateNodeSelectorMutation(spec.Child("nodeSelector"), munged.NodeSelector, old.Spec.NodeSelector)...)
+			munged.NodeSelector = old.Spec.NodeSelector
+		}
+		var oldNA, newNA *corev1.NodeAffinity
 		if old.Spec.Affinity != nil {
 			oldNA = old.Spec.Affinity.NodeAffinity
 		}
-		switch {
-		case munged.Affinity == nil && oldNA == nil:
-		case munged.Affinity == nil:
-			munged.Affinity = &corev1.Affinity{NodeAffinity: oldNA}
-		case old.Spec.Affinity == nil && munged.Affinity.PodAntiAffinity == nil && munged.Affinity.PodAffinity == nil:
-			munged.Affinity = nil
-		default:
-			a := *munged.Affinity
-			a.NodeAffinity = oldNA
-			munged.Affinity = &a
+		if munged.Affinity != nil {
+			newNA = munged.Affinity.NodeAffinity
+		}
+		if !cmp.Equal(oldNA, newNA, semantic) {
+			errs = append(errs, validateNodeAffinityMutation(spec.Child("affinity", "nodeAffinity"), newNA, oldNA)...)
+			switch {
+			case munged.Affinity == nil && oldNA == nil:
+			case munged.Affinity == nil:
+				munged.Affinity = &corev1.Affinity{NodeAffinity: oldNA}
+			case old.Spec.Affinity == nil && munged.Affinity.PodAntiAffinity == nil && munged.Affinity.PodAffinity == nil:
+				munged.Affinity = nil
+			default:
+				a := *munged.Affinity
+				a.NodeAffinity = oldNA
+				munged.Affinity = &a
+			}
 		}
 	}
 	if !podSpecsEqual(&munged, &old.Spec) {
 		errs = append(errs, validation.Forbidden(spec, podUpdateForbidden+"\n"+podSpecDiff(&old.Spec, &munged)))
 	}
 	return errs
+}
+
+func validateNodeSelectorMutation(p *validation.Path, next, old map[string]string) validation.ErrorList {
+	for k, v := range old {
+		if nv, ok := next[k]; !ok || nv != v {
+			return validation.ErrorList{validation.Invalid(p, next, "only additions to spec.nodeSelector are allowed (no mutations or deletions)")}
+		}
+	}
+	return nil
+}
+
+func validateNodeAffinityMutation(p *validation.Path, next, old *corev1.NodeAffinity) validation.ErrorList {
+	if old == nil || old.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return nil
+	}
+	oldTerms := old.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	var newTerms []corev1.NodeSelectorTerm
+	if next != nil && next.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		newTerms = next.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	}
+	tp := p.Child("requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+	if len(oldTerms) > 0 && len(oldTerms) != len(newTerms) {
+		return validation.ErrorList{validation.Invalid(tp, badStruct(newTerms), "no additions/deletions to non-empty NodeSelectorTerms list are allowed")}
+	}
+	var errs validation.ErrorList
+	for i := range oldTerms {
+		if !termOnlyAdds(newTerms[i], oldTerms[i]) {
+			errs = append(errs, validation.Invalid(tp.Index(i), badStruct(newTerms[i]), "only additions are allowed (no mutations or deletions)"))
+		}
+	}
+	return errs
+}
+
+// termOnlyAdds reports whether next keeps old's requirements in order and only adds.
+func termOnlyAdds(next, old corev1.NodeSelectorTerm) bool {
+	if len(old.MatchExpressions) == 0 && len(old.MatchFields) == 0 && (len(next.MatchExpressions) > 0 || len(next.MatchFields) > 0) {
+		return false
+	}
+	if l := len(old.MatchExpressions); l > 0 && (len(next.MatchExpressions) < l || !cmp.Equal(next.MatchExpressions[:l], old.MatchExpressions, semantic)) {
+		return false
+	}
+	if l := len(old.MatchFields); l > 0 && (len(next.MatchFields) < l || !cmp.Equal(next.MatchFields[:l], old.MatchFields, semantic)) {
+		return false
+	}
+	return true
 }
 
 // withOldImages is a copy of next (nil when empty, as kube builds it) with the images
@@ -429,7 +488,7 @@ func podTemplateStrategy() registry.StrategyFor[*corev1.PodTemplate] {
 		PrepareForUpdate: func(_ context.Context, t, old *corev1.PodTemplate) {
 			dropDisabledPodTemplateFields(&t.Template, &old.Template)
 			t.Generation = old.Generation
-			if !cmp.Equal(&t.Template, &old.Template, quantityEqual) {
+			if !cmp.Equal(&t.Template, &old.Template, semantic) {
 				t.Generation = old.Generation + 1
 			}
 		},

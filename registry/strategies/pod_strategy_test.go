@@ -204,3 +204,40 @@ func TestAddDefaultTolerations_AsKubesDefaultTolerationSecondsAdmission(t *testi
 		})
 	}
 }
+
+func TestValidatePodUpdate_AGatedPodMayOnlyNarrowItsPlacement(t *testing.T) {
+	gated := func() *corev1.Pod {
+		p := validPod()
+		p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/g"}}
+		p.Spec.NodeSelector = map[string]string{"zone": "a"}
+		p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "disk", Operator: "In", Values: []string{"ssd"}}}}}}}}
+		return p
+	}
+	tests := []struct {
+		name   string
+		mutate func(p *corev1.Pod)
+		want   []string
+	}{
+		{"a selector label may be added", func(p *corev1.Pod) { p.Spec.NodeSelector["rack"] = "1" }, nil},
+		{"a term's requirement may be added", func(p *corev1.Pod) {
+			t := &p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0]
+			t.MatchExpressions = append(t.MatchExpressions, corev1.NodeSelectorRequirement{Key: "gpu", Operator: "Exists"})
+		}, nil},
+		{"a selector label may not change", func(p *corev1.Pod) { p.Spec.NodeSelector["zone"] = "b" }, []string{
+			`spec.nodeSelector: Invalid value: {"zone":"b"}: only additions to spec.nodeSelector are allowed (no mutations or deletions)`}},
+		{"a term may not be removed", func(p *corev1.Pod) {
+			p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchExpressions = nil
+		}, []string{`spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]: Invalid value: {"MatchExpressions":null,"MatchFields":null}: only additions are allowed (no mutations or deletions)`}},
+		{"an empty list is the nil one", func(p *corev1.Pod) { p.Spec.Tolerations = []corev1.Toleration{}; p.Spec.ImagePullSecrets = []corev1.LocalObjectReference{} }, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := gated()
+			tt.mutate(p)
+			if d := cmp.Diff(tt.want, causes(validatePodUpdate(p, gated()))); d != "" {
+				t.Errorf("(-kube +got):\n%s", d)
+			}
+		})
+	}
+}

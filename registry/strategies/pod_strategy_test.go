@@ -229,7 +229,10 @@ func TestValidatePodUpdate_AGatedPodMayOnlyNarrowItsPlacement(t *testing.T) {
 		{"a term may not be removed", func(p *corev1.Pod) {
 			p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchExpressions = nil
 		}, []string{`spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]: Invalid value: {"MatchExpressions":null,"MatchFields":null}: only additions are allowed (no mutations or deletions)`}},
-		{"an empty list is the nil one", func(p *corev1.Pod) { p.Spec.Tolerations = []corev1.Toleration{}; p.Spec.ImagePullSecrets = []corev1.LocalObjectReference{} }, nil},
+		{"an empty list is the nil one", func(p *corev1.Pod) {
+			p.Spec.Tolerations = []corev1.Toleration{}
+			p.Spec.ImagePullSecrets = []corev1.LocalObjectReference{}
+		}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

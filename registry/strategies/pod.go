@@ -7,11 +7,13 @@ import (
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
 	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
 	"github.com/apikit-dev/apikit/quantity"
 	"github.com/apikit-dev/apikit/registry"
+	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
 )
 
@@ -23,23 +25,68 @@ func podStrategy() registry.StrategyFor[*corev1.Pod] {
 	return registry.StrategyFor[*corev1.Pod]{
 		PrepareForCreate: func(_ context.Context, p *corev1.Pod) { preparePodForCreate(p) },
 		PrepareForUpdate: func(_ context.Context, p, old *corev1.Pod) { preparePodForUpdate(p, old) },
-		Validate:         func(_ context.Context, p *corev1.Pod) validation.ErrorList { return validatePodCreate(p) },
+		Validate:         func(_ context.Context, p *corev1.Pod) validation.ErrorList { return uniqueErrors(validatePodCreate(p)) },
 		ValidateUpdate: func(_ context.Context, p, old *corev1.Pod) validation.ErrorList {
-			return validatePodUpdate(p, old)
+			return uniqueErrors(validatePodUpdate(p, old))
 		},
 		WarningsOnCreate: func(_ context.Context, p *corev1.Pod) []string { return podWarningsOnCreate(p) },
 	}
 }
 
+// uniqueErrors drops the repeats of an error, keeping the first: kube-apiserver's
+// declarative validation step (every pod and podtemplate write) filters the list
+// through ErrorList.ToAggregate, which removes errors whose text repeats.
+func uniqueErrors(errs validation.ErrorList) validation.ErrorList {
+	seen := make(map[string]bool, len(errs))
+	out := errs[:0:0]
+	for _, e := range errs {
+		if s := e.Error(); !seen[s] {
+			seen[s] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// addDefaultTolerations is kube-apiserver's DefaultTolerationSeconds admission plugin
+// (on by default), run on a pod's creates and updates: a pod that does not tolerate
+// the not-ready or unreachable NoExecute taint tolerates it for 300 seconds.
+func addDefaultTolerations(spec *corev1.PodSpec) {
+	const notReady, unreachable = "node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"
+	tolerates := func(key string) bool {
+		for _, t := range spec.Tolerations {
+			if (t.Key == key || t.Key == "") && (t.Effect == corev1.TaintEffectNoExecute || t.Effect == "") {
+				return true
+			}
+		}
+		return false
+	}
+	missNotReady, missUnreachable := !tolerates(notReady), !tolerates(unreachable)
+	for _, m := range []struct {
+		missing bool
+		key     string
+	}{{missNotReady, notReady}, {missUnreachable, unreachable}} {
+		if m.missing {
+			spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: m.key, Operator: corev1.TolerationOpExists,
+				Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptrTo(int64(300))})
+		}
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
 func preparePodForCreate(p *corev1.Pod) {
+	addDefaultTolerations(&p.Spec)
 	p.Generation = 1
 	p.Status = corev1.PodStatus{Phase: corev1.PodPending}
+	dropDisabledPodFields(&p.Spec, p.Annotations, nil)
 	if len(p.Spec.SchedulingGates) > 0 {
 		p.Status.Conditions = []corev1.PodCondition{{
-			Type:    corev1.PodScheduled,
-			Status:  corev1.ConditionFalse,
-			Reason:  "SchedulingGated",
-			Message: "Scheduling is blocked due to non-empty scheduling gates",
+			Type:               corev1.PodScheduled,
+			LastTransitionTime: scheme.Now(),
+			Status:             corev1.ConditionFalse,
+			Reason:             "SchedulingGated",
+			Message:            "Scheduling is blocked due to non-empty scheduling gates",
 		}}
 	}
 	mutatePodAffinity(p)
@@ -49,6 +96,7 @@ func preparePodForCreate(p *corev1.Pod) {
 			applyLabelKeys(c.LabelSelector, c.MatchLabelKeys, "In", p.Labels)
 		}
 	}
+	defaultPodLevelResources(&p.Spec)
 	p.Status.QOSClass = podQOS(&p.Spec)
 }
 
@@ -94,11 +142,13 @@ func applyLabelKeys(s *metav1.LabelSelector, keys []string, op string, labels ma
 }
 
 func preparePodForUpdate(p, old *corev1.Pod) {
+	addDefaultTolerations(&p.Spec)
 	p.Status = old.Status
 	if p.Spec.Resources == nil && old.Spec.Resources != nil {
 		r := *old.Spec.Resources
 		p.Spec.Resources = &r
 	}
+	dropDisabledPodFields(&p.Spec, p.Annotations, &old.Spec)
 	// The registry has carried the stored generation over, as kube's BeforeUpdate does.
 	if !podSpecsEqual(&p.Spec, &old.Spec) {
 		p.Generation = old.Generation + 1
@@ -110,7 +160,11 @@ func preparePodForUpdate(p, old *corev1.Pod) {
 // quantityEqual compares quantities by value, as apimachinery's semantic equality does.
 var quantityEqual = cmp.Comparer(func(a, b quantity.Quantity) bool { return a.Cmp(b) == 0 })
 
-func podSpecsEqual(a, b *corev1.PodSpec) bool { return cmp.Equal(a, b, quantityEqual) }
+// semantic is apimachinery's equality.Semantic: quantities by value, and an empty
+// slice or map equal to a nil one.
+var semantic = cmp.Options{quantityEqual, cmpopts.EquateEmpty()}
+
+func podSpecsEqual(a, b *corev1.PodSpec) bool { return cmp.Equal(a, b, semantic) }
 
 // podQOS is kube's ComputePodQOS: BestEffort without cpu or memory requests and
 // limits, Guaranteed when every container's requests equal its limits for both,
@@ -172,7 +226,7 @@ func requirementsQOS(r *corev1.ResourceRequirements) corev1.PodQOSClass {
 // without surrounding whitespace.
 func validatePodMetadataAndSpec(p *corev1.Pod) validation.ErrorList {
 	spec := validation.NewPath("spec")
-	errs := validatePodSpecificAnnotations(p.Annotations, validation.NewPath("metadata", "annotations"))
+	errs := validatePodSpecificAnnotations(p.Annotations, &p.Spec, validation.NewPath("metadata", "annotations"))
 	errs = append(errs, validatePodSpecWith(&p.Spec, &p.ObjectMeta, spec, podOptions{resourceIsPod: true})...)
 	if p.Spec.ServiceAccountName == "" {
 		for vi, v := range p.Spec.Volumes {
@@ -268,29 +322,83 @@ func validatePodUpdate(p, old *corev1.Pod) validation.ErrorList {
 		munged.TerminationGracePeriodSeconds = o
 	}
 	if len(old.Spec.SchedulingGates) > 0 {
-		// A gated pod may still change its node selector and node affinity; kube
-		// checks those changes only narrow the placement, which is not yet checked here.
-		munged.NodeSelector = old.Spec.NodeSelector
-		var oldNA *corev1.NodeAffinity
+		// A gated pod may still narrow its placement: add to its node selector and
+		// to its required node affinity terms.
+		if !cmp.Equal(munged.NodeSelector, old.Spec.NodeSelector, semantic) {
+			errs = append(errs, validateNodeSelectorMutation(spec.Child("nodeSelector"), munged.NodeSelector, old.Spec.NodeSelector)...)
+			munged.NodeSelector = old.Spec.NodeSelector
+		}
+		var oldNA, newNA *corev1.NodeAffinity
 		if old.Spec.Affinity != nil {
 			oldNA = old.Spec.Affinity.NodeAffinity
 		}
-		switch {
-		case munged.Affinity == nil && oldNA == nil:
-		case munged.Affinity == nil:
-			munged.Affinity = &corev1.Affinity{NodeAffinity: oldNA}
-		case old.Spec.Affinity == nil && munged.Affinity.PodAntiAffinity == nil && munged.Affinity.PodAffinity == nil:
-			munged.Affinity = nil
-		default:
-			a := *munged.Affinity
-			a.NodeAffinity = oldNA
-			munged.Affinity = &a
+		if munged.Affinity != nil {
+			newNA = munged.Affinity.NodeAffinity
+		}
+		if !cmp.Equal(oldNA, newNA, semantic) {
+			errs = append(errs, validateNodeAffinityMutation(spec.Child("affinity", "nodeAffinity"), newNA, oldNA)...)
+			switch {
+			case munged.Affinity == nil && oldNA == nil:
+			case munged.Affinity == nil:
+				munged.Affinity = &corev1.Affinity{NodeAffinity: oldNA}
+			case old.Spec.Affinity == nil && munged.Affinity.PodAntiAffinity == nil && munged.Affinity.PodAffinity == nil:
+				munged.Affinity = nil
+			default:
+				a := *munged.Affinity
+				a.NodeAffinity = oldNA
+				munged.Affinity = &a
+			}
 		}
 	}
 	if !podSpecsEqual(&munged, &old.Spec) {
 		errs = append(errs, validation.Forbidden(spec, podUpdateForbidden+"\n"+podSpecDiff(&old.Spec, &munged)))
 	}
 	return errs
+}
+
+func validateNodeSelectorMutation(p *validation.Path, next, old map[string]string) validation.ErrorList {
+	for k, v := range old {
+		if nv, ok := next[k]; !ok || nv != v {
+			return validation.ErrorList{validation.Invalid(p, next, "only additions to spec.nodeSelector are allowed (no mutations or deletions)")}
+		}
+	}
+	return nil
+}
+
+func validateNodeAffinityMutation(p *validation.Path, next, old *corev1.NodeAffinity) validation.ErrorList {
+	if old == nil || old.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return nil
+	}
+	oldTerms := old.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	var newTerms []corev1.NodeSelectorTerm
+	if next != nil && next.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		newTerms = next.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	}
+	tp := p.Child("requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+	if len(oldTerms) > 0 && len(oldTerms) != len(newTerms) {
+		return validation.ErrorList{validation.Invalid(tp, badStruct(newTerms), "no additions/deletions to non-empty NodeSelectorTerms list are allowed")}
+	}
+	var errs validation.ErrorList
+	for i := range oldTerms {
+		if !termOnlyAdds(newTerms[i], oldTerms[i]) {
+			errs = append(errs, validation.Invalid(tp.Index(i), badStruct(newTerms[i]), "only additions are allowed (no mutations or deletions)"))
+		}
+	}
+	return errs
+}
+
+// termOnlyAdds reports whether next keeps old's requirements in order and only adds.
+func termOnlyAdds(next, old corev1.NodeSelectorTerm) bool {
+	if len(old.MatchExpressions) == 0 && len(old.MatchFields) == 0 && (len(next.MatchExpressions) > 0 || len(next.MatchFields) > 0) {
+		return false
+	}
+	if l := len(old.MatchExpressions); l > 0 && (len(next.MatchExpressions) < l || !cmp.Equal(next.MatchExpressions[:l], old.MatchExpressions, semantic)) {
+		return false
+	}
+	if l := len(old.MatchFields); l > 0 && (len(next.MatchFields) < l || !cmp.Equal(next.MatchFields[:l], old.MatchFields, semantic)) {
+		return false
+	}
+	return true
 }
 
 // withOldImages is a copy of next (nil when empty, as kube builds it) with the images
@@ -373,18 +481,22 @@ func podWarningsOnCreate(p *corev1.Pod) []string {
 // "template", and the template's warnings on create and on a change.
 func podTemplateStrategy() registry.StrategyFor[*corev1.PodTemplate] {
 	return registry.StrategyFor[*corev1.PodTemplate]{
-		PrepareForCreate: func(_ context.Context, t *corev1.PodTemplate) { t.Generation = 1 },
+		PrepareForCreate: func(_ context.Context, t *corev1.PodTemplate) {
+			t.Generation = 1
+			dropDisabledPodTemplateFields(&t.Template, nil)
+		},
 		PrepareForUpdate: func(_ context.Context, t, old *corev1.PodTemplate) {
+			dropDisabledPodTemplateFields(&t.Template, &old.Template)
 			t.Generation = old.Generation
-			if !cmp.Equal(&t.Template, &old.Template, quantityEqual) {
+			if !cmp.Equal(&t.Template, &old.Template, semantic) {
 				t.Generation = old.Generation + 1
 			}
 		},
 		Validate: func(_ context.Context, t *corev1.PodTemplate) validation.ErrorList {
-			return validatePodTemplateSpec(&t.Template, validation.NewPath("template"))
+			return uniqueErrors(validatePodTemplateSpec(&t.Template, validation.NewPath("template")))
 		},
 		ValidateUpdate: func(_ context.Context, t, _ *corev1.PodTemplate) validation.ErrorList {
-			return validatePodTemplateSpec(&t.Template, validation.NewPath("template"))
+			return uniqueErrors(validatePodTemplateSpec(&t.Template, validation.NewPath("template")))
 		},
 		WarningsOnCreate: func(_ context.Context, t *corev1.PodTemplate) []string {
 			return podTemplateWarnings(validation.NewPath("template"), &t.Template)

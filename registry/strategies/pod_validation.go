@@ -29,7 +29,7 @@ func validatePodTemplateSpec(spec *corev1.PodTemplateSpec, fldPath *validation.P
 	var errs validation.ErrorList
 	errs = append(errs, validation.ValidateLabels(spec.Labels, fldPath.Child("labels"))...)
 	errs = append(errs, validation.ValidateAnnotations(spec.Annotations, fldPath.Child("annotations"))...)
-	errs = append(errs, validatePodSpecificAnnotations(spec.Annotations, fldPath.Child("annotations"))...)
+	errs = append(errs, validatePodSpecificAnnotations(spec.Annotations, &spec.Spec, fldPath.Child("annotations"))...)
 	errs = append(errs, validatePodSpec(&spec.Spec, nil, fldPath.Child("spec"))...)
 	if len(spec.Spec.EphemeralContainers) > 0 {
 		errs = append(errs, validation.Forbidden(fldPath.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
@@ -134,11 +134,8 @@ func validatePodSpecWith(spec *corev1.PodSpec, meta *scheme.ObjectMeta, fldPath 
 		}
 	}
 	if spec.Overhead != nil {
-		for _, name := range sortedResourceNames(spec.Overhead) {
-			p := fldPath.Child("overhead").Key(string(name))
-			errs = append(errs, validateResourceName(name, p)...)
-			errs = append(errs, validateResourceQuantityValue(name, spec.Overhead[name], p)...)
-		}
+		// kube checks the overhead as a container's limits.
+		errs = append(errs, validateResourceRequirements(&corev1.ResourceRequirements{Limits: spec.Overhead}, validateContainerResourceName, nil, fldPath.Child("overhead"))...)
 	}
 	if spec.OS != nil {
 		switch {
@@ -154,20 +151,44 @@ func validatePodSpecWith(spec *corev1.PodSpec, meta *scheme.ObjectMeta, fldPath 
 	return errs
 }
 
-// validatePodSpecificAnnotations is the part of kube's check of a pod's (or
-// template's) annotations that concerns annotations still in use: the deprecated
-// seccomp and AppArmor ones must name a valid profile.
-func validatePodSpecificAnnotations(annotations map[string]string, fldPath *validation.Path) validation.ErrorList {
+// validatePodSpecificAnnotations is kube's ValidatePodSpecificAnnotations but for the
+// JSON tolerations annotation: a mirror pod names its node, the deletion cost is a
+// 32-bit integer, and the deprecated seccomp and AppArmor annotations name a valid
+// profile (of an existing container).
+func validatePodSpecificAnnotations(annotations map[string]string, spec *corev1.PodSpec, fldPath *validation.Path) validation.ErrorList {
 	var errs validation.ErrorList
+	if v, ok := annotations["kubernetes.io/config.mirror"]; ok && spec.NodeName == "" {
+		errs = append(errs, validation.Invalid(fldPath.Key("kubernetes.io/config.mirror"), v, "must set spec.nodeName if mirror pod annotation is set"))
+	}
+	const deletionCost = "controller.kubernetes.io/pod-deletion-cost"
+	if v, ok := annotations[deletionCost]; ok {
+		_, err := strconv.ParseInt(v, 10, 32)
+		if err != nil || v == "" || !(v[0] == '-' || v == "0" || v[0] >= '1' && v[0] <= '9') {
+			errs = append(errs, validation.Invalid(fldPath.Key(deletionCost), v, "must be a 32bit integer"))
+		}
+	}
+	// kube names the seccomp annotations with Child, the AppArmor ones with Key.
+	if v, ok := annotations["seccomp.security.alpha.kubernetes.io/pod"]; ok {
+		errs = append(errs, validateSeccompAnnotation(v, fldPath.Child("seccomp.security.alpha.kubernetes.io/pod"))...)
+	}
 	for _, k := range sortedKeys(annotations) {
-		v := annotations[k]
-		switch {
-		case k == "seccomp.security.alpha.kubernetes.io/pod" || strings.HasPrefix(k, "container.seccomp.security.alpha.kubernetes.io/"):
-			errs = append(errs, validateSeccompAnnotation(v, fldPath.Key(k))...)
-		case strings.HasPrefix(k, "container.apparmor.security.beta.kubernetes.io/"):
-			if v != "runtime/default" && v != "unconfined" && !strings.HasPrefix(v, "localhost/") {
-				errs = append(errs, validation.Invalid(fldPath.Key(k), v, "invalid AppArmor profile name: "+strconv.Quote(v)))
-			}
+		if strings.HasPrefix(k, "container.seccomp.security.alpha.kubernetes.io/") {
+			errs = append(errs, validateSeccompAnnotation(annotations[k], fldPath.Child(k))...)
+		}
+	}
+	const appArmorPrefix = "container.apparmor.security.beta.kubernetes.io/"
+	for _, k := range sortedKeys(annotations) {
+		name, ok := strings.CutPrefix(k, appArmorPrefix)
+		if !ok {
+			continue
+		}
+		found := false
+		visitContainers(spec, fldPath, func(c *corev1.Container, _ *validation.Path) { found = found || c.Name == name })
+		if !found {
+			errs = append(errs, validation.Invalid(fldPath.Key(k), name, "container not found"))
+		}
+		if v := annotations[k]; v != "" && v != "runtime/default" && v != "unconfined" && !strings.HasPrefix(v, "localhost/") {
+			errs = append(errs, validation.Invalid(fldPath.Key(k), v, "invalid AppArmor profile name: "+strconv.Quote(v)))
 		}
 	}
 	return errs

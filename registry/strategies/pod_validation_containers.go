@@ -1205,19 +1205,22 @@ func validatePodResourceClaims(meta *scheme.ObjectMeta, claims []corev1.PodResou
 	return errs
 }
 
-// validatePodLevelResources checks spec.resources (PodLevelResources is on by default).
+// validatePodLevelResources checks spec.resources (PodLevelResources is on by
+// default): not for a Windows pod, no claims, the pod-level resource names; kube's
+// check that the containers' aggregate fits in them is not yet made.
 func validatePodLevelResources(spec *corev1.PodSpec, claimNames map[string]bool, fldPath *validation.Path) validation.ErrorList {
 	if spec.Resources == nil {
 		return nil
 	}
 	p := fldPath.Child("resources")
+	if spec.OS != nil && spec.OS.Name == corev1.Windows {
+		return validation.ErrorList{validation.Forbidden(p, "may not be set for a windows pod")}
+	}
 	var errs validation.ErrorList
-	if len(spec.Resources.Claims) > 0 {
+	if spec.Resources.Claims != nil {
 		errs = append(errs, validation.Forbidden(p.Child("claims"), "claims may not be set for Resources at pod-level"))
 	}
-	r := *spec.Resources
-	r.Claims = nil
-	return append(errs, validateResourceRequirements(&r, validatePodResourceName, claimNames, p)...)
+	return append(errs, validateResourceRequirements(spec.Resources, validatePodResourceName, claimNames, p)...)
 }
 
 func validateSecurityContext(sc *corev1.SecurityContext, path *validation.Path, hostUsers bool) validation.ErrorList {

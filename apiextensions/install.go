@@ -105,6 +105,7 @@ func Install(s *scheme.Scheme, crd *CustomResourceDefinition, opts InstallOption
 		ShortNames:        spec.Names.ShortNames,
 		Categories:        spec.Names.Categories,
 		Namespaced:        spec.Scope == NamespaceScoped,
+		Verbs:             customResourceVerbs,
 		StatusSubresource: storage.Subresources != nil && storage.Subresources.Status != nil,
 		PrinterColumns:    printerColumns(storage.AdditionalPrinterColumns),
 		StorageVersion:    storage.Name,
@@ -126,6 +127,10 @@ func Install(s *scheme.Scheme, crd *CustomResourceDefinition, opts InstallOption
 	}
 	return nil
 }
+
+// customResourceVerbs are the verbs of a custom resource, in the order
+// apiextensions-apiserver's discovery lists them (not sorted, unlike built-in resources').
+var customResourceVerbs = []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
 
 // InstallAll installs each CRD (from Load, for example), stopping at the first error.
 func InstallAll(s *scheme.Scheme, crds []*CustomResourceDefinition, opts InstallOptions) error {

@@ -53,6 +53,8 @@ func TestInstall_RegistersKindsSchemasAndResource(t *testing.T) {
 	want := scheme.Resource{
 		Group: "fleet.example.com", Kind: "Robot", ListKind: "RobotList", Plural: "robots", Singular: "robot",
 		ShortNames: []string{"rb"}, Categories: []string{"all", "fleet"}, Namespaced: true, StatusSubresource: true,
+		// apiextensions-apiserver's order, not the sorted one of built-in resources.
+		Verbs:            []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"},
 		Scale:            &scheme.ScaleSubresource{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas", LabelSelectorPath: ".status.selector"},
 		SelectableFields: []string{"spec.color", "spec.model"},
 		PrinterColumns: []scheme.PrinterColumn{

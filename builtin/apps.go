@@ -3,7 +3,6 @@ package builtin
 import (
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/validation"
 )
 
 // appsResources are the apps/v1 resources as kube-apiserver v1.37.2 serves them: short
@@ -43,6 +43,8 @@ var appsResources = []scheme.Resource{
 		}},
 	{Group: appsv1.SchemeGroupVersion.Group, Kind: "StatefulSet", Plural: "statefulsets", ShortNames: []string{"sts"}, Categories: []string{"all"},
 		Namespaced: true, StatusSubresource: true, Scale: workloadScale,
+		// A StatefulSet names its pods and their hostnames after itself: kube requires a DNS label.
+		NameValidation: validation.NameIsDNSLabel,
 		PrinterColumns: []scheme.PrinterColumn{
 			{Name: "Ready", Type: "string", Description: "Number of the pod with ready state", Cell: cellOf(func(s *appsv1.StatefulSet) any {
 				return fmt.Sprintf("%d/%d", s.Status.ReadyReplicas, replicas(s.Spec.Replicas))
@@ -240,18 +242,9 @@ func AddAppsToScheme(s *scheme.Scheme) error {
 			return fmt.Errorf("builtin: %w", err)
 		}
 	}
-	return registerTypes(s, appsv1.SchemeGroupVersion, &appsv1.Deployment{}, &appsv1.StatefulSet{}, &appsv1.DaemonSet{},
-		&appsv1.ReplicaSet{}, &appsv1.ControllerRevision{})
-}
-
-// registerTypes gives kinds of generated types their protobuf messages, derived from the
-// k8s.io/api struct tags they carry (with their lists').
-func registerTypes(s *scheme.Scheme, gv scheme.GroupVersion, objs ...scheme.Object) error {
-	for _, obj := range objs {
-		kind := reflect.TypeOf(obj).Elem().Name()
-		if err := protobuf.RegisterType(s, gv.WithKind(kind), obj); err != nil {
-			return fmt.Errorf("builtin: %w", err)
-		}
+	if err := protobuf.RegisterTypes(s, appsv1.SchemeGroupVersion, &appsv1.Deployment{}, &appsv1.StatefulSet{}, &appsv1.DaemonSet{},
+		&appsv1.ReplicaSet{}, &appsv1.ControllerRevision{}); err != nil {
+		return fmt.Errorf("builtin: %w", err)
 	}
 	return nil
 }

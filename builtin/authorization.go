@@ -18,10 +18,11 @@ func AddAuthorizationToScheme(s *scheme.Scheme) error {
 	s.AddKnownTypes(authorizationv1.SchemeGroupVersion, &authorizationv1.SubjectAccessReview{}, &authorizationv1.SubjectAccessReviewList{},
 		&authorizationv1.SelfSubjectAccessReview{}, &authorizationv1.SelfSubjectAccessReviewList{},
 		&authorizationv1.LocalSubjectAccessReview{}, &authorizationv1.LocalSubjectAccessReviewList{})
+	create := []string{"create"} // reviews are answered, never stored
 	for _, r := range []scheme.Resource{
-		{Group: authorizationv1.SchemeGroupVersion.Group, Kind: "SubjectAccessReview", Plural: "subjectaccessreviews"},
-		{Group: authorizationv1.SchemeGroupVersion.Group, Kind: "SelfSubjectAccessReview", Plural: "selfsubjectaccessreviews"},
-		{Group: authorizationv1.SchemeGroupVersion.Group, Kind: "LocalSubjectAccessReview", Plural: "localsubjectaccessreviews", Namespaced: true},
+		{Group: authorizationv1.SchemeGroupVersion.Group, Kind: "SubjectAccessReview", Plural: "subjectaccessreviews", Verbs: create},
+		{Group: authorizationv1.SchemeGroupVersion.Group, Kind: "SelfSubjectAccessReview", Plural: "selfsubjectaccessreviews", Verbs: create},
+		{Group: authorizationv1.SchemeGroupVersion.Group, Kind: "LocalSubjectAccessReview", Plural: "localsubjectaccessreviews", Namespaced: true, Verbs: create},
 	} {
 		if err := s.AddResource(r); err != nil {
 			return fmt.Errorf("builtin: %w", err)

@@ -38,7 +38,7 @@ func AddRBACToScheme(s *scheme.Scheme) error {
 	}
 	conversion.RegisterDefaults(s, defaultRoleRef)
 	conversion.RegisterDefaults(s, defaultSubject)
-	if err := registerProtobufFields(s, rbacProtobufFields()); err != nil {
+	if err := registerRBACProtobuf(s); err != nil {
 		return fmt.Errorf("builtin: %w", err)
 	}
 	return nil

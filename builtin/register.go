@@ -8,6 +8,7 @@ import (
 	coordinationv1 "github.com/apikit-dev/apikit/builtin/coordination/v1"
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
 	eventsv1 "github.com/apikit-dev/apikit/builtin/events/v1"
+	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -29,12 +30,14 @@ func AddToScheme(s *scheme.Scheme) error {
 		}
 	}
 	registerEventConversions(s)
-	if err := registerTypes(s, corev1.SchemeGroupVersion, &corev1.Pod{}, &corev1.PodTemplate{}); err != nil {
-		return err
+	if err := protobuf.RegisterTypes(s, corev1.SchemeGroupVersion, &corev1.Pod{}, &corev1.PodTemplate{}); err != nil {
+		return fmt.Errorf("builtin: %w", err)
 	}
+	registerCoreDefaults(s)
 	if err := AddAppsToScheme(s); err != nil {
 		return err
 	}
+	registerAppsDefaults(s)
 	if err := registerProtobuf(s); err != nil {
 		return fmt.Errorf("builtin: %w", err)
 	}
@@ -48,6 +51,7 @@ func AddToScheme(s *scheme.Scheme) error {
 // columns are those of kube's table printers that a JSONPath can compute.
 var resources = []scheme.Resource{
 	{Kind: "Namespace", Plural: "namespaces", ShortNames: []string{"ns"}, StatusSubresource: true,
+		Verbs:          []string{"create", "delete", "get", "list", "patch", "update", "watch"}, // no deletecollection
 		PrinterColumns: []scheme.PrinterColumn{{Name: "Status", Type: "string", JSONPath: ".status.phase", Description: "The status of the namespace"}}},
 	{Kind: "ConfigMap", Plural: "configmaps", ShortNames: []string{"cm"}, Namespaced: true},
 	{Kind: "Secret", Plural: "secrets", Namespaced: true,
@@ -70,5 +74,5 @@ var resources = []scheme.Resource{
 		}},
 	{Group: coordinationv1.SchemeGroupVersion.Group, Kind: "Lease", Plural: "leases", Namespaced: true,
 		PrinterColumns: []scheme.PrinterColumn{{Name: "Holder", Type: "string", JSONPath: ".spec.holderIdentity"}}},
-	{Group: authenticationv1.SchemeGroupVersion.Group, Kind: "SelfSubjectReview", Plural: "selfsubjectreviews"},
+	{Group: authenticationv1.SchemeGroupVersion.Group, Kind: "SelfSubjectReview", Plural: "selfsubjectreviews", Verbs: []string{"create"}},
 }

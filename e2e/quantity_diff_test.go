@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -8,9 +9,21 @@ import (
 	"strings"
 	"testing"
 
+	gocmp "github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	cbordirect "k8s.io/apimachinery/pkg/runtime/serializer/cbor/direct"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	smdtyped "sigs.k8s.io/structured-merge-diff/v6/typed"
+	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/apikit-dev/apikit/codec"
+	apikitcbor "github.com/apikit-dev/apikit/codec/cbor"
+	"github.com/apikit-dev/apikit/conversion"
+	"github.com/apikit-dev/apikit/patch"
 	"github.com/apikit-dev/apikit/quantity"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -364,4 +377,405 @@ func BenchmarkQuantityJSONRoundTrip(b *testing.B) {
 			}
 		}
 	})
+}
+
+// valueHolder holds the three value types every way a built-in type holds them.
+type valueHolder struct {
+	scheme.TypeMeta   `json:",inline"`
+	scheme.ObjectMeta `json:"metadata,omitempty"`
+	Q                 quantity.Quantity            `json:"q"`
+	QP                *quantity.Quantity           `json:"qp,omitempty"`
+	QS                []quantity.Quantity          `json:"qs,omitempty"`
+	QM                map[string]quantity.Quantity `json:"qm,omitempty"`
+	I                 scheme.IntOrString           `json:"i"`
+	IP                *scheme.IntOrString          `json:"ip,omitempty"`
+	IS                []scheme.IntOrString         `json:"is,omitempty"`
+	R                 scheme.RawExtension          `json:"r"`
+	RP                *scheme.RawExtension         `json:"rp,omitempty"`
+	RS                []scheme.RawExtension        `json:"rs,omitempty"`
+}
+
+// kubeValueHolder is valueHolder in apimachinery's types.
+type kubeValueHolder struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Q                 resource.Quantity            `json:"q"`
+	QP                *resource.Quantity           `json:"qp,omitempty"`
+	QS                []resource.Quantity          `json:"qs,omitempty"`
+	QM                map[string]resource.Quantity `json:"qm,omitempty"`
+	I                 intstr.IntOrString           `json:"i"`
+	IP                *intstr.IntOrString          `json:"ip,omitempty"`
+	IS                []intstr.IntOrString         `json:"is,omitempty"`
+	R                 runtime.RawExtension         `json:"r"`
+	RP                *runtime.RawExtension        `json:"rp,omitempty"`
+	RS                []runtime.RawExtension       `json:"rs,omitempty"`
+}
+
+var valueHolderGVK = scheme.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "ValueHolder"}
+
+func valueHolderScheme() *scheme.Scheme {
+	s := scheme.New()
+	s.AddKnownTypeWithName(valueHolderGVK, &valueHolder{})
+	if err := s.AddResource(scheme.Resource{Group: valueHolderGVK.Group, Kind: valueHolderGVK.Kind, Plural: "valueholders"}); err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// valueHolderDocs are documents of both holders, with the values kube canonicalizes
+// ("1.5Gi" is "1536Mi", "1000m" is "1"), the int and string halves of IntOrString,
+// and raw JSON of every kind.
+var valueHolderDocs = []string{
+	`{"apiVersion":"example.com/v1","kind":"ValueHolder","metadata":{"name":"all"},` +
+		`"q":"1.5Gi","qp":"100m","qs":["1000m","0.5","1e3",2,"12345678901234567890123"],` +
+		`"qm":{"cpu":"250m","memory":"1024Mi","tiny":"0.0000000001","neg":"-1.5"},` +
+		`"i":3,"ip":"25%","is":[8080,"http",-1],` +
+		`"r":{"a":[1,2.5,"x",true,null],"b":{"c":{}}},"rp":[1,{"d":"e"}],"rs":[{"k":"v"},5,"s",null]}`,
+	`{"apiVersion":"example.com/v1","kind":"ValueHolder","metadata":{"name":"zero"},"q":"0","i":0,"r":null}`,
+	`{"apiVersion":"example.com/v1","kind":"ValueHolder","metadata":{"name":"strings"},"q":"+1","i":"","r":"text","qm":{"a":"01Ki"}}`,
+}
+
+// TestValueTypes_EveryPathMatchesApimachinery decodes the same documents into
+// valueHolder and kubeValueHolder and checks that every path a typed object takes in
+// apikit gives what apimachinery gives for its types: JSON, YAML and CBOR bytes (and
+// back), typed to unstructured and back, and a deep copy that shares nothing.
+func TestValueTypes_EveryPathMatchesApimachinery(t *testing.T) {
+	s := valueHolderScheme()
+	for _, doc := range valueHolderDocs {
+		var h valueHolder
+		if _, err := codec.Unmarshal([]byte(doc), &h); err != nil {
+			t.Fatalf("codec.Unmarshal: %v", err)
+		}
+		var kh kubeValueHolder
+		if err := json.Unmarshal([]byte(doc), &kh); err != nil {
+			t.Fatalf("json.Unmarshal into apimachinery's types: %v", err)
+		}
+		name := kh.Name
+
+		// JSON.
+		kj, err := json.Marshal(&kh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, err := codec.Marshal(&h)
+		if err != nil {
+			t.Fatalf("%s: codec.Marshal: %v", name, err)
+		}
+		if string(j) != string(kj) {
+			t.Errorf("%s: JSON\n apimachinery %s\n apikit       %s", name, kj, j)
+		}
+		var again valueHolder
+		if _, err := codec.Unmarshal(j, &again); err != nil {
+			t.Errorf("%s: JSON back: %v", name, err)
+		} else if j2, _ := codec.Marshal(&again); string(j2) != string(j) {
+			t.Errorf("%s: JSON round trip\n first  %s\n second %s", name, j, j2)
+		}
+
+		// YAML.
+		ky, err := sigsyaml.Marshal(&kh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := codec.JSONToYAML(j)
+		if err != nil {
+			t.Fatalf("%s: JSONToYAML: %v", name, err)
+		}
+		if string(y) != string(ky) {
+			t.Errorf("%s: YAML\n apimachinery %s\n apikit       %s", name, ky, y)
+		}
+		var fromYAML valueHolder
+		if _, err := codec.UnmarshalYAML(y, &fromYAML); err != nil {
+			t.Errorf("%s: YAML back: %v", name, err)
+		} else if jy, _ := codec.Marshal(&fromYAML); string(jy) != string(j) {
+			t.Errorf("%s: YAML round trip\n want %s\n got  %s", name, j, jy)
+		}
+
+		// CBOR.
+		kc, err := cbordirect.Marshal(&kh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := apikitcbor.Marshal(&h)
+		if err != nil {
+			t.Fatalf("%s: cbor.Marshal: %v", name, err)
+		}
+		// codec/cbor.Marshal starts with the self-described CBOR tag kube's serializer
+		// writes; direct.Marshal (a value's CBOR) does not.
+		if string(c) != "\xd9\xd9\xf7"+string(kc) {
+			t.Errorf("%s: CBOR\n apimachinery %x\n apikit       %x", name, kc, c)
+		}
+		var fromCBOR valueHolder
+		if _, err := apikitcbor.Unmarshal(kc, &fromCBOR); err != nil {
+			t.Errorf("%s: CBOR back: %v", name, err)
+		} else if jc, _ := codec.Marshal(&fromCBOR); string(jc) != string(j) {
+			t.Errorf("%s: CBOR round trip\n want %s\n got  %s", name, j, jc)
+		}
+
+		// Typed to unstructured and back.
+		km, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&kh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := conversion.ObjectMap(&h)
+		if err != nil {
+			t.Fatalf("%s: ObjectMap: %v", name, err)
+		}
+		if diff := gocmp.Diff(km, m); diff != "" {
+			t.Errorf("%s: ObjectMap differs from ToUnstructured (-apimachinery +apikit):\n%s", name, diff)
+		}
+		back, err := conversion.ObjectFromMap(s, valueHolderGVK, m)
+		if err != nil {
+			t.Fatalf("%s: ObjectFromMap: %v", name, err)
+		}
+		if jb, _ := codec.Marshal(back); string(jb) != string(j) {
+			t.Errorf("%s: unstructured round trip\n want %s\n got  %s", name, j, jb)
+		}
+
+		// Deep copy: equal, and sharing nothing.
+		cp := scheme.DeepCopy(&h)
+		if jcp, _ := codec.Marshal(cp); string(jcp) != string(j) {
+			t.Errorf("%s: DeepCopy\n want %s\n got  %s", name, j, jcp)
+		}
+		cp.Q.Add(quantity.MustParse("1"))
+		if cp.QP != nil {
+			cp.QP.Neg()
+		}
+		for i := range cp.QS {
+			cp.QS[i].Sub(quantity.MustParse("1k"))
+		}
+		for k := range cp.QM {
+			cp.QM[k] = quantity.MustParse("7")
+		}
+		cp.I.IntVal++
+		for i := range cp.IS {
+			cp.IS[i].StrVal += "x"
+		}
+		for i := range cp.R.Raw {
+			cp.R.Raw[i] = ' '
+		}
+		if cp.RP != nil && len(cp.RP.Raw) > 0 {
+			cp.RP.Raw[0] = ' '
+		}
+		if jo, _ := codec.Marshal(&h); string(jo) != string(j) {
+			t.Errorf("%s: changing the deep copy changed the original\n want %s\n got  %s", name, j, jo)
+		}
+	}
+}
+
+// kubeValueHolderSMD is the structured-merge-diff schema kube-apiserver derives for
+// kubeValueHolder: kube-openapi's schemaconv makes Quantity and IntOrString untyped
+// scalars and RawExtension __untyped_atomic_; lists without a list type are atomic.
+const kubeValueHolderSMD = `types:
+- name: holder
+  map:
+    fields:
+    - name: apiVersion
+      type:
+        scalar: string
+    - name: kind
+      type:
+        scalar: string
+    - name: metadata
+      type:
+        namedType: __untyped_deduced_
+    - name: q
+      type:
+        namedType: io.k8s.apimachinery.pkg.api.resource.Quantity
+    - name: qp
+      type:
+        namedType: io.k8s.apimachinery.pkg.api.resource.Quantity
+    - name: qs
+      type:
+        list:
+          elementType:
+            namedType: io.k8s.apimachinery.pkg.api.resource.Quantity
+          elementRelationship: atomic
+    - name: qm
+      type:
+        map:
+          elementType:
+            namedType: io.k8s.apimachinery.pkg.api.resource.Quantity
+    - name: i
+      type:
+        namedType: io.k8s.apimachinery.pkg.util.intstr.IntOrString
+    - name: ip
+      type:
+        namedType: io.k8s.apimachinery.pkg.util.intstr.IntOrString
+    - name: is
+      type:
+        list:
+          elementType:
+            namedType: io.k8s.apimachinery.pkg.util.intstr.IntOrString
+          elementRelationship: atomic
+    - name: r
+      type:
+        namedType: io.k8s.apimachinery.pkg.runtime.RawExtension
+    - name: rp
+      type:
+        namedType: io.k8s.apimachinery.pkg.runtime.RawExtension
+    - name: rs
+      type:
+        list:
+          elementType:
+            namedType: io.k8s.apimachinery.pkg.runtime.RawExtension
+          elementRelationship: atomic
+- name: io.k8s.apimachinery.pkg.api.resource.Quantity
+  scalar: untyped
+- name: io.k8s.apimachinery.pkg.util.intstr.IntOrString
+  scalar: untyped
+- name: io.k8s.apimachinery.pkg.runtime.RawExtension
+  scalar: untyped
+  list:
+    elementType:
+      namedType: __untyped_atomic_
+    elementRelationship: atomic
+  map:
+    elementType:
+      namedType: __untyped_atomic_
+    elementRelationship: atomic
+- name: __untyped_atomic_
+  scalar: untyped
+  list:
+    elementType:
+      namedType: __untyped_atomic_
+    elementRelationship: atomic
+  map:
+    elementType:
+      namedType: __untyped_atomic_
+    elementRelationship: atomic
+- name: __untyped_deduced_
+  scalar: untyped
+  list:
+    elementType:
+      namedType: __untyped_atomic_
+    elementRelationship: atomic
+  map:
+    elementType:
+      namedType: __untyped_deduced_
+    elementRelationship: separable
+`
+
+// TestValueTypes_ServerSideApplyOwnsThemAsKubeDoes applies configurations holding the
+// value types in every shape a client sends them (a quantity as a number, an
+// int-or-string either way, raw extensions that are lists, maps and scalars) and
+// checks that apikit's field manager accepts them and records the fields kube's
+// schema records: a Quantity map per key, a RawExtension as one field.
+func TestValueTypes_ServerSideApplyOwnsThemAsKubeDoes(t *testing.T) {
+	s := valueHolderScheme()
+	fm, err := patch.NewFieldManager(s, valueHolderGVK, patch.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parser, err := smdtyped.NewParser(kubeValueHolderSMD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	configs := []string{
+		`{"q":1,"qp":"100m","qs":["1",2.5],"qm":{"cpu":2,"memory":"1Gi"},"i":"25%","ip":3,"is":[1,"a"],"r":[1,{"a":2}],"rp":{"x":{"y":1}},"rs":[{"k":"v"},3]}`,
+		`{"q":"500m","i":8080,"r":{"a":{"b":{"c":1}}},"qm":{"gpu":"1"}}`,
+		`{"r":"scalar","rp":null,"qm":{}}`,
+	}
+	strip := fieldpath.NewSet(fieldpath.MakePathOrDie("apiVersion"), fieldpath.MakePathOrDie("kind"), fieldpath.MakePathOrDie("metadata"), fieldpath.MakePathOrDie("metadata", "name"))
+	for _, c := range configs {
+		var config map[string]any
+		if err := json.Unmarshal([]byte(`{"apiVersion":"example.com/v1","kind":"ValueHolder","metadata":{"name":"h"},`+c[1:]), &config); err != nil {
+			t.Fatal(err)
+		}
+		kv, err := parser.Type("holder").FromUnstructured(config)
+		if err != nil {
+			t.Fatalf("%s: kube's schema rejects the configuration: %v", c, err)
+		}
+		kset, err := kv.ToFieldSet()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := kset.Difference(strip).ToJSON()
+
+		_, entries, err := fm.Apply(nil, config, "test", false)
+		if err != nil {
+			t.Fatalf("%s: Apply: %v", c, err)
+		}
+		if len(entries) != 1 || entries[0].FieldsV1 == nil {
+			t.Fatalf("%s: managed fields %+v", c, entries)
+		}
+		got := fieldpath.NewSet()
+		if err := got.FromJSON(bytes.NewReader(entries[0].FieldsV1.Raw)); err != nil {
+			t.Fatal(err)
+		}
+		gotJSON, _ := got.Difference(strip).ToJSON()
+		if string(gotJSON) != string(want) {
+			t.Errorf("%s: managed fields\n kube's schema %s\n apikit        %s", c, want, gotJSON)
+		}
+	}
+}
+
+// TestValueTypes_StrategicMergeTreatsThemAsKubeDoes patches documents holding the
+// value types with strategic merge patches and compares the result with
+// apimachinery's strategicpatch over kubeValueHolder: quantities and int-or-strings
+// are replaced as scalars, a map of quantities merges per key.
+func TestValueTypes_StrategicMergeTreatsThemAsKubeDoes(t *testing.T) {
+	s := valueHolderScheme()
+	schema, err := patch.SchemaFor(s, valueHolderGVK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig := valueHolderDocs[0]
+	patches := []string{
+		`{"q":"2","qp":"3","qs":["4"],"i":"50%","ip":7,"is":[7]}`,
+		`{"qm":{"cpu":"3","memory":null,"new":"1Ki"}}`,
+		`{"q":null,"i":null,"qm":null}`,
+		`{"r":{"b":1},"rp":{"d":null},"rs":[1]}`,
+		`{"r":[1],"rp":"s"}`,
+	}
+	for _, p := range patches {
+		kout, kerr := strategicpatch.StrategicMergePatch([]byte(orig), []byte(p), kubeValueHolder{})
+		out, err := patch.StrategicMerge([]byte(orig), []byte(p), schema)
+		if (kerr == nil) != (err == nil) {
+			t.Errorf("%s: apimachinery error %v, apikit error %v", p, kerr, err)
+			continue
+		}
+		if kerr != nil {
+			continue
+		}
+		var km, m any
+		if err := json.Unmarshal(kout, &km); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(out, &m); err != nil {
+			t.Fatal(err)
+		}
+		if diff := gocmp.Diff(km, m); diff != "" {
+			t.Errorf("%s: result differs (-apimachinery +apikit):\n%s", p, diff)
+		}
+	}
+}
+
+// cborItems are CBOR data items a Quantity or IntOrString field can meet.
+var cborItems = []string{
+	"\x00", "\x17", "\x18\x18", "\x19\x01\x00", "\x1a\x7f\xff\xff\xff", "\x1a\x80\x00\x00\x00", "\x1b\x00\x00\x00\x01\x00\x00\x00\x00",
+	"\x20", "\x3a\x7f\xff\xff\xff", "\x3a\x80\x00\x00\x00", "\x38\x63",
+	"\x44100m", "\x64100m", "\x43abc", "\x63abc", "\x40", "\x60", "\x62\xff\xfe", "\x42\xff\xfe",
+	"\x5f\x42\x31\x30\x41\x30\xff", "\x7f\x62\x31\x30\x61\x30\xff", "\x5f\x42\x31\x30\x61\x30\xff",
+	"\xf6", "\xf7", "\xf4", "\xf5", "\xf9\x3c\x00", "\xfb\x3f\xf8\x00\x00\x00\x00\x00\x00",
+	"\x80", "\xa0", "\x45\x31", "\x18", "\x44\x32\x35\x25\x25", "\x4325%", "\x641.5G",
+}
+
+// TestValueTypesDiff_CBORDecodeMatchesApimachinery decodes the same CBOR items with
+// apimachinery's UnmarshalCBOR methods and apikit's: the same value, an error for the
+// same items.
+func TestValueTypesDiff_CBORDecodeMatchesApimachinery(t *testing.T) {
+	for _, item := range cborItems {
+		var kq resource.Quantity
+		var q quantity.Quantity
+		kerr, err := kq.UnmarshalCBOR([]byte(item)), q.UnmarshalCBOR([]byte(item))
+		if (kerr == nil) != (err == nil) || (kerr == nil && kq.String() != q.String()) {
+			t.Errorf("Quantity %x: apimachinery %s %v, apikit %s %v", item, kq.String(), kerr, q.String(), err)
+		}
+		var ki intstr.IntOrString
+		var i scheme.IntOrString
+		kerr, err = ki.UnmarshalCBOR([]byte(item)), i.UnmarshalCBOR([]byte(item))
+		if (kerr == nil) != (err == nil) || (kerr == nil && (int(ki.Type) != int(i.Type) || ki.IntVal != i.IntVal || ki.StrVal != i.StrVal)) {
+			t.Errorf("IntOrString %x: apimachinery %+v %v, apikit %+v %v", item, ki, kerr, i, err)
+		}
+	}
 }

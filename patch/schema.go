@@ -111,15 +111,20 @@ func toSMDSchema(doc *openapi.Document) (*typed.Parser, map[scheme.GroupVersionK
 		for _, gvk := range def.GroupVersionKinds {
 			names[gvk] = n
 		}
-		p.Schema.Types = append(p.Schema.Types, smdschema.TypeDef{Name: n, Atom: toAtom(def)})
+		atom := toAtom(def)
+		// kube-openapi's schemaconv hard-codes these two: a Quantity is any scalar
+		// (a client may send "cpu: 1"), a RawExtension any value, owned as a whole.
+		switch n {
+		case openapi.QuantityName:
+			atom = smdschema.Atom{Scalar: ptr(smdschema.Scalar("untyped"))}
+		case openapi.RawExtensionName:
+			atom = untypedAtom()
+		}
+		p.Schema.Types = append(p.Schema.Types, smdschema.TypeDef{Name: n, Atom: atom})
 	}
 	untyped, deduced := untypedName, deducedName
 	p.Schema.Types = append(p.Schema.Types,
-		smdschema.TypeDef{Name: untypedName, Atom: smdschema.Atom{
-			Scalar: ptr(smdschema.Scalar("untyped")),
-			List:   &smdschema.List{ElementType: smdschema.TypeRef{NamedType: &untyped}, ElementRelationship: smdschema.Atomic},
-			Map:    &smdschema.Map{ElementType: smdschema.TypeRef{NamedType: &untyped}, ElementRelationship: smdschema.Atomic},
-		}},
+		smdschema.TypeDef{Name: untypedName, Atom: untypedAtom()},
 		smdschema.TypeDef{Name: deducedName, Atom: smdschema.Atom{
 			Scalar: ptr(smdschema.Scalar("untyped")),
 			List:   &smdschema.List{ElementType: smdschema.TypeRef{NamedType: &untyped}, ElementRelationship: smdschema.Atomic},
@@ -127,6 +132,16 @@ func toSMDSchema(doc *openapi.Document) (*typed.Parser, map[scheme.GroupVersionK
 		}},
 	)
 	return p, names
+}
+
+// untypedAtom is __untyped_atomic_'s atom: any scalar, list or map, replaced whole.
+func untypedAtom() smdschema.Atom {
+	untyped := untypedName
+	return smdschema.Atom{
+		Scalar: ptr(smdschema.Scalar("untyped")),
+		List:   &smdschema.List{ElementType: smdschema.TypeRef{NamedType: &untyped}, ElementRelationship: smdschema.Atomic},
+		Map:    &smdschema.Map{ElementType: smdschema.TypeRef{NamedType: &untyped}, ElementRelationship: smdschema.Atomic},
+	}
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -180,6 +195,12 @@ func toAtom(s *openapi.Schema) smdschema.Atom {
 	}
 	switch s.Type {
 	case "string":
+		// kube-openapi's schemaconv (convertPrimitive) makes a string with a format
+		// other than byte an untyped scalar: a Quantity ("quantity") also arrives
+		// as a number ("cpu: 1"), a date-time as whatever a client wrote.
+		if s.Format != "" && s.Format != "byte" {
+			return smdschema.Atom{Scalar: ptr(smdschema.Scalar("untyped"))}
+		}
 		return smdschema.Atom{Scalar: ptr(smdschema.String)}
 	case "integer", "number":
 		return smdschema.Atom{Scalar: ptr(smdschema.Numeric)}

@@ -169,9 +169,10 @@ func (a int64Amount) cmp(b int64Amount) int {
 		if a.scale < b.scale {
 			hi, lo, flip = b, a, -1
 		}
-		d := hi.scale - lo.scale
+		// In int64: scales 2^32 apart overflow an int32 difference.
+		d := int64(hi.scale) - int64(lo.scale)
 		v, ok := int64(0), false
-		if d < Scale(len(pow10)) {
+		if d < int64(len(pow10)) {
 			v, ok = mulInt64(hi.value, pow10[d])
 		}
 		if !ok {
@@ -210,7 +211,7 @@ func (a *int64Amount) add(b int64Amount) bool {
 		}
 		a.value = c
 	case a.scale > b.scale:
-		c, ok := scaleUpStrict(a.value, a.scale-b.scale)
+		c, ok := scaleUpStrict(a.value, int64(a.scale)-int64(b.scale))
 		if !ok {
 			return false
 		}
@@ -219,7 +220,7 @@ func (a *int64Amount) add(b int64Amount) bool {
 		}
 		a.value, a.scale = c, b.scale
 	default:
-		c, ok := scaleUpStrict(b.value, b.scale-a.scale)
+		c, ok := scaleUpStrict(b.value, int64(b.scale)-int64(a.scale))
 		if !ok {
 			return false
 		}
@@ -231,9 +232,9 @@ func (a *int64Amount) add(b int64Amount) bool {
 	return true
 }
 
-// scaleUpStrict is base × 10^n, false on any overflow.
-func scaleUpStrict(base int64, n Scale) (int64, bool) {
-	if n >= Scale(len(pow10)) {
+// scaleUpStrict is base × 10^n for n >= 0, false on any overflow.
+func scaleUpStrict(base int64, n int64) (int64, bool) {
+	if n >= int64(len(pow10)) {
 		return 0, base == 0
 	}
 	return mulInt64(base, pow10[n])

@@ -44,7 +44,6 @@ const (
 	cborMajorBytes = 2
 	cborMajorText  = 3
 	cborNull       = 0xf6
-	cborUndefined  = 0xf7
 	cborBreak      = 0xff
 )
 
@@ -74,11 +73,11 @@ func appendCBORHead(out []byte, major byte, n uint64, content []byte) []byte {
 	return append(out, content...)
 }
 
-// UnmarshalCBOR reads what apimachinery reads into a Quantity: null or undefined
-// (zero), or a byte or text string (definite or indefinite length; text must be
+// UnmarshalCBOR reads what apimachinery reads into a Quantity: null (zero; undefined
+// is an error, as Kubernetes' decode mode recognizes no simple value 23), or a byte or text string (definite or indefinite length; text must be
 // UTF-8) holding a quantity.
 func (q *Quantity) UnmarshalCBOR(b []byte) error {
-	if len(b) == 1 && (b[0] == cborNull || b[0] == cborUndefined) {
+	if len(b) == 1 && b[0] == cborNull {
 		*q = Quantity{}
 		return nil
 	}
@@ -133,7 +132,7 @@ func cborString(b []byte) ([]byte, error) {
 		}
 	}
 	if major == cborMajorText && !utf8.Valid(out) {
-		return nil, errors.New("invalid UTF-8 string")
+		return nil, errors.New("cbor: invalid UTF-8 string")
 	}
 	return out, nil
 }

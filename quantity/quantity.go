@@ -48,6 +48,13 @@ var (
 // maxDigits is how many digits an int64 always holds.
 const maxDigits = 18
 
+// MaxDigits bounds the digits of a quantity's number. Converting decimal text to
+// binary costs time quadratic in its length (100,000 digits take a quarter of a
+// second), and apimachinery has no bound, so a request could hold a CPU core per
+// megabyte of digits; no real amount needs more than a few dozen. Longer numbers are
+// ErrNumeric.
+const MaxDigits = 4096
+
 // MustParse is Parse that panics on error, for constants in code and tests.
 func MustParse(s string) Quantity {
 	q, err := Parse(s)
@@ -141,7 +148,7 @@ func Parse(str string) (Quantity, error) {
 // parseSlow builds the decimal form of an amount the fast path cannot hold.
 func parseSlow(positive bool, value string, base, exponent int32, format Format) (Quantity, error) {
 	digits, frac, ok := decimalDigits(value)
-	if !ok {
+	if !ok || len(digits) > MaxDigits {
 		return Quantity{}, ErrNumeric
 	}
 	coef, ok := new(big.Int).SetString(digits, 10)
@@ -506,7 +513,7 @@ func (q Quantity) AsInt64() (int64, bool) {
 	if q.i.scale < 0 {
 		return 0, false
 	}
-	return scaleUpStrict(q.i.value, q.i.scale)
+	return scaleUpStrict(q.i.value, int64(q.i.scale))
 }
 
 // AsApproximateFloat64 is the amount as the nearest float64 it can compute cheaply;

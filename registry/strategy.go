@@ -71,6 +71,16 @@ type StrategyFor[T scheme.Object] struct {
 	WarningsOnUpdate func(ctx context.Context, obj, old T) []string
 	AuthorizeCreate  func(ctx context.Context, obj T) error
 	AuthorizeUpdate  func(ctx context.Context, obj, old T) error
+	// Status, when set, is the strategy of writes to /status, as a kind in kube-apiserver
+	// has a status strategy beside its own: such a write runs its PrepareForUpdate,
+	// ValidateUpdate and WarningsOnUpdate instead of the ones above (its other hooks are
+	// not used). Its PrepareForUpdate receives the request's object whole, before the
+	// server carries the stored uid, timestamps, generation and status rules over, and
+	// keeps of the stored object what the kind's status strategy keeps (kube's Deployment
+	// keeps its spec and labels, and takes the request's annotations). Without it, a
+	// write to /status keeps all of the stored object but its status and runs the hooks
+	// above.
+	Status *StrategyFor[T]
 }
 
 // typedStrategy is what every StrategyFor is, whatever its T.
@@ -111,6 +121,10 @@ func (s StrategyFor[T]) hooks() hooks {
 	if f := s.AuthorizeUpdate; f != nil {
 		h.AuthorizeUpdate = func(ctx context.Context, obj, old scheme.Object) error { return f(ctx, obj.(T), old.(T)) }
 	}
+	if s.Status != nil {
+		st := s.Status.hooks()
+		h.status = &st
+	}
 	return h
 }
 
@@ -128,6 +142,17 @@ type hooks struct {
 	AuthorizeUpdate  func(ctx context.Context, obj, old scheme.Object) error
 	// respondToCreate makes the resource create-only and storage-free (virtual.go).
 	RespondToCreate func(ctx context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error)
+	// status are the hooks of writes to /status (StrategyFor.Status); nil means these.
+	status *hooks
+}
+
+// forUpdate returns the hooks an update of the subresource runs: those of the status
+// strategy on /status when there is one, else h.
+func (h *hooks) forUpdate(subresource string) *hooks {
+	if subresource == "status" && h.status != nil {
+		return h.status
+	}
+	return h
 }
 
 // hookMethods are the method names a Strategy value is searched for, with the

@@ -40,7 +40,7 @@ func (o *op) validateUpdate(ctx context.Context, obj, old scheme.Object) error {
 	if u, ks := o.s.SchemaFor(obj); ks != nil {
 		errs = o.schemaErrors(ctx, errs, u, ks, old)
 	}
-	if f := o.hooks.ValidateUpdate; f != nil {
+	if f := o.hooks.forUpdate(o.rq.Subresource).ValidateUpdate; f != nil {
 		errs = appendUnique(errs, f(ctx, obj, old))
 	}
 	if len(errs) > 0 {

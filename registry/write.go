@@ -140,12 +140,19 @@ func (o *op) prepareUpdate(ctx context.Context, in, old scheme.Object) (scheme.O
 	case rv != old.GetResourceVersion():
 		return nil, apierrors.NewConflict(o.gr, name, apierrors.OptimisticLockErrorMsg)
 	}
-	if o.rq.Subresource == "status" {
+	h := o.hooks.forUpdate(o.rq.Subresource)
+	switch {
+	case h != o.hooks:
+		// The status strategy decides what of the stored object the write keeps.
+		if f := h.PrepareForUpdate; f != nil {
+			f(ctx, in, old)
+		}
+	case o.rq.Subresource == "status":
 		rv, managed := in.GetResourceVersion(), in.GetManagedFields()
 		in = copyAllButStatus(in, old)
 		in.SetResourceVersion(rv)
 		in.SetManagedFields(managed) // tracked for this status write, as kube's status strategies keep them
-	} else if o.res.StatusSubresource {
+	case o.res.StatusSubresource:
 		copyStatus(in, old)
 	}
 	if o.isNamespaces() {
@@ -167,7 +174,7 @@ func (o *op) prepareUpdate(ctx context.Context, in, old scheme.Object) (scheme.O
 	if !same {
 		in.SetGeneration(old.GetGeneration() + 1)
 	}
-	if f := o.hooks.PrepareForUpdate; f != nil {
+	if f := o.hooks.PrepareForUpdate; f != nil && h == o.hooks {
 		f(ctx, in, old)
 	}
 	a := o.admissionAttributes(ctx, "update", OperationUpdate, name, old)
@@ -187,7 +194,7 @@ func (o *op) prepareUpdate(ctx context.Context, in, old scheme.Object) (scheme.O
 	if err := o.validateUpdate(ctx, in, old); err != nil {
 		return nil, err
 	}
-	if f := o.hooks.WarningsOnUpdate; f != nil {
+	if f := h.WarningsOnUpdate; f != nil {
 		o.warn(f(ctx, in, old)...)
 	}
 	if err := o.validateAdmission(ctx, a, in); err != nil {

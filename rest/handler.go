@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -243,6 +244,12 @@ func New(opts Options) (*Handler, error) {
 		return nil, err
 	}
 	h.reg = reg
+	for _, res := range opts.Scheme.Resources() {
+		// Discovery lists Resource.Verbs, and a create-only strategy serves "create" alone.
+		if reg.RespondsToCreate(res.GroupResource()) && !slices.Equal(res.Verbs, []string{"create"}) {
+			return nil, fmt.Errorf("rest: resource %s has a create-only strategy (registry.CreateResponder) but verbs %q; set its scheme.Resource.Verbs to [\"create\"]", res.GroupResource(), res.Verbs)
+		}
+	}
 	if h.health, err = newHealthEndpoints(opts); err != nil {
 		return nil, err
 	}

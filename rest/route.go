@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 
 	"github.com/apikit-dev/apikit/authn"
 	"github.com/apikit-dev/apikit/registry"
@@ -54,6 +55,16 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 	}
 	if info.Subresource != "" && !res.HasSubresource(info.Subresource) && !(gr == namespacesGR && info.Subresource == "finalize") {
 		h.writeStatus(w, r, errPathNotFound())
+		return
+	}
+	if info.Subresource == "" && !res.Serves(info.Verb) {
+		// As kube-apiserver's routes: a path with no verb of the resource does not
+		// exist, one with other verbs does not allow this one.
+		if servesAny(res, pathVerbs(len(info.Parts) > 1, res.Namespaced && info.Namespace == "")) {
+			h.writeStatus(w, r, errMethodNotAllowed())
+		} else {
+			h.writeStatus(w, r, errPathNotFound())
+		}
 		return
 	}
 	user, _ := authn.UserFrom(r.Context())
@@ -169,4 +180,22 @@ func (rq *request) lifecycle(dryRun bool) registry.Request {
 		Resource: rq.res, Namespace: rq.info.Namespace, Version: rq.gv.Version, Subresource: rq.info.Subresource,
 		DryRun: dryRun, Attributes: &a, Warnings: &rq.warnings, FieldManager: rq.fieldManager(), ServerSideApply: rq.applied,
 	}
+}
+
+// pathVerbs are the verbs kube-apiserver routes on a resource's item path (/NAME), on
+// the collection path of a namespaced resource across all namespaces, or on a
+// collection path.
+func pathVerbs(item, allNamespaces bool) []string {
+	switch {
+	case item:
+		return []string{"get", "watch", "update", "patch", "delete"}
+	case allNamespaces:
+		return []string{"list", "watch"}
+	}
+	return []string{"list", "watch", "create", "deletecollection"}
+}
+
+// servesAny reports whether res serves one of verbs.
+func servesAny(res *scheme.Resource, verbs []string) bool {
+	return slices.ContainsFunc(verbs, res.Serves)
 }

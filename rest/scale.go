@@ -2,6 +2,7 @@ package rest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/apikit-dev/apikit/conversion"
@@ -10,6 +11,7 @@ import (
 	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/validation"
 )
 
 // ScaleGroupVersion is where Scale lives on the wire: autoscaling/v1.
@@ -64,10 +66,71 @@ func (rq *request) scaleOf(obj scheme.Object) (*Scale, error) {
 	}
 	if paths.LabelSelectorPath != "" {
 		if v, ok := readPath(m, paths.LabelSelectorPath); ok {
-			sc.Status.Selector, _ = v.(string)
+			switch sel := v.(type) {
+			case string:
+				sc.Status.Selector = sel
+			case map[string]any:
+				// A built-in kind's metav1.LabelSelector, served in its string form as
+				// kube's scale subresources serve it; kube answers 400 when it does not convert.
+				if sc.Status.Selector, err = labelSelectorString(sel); err != nil {
+					return nil, apierrors.NewBadRequest(err.Error())
+				}
+			}
 		}
 	}
 	return sc, nil
+}
+
+// labelSelectorString is the String of the labels.Selector that
+// metav1.LabelSelectorAsSelector makes of a LabelSelector in its JSON form ("app=web,tier
+// in (a,b)"), built by storage.NewLabelSelector as builtin.LabelSelectorAsSelector builds
+// it from the typed form; "" for an empty selector. An unknown operator is kube's error.
+func labelSelectorString(sel map[string]any) (string, error) {
+	labels, _ := sel["matchLabels"].(map[string]any)
+	exprs, _ := sel["matchExpressions"].([]any)
+	reqs := make([]storage.LabelRequirement, 0, len(labels)+len(exprs))
+	for k, v := range labels {
+		s, _ := v.(string)
+		reqs = append(reqs, storage.LabelRequirement{Key: k, Operator: storage.Equals, Values: []string{s}})
+	}
+	for _, e := range exprs {
+		expr, _ := e.(map[string]any)
+		key, _ := expr["key"].(string)
+		op, _ := expr["operator"].(string)
+		r := storage.LabelRequirement{Key: key}
+		switch op {
+		case "In":
+			r.Operator = storage.In
+		case "NotIn":
+			r.Operator = storage.NotIn
+		case "Exists":
+			r.Operator = storage.Exists
+		case "DoesNotExist":
+			r.Operator = storage.DoesNotExist
+		default:
+			return "", fmt.Errorf("%q is not a valid label selector operator", op)
+		}
+		list, _ := expr["values"].([]any)
+		for _, v := range list {
+			s, _ := v.(string)
+			r.Values = append(r.Values, s)
+		}
+		reqs = append(reqs, r)
+	}
+	return storage.NewLabelSelector(reqs...).String(), nil
+}
+
+// scaleKind is the kind a refused Scale is named by.
+var scaleKind = scheme.GroupKind{Group: ScaleGroupVersion.Group, Kind: "Scale"}
+
+// validateScale is kube's ValidateScale, which the scale subresources of the built-in
+// kinds run on the new Scale before writing its replicas to the object: 422 for a
+// negative count. The scale of a custom resource is checked by its schema instead.
+func validateScale(sc *Scale, name string) error {
+	if sc.Spec.Replicas < 0 {
+		return validation.ErrorList{validation.Invalid(validation.NewPath("spec", "replicas"), int64(sc.Spec.Replicas), "must be greater than or equal to 0")}.ToStatus(scaleKind, name)
+	}
+	return nil
 }
 
 func toInt64(v any) (int64, bool) {
@@ -179,6 +242,11 @@ func (rq *request) writeScale() {
 		sc, err := newScale(old)
 		if err != nil {
 			return nil, err
+		}
+		if !rq.h.scheme.IsUnstructured(rq.gvk) {
+			if err := validateScale(sc, name); err != nil {
+				return nil, err
+			}
 		}
 		if rv := sc.ResourceVersion; rv != "" && rv != old.GetResourceVersion() {
 			return nil, apierrors.NewConflict(rq.gr, name, apierrors.OptimisticLockErrorMsg)

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
 	"github.com/apikit-dev/apikit/apierrors"
@@ -136,7 +137,14 @@ func (rq *request) update() {
 			return
 		}
 		allowCreate = rq.res.AllowCreateOnUpdate && rq.info.Subresource == ""
-		next = func(scheme.Object) (scheme.Object, error) { return scheme.DeepCopy(in), nil }
+		next = func(old scheme.Object) (scheme.Object, error) {
+			// kube's update handler makes the body's uid a precondition of the write
+			// (rest.DefaultUpdatedObjectInfo), checked against the stored object first.
+			if uid := in.GetUID(); uid != "" && old != nil && uid != old.GetUID() {
+				return nil, apierrors.NewConflict(rq.gr, name, fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", uid, old.GetUID()))
+			}
+			return scheme.DeepCopy(in), nil
+		}
 	}
 	out, created, err := rq.updateObject(name, dryRun, allowCreate, next)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // IntOrString holds an int32 or a string, as k8s.io/apimachinery's intstr.IntOrString:
@@ -172,14 +173,14 @@ func appendCBORHead(out []byte, major byte, n uint64) []byte {
 		byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
 }
 
-// UnmarshalCBOR reads what intstr reads: a byte or text string is a String (so is
-// null or undefined, which leaves the string as it was, as kube's decoder does), an
-// integer in int32's range is an Int; anything else is an error.
+// UnmarshalCBOR reads what intstr reads: a byte or text string (text in UTF-8) is a
+// String (so is null, which leaves the string as it was, as kube's decoder does), an
+// integer in int32's range is an Int; anything else (undefined included) is an error.
 func (v *IntOrString) UnmarshalCBOR(b []byte) error {
 	if len(b) == 0 {
 		return errors.New("cbor: unexpected EOF")
 	}
-	if len(b) == 1 && (b[0] == cborNull || b[0] == cborUndefined) {
+	if len(b) == 1 && b[0] == cborNull {
 		v.Type = String
 		return nil
 	}
@@ -188,6 +189,9 @@ func (v *IntOrString) UnmarshalCBOR(b []byte) error {
 		s, err := cborString(b)
 		if err != nil {
 			return fmt.Errorf("scheme.IntOrString: %w", err)
+		}
+		if b[0]>>5 == cborMajorText && !utf8.Valid(s) {
+			return errors.New("cbor: invalid UTF-8 string")
 		}
 		v.Type, v.StrVal = String, string(s)
 		return nil

@@ -50,6 +50,13 @@ type Resource struct {
 	ShortNames []string
 	Categories []string
 	Namespaced bool
+	// Verbs are the verbs the resource serves (its subresources have their own), in the
+	// order discovery lists them; the handler answers any other verb on its paths with
+	// kube's 405 MethodNotAllowed (404 on a path that serves no verb at all). AddResource
+	// sets nil to AllVerbs; a create-only resource such as SelfSubjectAccessReview
+	// lists just "create", and Namespace every verb but "deletecollection", as
+	// kube-apiserver does.
+	Verbs []string
 	// StatusSubresource serves /status: PUT and PATCH there change only .status, and
 	// writes to the main resource leave .status as it was.
 	StatusSubresource bool
@@ -82,6 +89,13 @@ type Resource struct {
 	// validation.NameIsPathSegment.
 	NameValidation func(name string, prefix bool) []string
 }
+
+// AllVerbs are the verbs a resource serves unless Resource.Verbs says otherwise, in the
+// order kube-apiserver's discovery lists those of its built-in resources (sorted).
+var AllVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+
+// Serves reports whether the resource serves the verb (one of AllVerbs).
+func (r *Resource) Serves(verb string) bool { return slices.Contains(r.Verbs, verb) }
 
 // GroupResource returns the resource's group and plural name.
 func (r *Resource) GroupResource() GroupResource {
@@ -219,6 +233,15 @@ func (s *Scheme) AddResource(r Resource) error {
 	if r.Singular == "" {
 		r.Singular = strings.ToLower(r.Kind)
 	}
+	if r.Verbs == nil {
+		r.Verbs = AllVerbs
+	}
+	for i, v := range r.Verbs {
+		if !slices.Contains(AllVerbs, v) || slices.Contains(r.Verbs[:i], v) {
+			return fmt.Errorf("scheme: resource %s: verb %q is not one of %q or is listed twice", r.GroupResource(), v, AllVerbs)
+		}
+	}
+	r.Verbs = slices.Clip(slices.Clone(r.Verbs))
 	gr := r.GroupResource()
 	if _, ok := s.resources[gr]; ok {
 		return fmt.Errorf("scheme: resource %s is already registered", gr)

@@ -176,6 +176,50 @@ func TestScheme_ResourcesVersionsAndLookup(t *testing.T) {
 	}
 }
 
+func TestScheme_AddResourceSetsTheVerbsOnce(t *testing.T) {
+	tests := []struct {
+		name    string
+		verbs   []string
+		want    []string
+		wantErr bool
+	}{
+		{name: "nil is every verb, sorted as kube lists them", want: AllVerbs},
+		{name: "a create-only resource", verbs: []string{"create"}, want: []string{"create"}},
+		{name: "the given order is kept", verbs: []string{"get", "create"}, want: []string{"get", "create"}},
+		{name: "an unknown verb is refused", verbs: []string{"get", "proxy"}, wantErr: true},
+		{name: "a verb listed twice is refused", verbs: []string{"get", "get"}, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New()
+			s.AddKnownTypes(testGV, &testKind{}, &testKindList{})
+			given := slices.Clone(tt.verbs)
+			err := s.AddResource(Resource{Group: testGV.Group, Kind: "testKind", Plural: "testkinds", Verbs: given})
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("AddResource = %v, want error %v", err, tt.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			r, _ := s.Resource(GroupResource{Group: testGV.Group, Resource: "testkinds"})
+			if !slices.Equal(r.Verbs, tt.want) {
+				t.Errorf("Verbs = %q, want %q", r.Verbs, tt.want)
+			}
+			for _, v := range AllVerbs {
+				if r.Serves(v) != slices.Contains(tt.want, v) {
+					t.Errorf("Serves(%q) = %v", v, r.Serves(v))
+				}
+			}
+			if len(given) > 0 {
+				given[0] = "delete" // the caller's slice is not the resource's
+				if r.Verbs[0] == "delete" {
+					t.Error("Verbs shares the caller's slice")
+				}
+			}
+		})
+	}
+}
+
 func TestScheme_AddKnownTypeWithNameConflictPanics(t *testing.T) {
 	s := New()
 	s.AddKnownTypeWithName(testGV.WithKind("K"), &testKind{})

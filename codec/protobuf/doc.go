@@ -17,10 +17,18 @@
 //     send it in delete bodies), encoded from and decoded into any Go value with
 //     their JSON field names (see [Serializer.EncodeAs] for values that do not carry
 //     apiVersion and kind).
+//   - Kinds whose Go types carry k8s.io/api's protobuf struct tags (the built-in kinds
+//     of package builtin, generated from k8s.io/api), registered with [RegisterType]
+//     or [RegisterTypes]: their messages are derived from the tags once per Go type,
+//     with the value types resource.Quantity (quantity.Quantity), intstr.IntOrString
+//     (scheme.IntOrString) and runtime.RawExtension (scheme.RawExtension), and are
+//     written byte for byte as k8s.io/api's gogo-generated Marshal writes them, typed
+//     or unstructured.
 //   - User kinds: a Go type implementing [Marshaler] and [Unmarshaler] (like
-//     gogo-generated Kubernetes types) or proto.Message, or a kind described with
-//     [RegisterFields] (JSON paths to field numbers), typed or unstructured; its list
-//     kind comes with it (metadata=1, items=2).
+//     gogo-generated Kubernetes types) or proto.Message, a Go type with protobuf
+//     struct tags ([RegisterType]), or a kind described with [RegisterFields] (JSON
+//     paths to field numbers), typed or unstructured; its list kind comes with it
+//     (metadata=1, items=2).
 //
 // Everything else, notably meta/v1 Table (which Kubernetes marks protobuf=false and
 // serves only as JSON, YAML or CBOR), fails Encode with a [*NotProtobufError]
@@ -34,7 +42,8 @@
 // # Hostile input
 //
 // Decoding never panics: every length is checked against the bytes that remain, so
-// allocation is bounded by the input's size; nesting is bounded by the (finite)
-// message definitions; groups are rejected; a [FrameReader] grows its buffer with
+// allocation is bounded by the input's size; nesting is bounded by the message
+// definitions and, for a message derived from a recursive Go type, by a limit of
+// 10,000 levels; groups are rejected; a [FrameReader] grows its buffer with
 // the bytes it reads, not with the length a header claims, up to a maximum.
 package protobuf

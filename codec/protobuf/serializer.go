@@ -320,7 +320,7 @@ func (s *Serializer) decodeObject(raw []byte, gvk scheme.GroupVersionKind, obj a
 		return &NotProtobufError{GVK: gvk, Type: reflect.TypeOf(obj), Err: err}
 	}
 	rv.Elem().Set(reflect.Zero(rv.Type().Elem()))
-	return decodeStruct(raw, rv.Elem(), p, m.name)
+	return decodeStruct(raw, rv.Elem(), p, m.name, 0)
 }
 
 func (s *Serializer) decodeUnstructuredList(raw []byte, gvk scheme.GroupVersionKind, o *scheme.UnstructuredList) error {

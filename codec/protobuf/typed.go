@@ -340,8 +340,11 @@ func appendValue(b []byte, fp *fieldPlan, v reflect.Value) []byte {
 }
 
 // decodeStruct reads a message body into the struct v (addressable) by plan p.
-func decodeStruct(data []byte, v reflect.Value, p *structPlan, name string) error {
-	r := reader{b: data, msg: name}
+func decodeStruct(data []byte, v reflect.Value, p *structPlan, name string, depth int) error {
+	r, err := nested(data, name, depth)
+	if err != nil {
+		return err
+	}
 	for {
 		ok, err := r.next()
 		if err != nil || !ok {
@@ -463,7 +466,7 @@ func decodeValue(r *reader, fp *fieldPlan, v reflect.Value) error {
 	case TypeBytes:
 		v.SetBytes(append([]byte{}, data...))
 	case TypeMessage:
-		return decodeStruct(data, v, fp.sub, fp.f.msg.name)
+		return decodeStruct(data, v, fp.sub, fp.f.msg.name, r.depth+1)
 	case TypeStringMap:
 		if v.IsNil() {
 			v.Set(reflect.MakeMap(v.Type()))
@@ -484,7 +487,7 @@ func decodeValue(r *reader, fp *fieldPlan, v reflect.Value) error {
 	case TypeTime, TypeMicroTime:
 		return decodeTimeValue(data, v)
 	case TypeMap:
-		return decodeMapField(data, fp, v)
+		return decodeMapField(data, fp, v, r.depth+1)
 	case TypeQuantity, TypeIntOrString, TypeRawExtension:
 		return decodeValueType(data, fp.f.typ, v)
 	case TypeObjectMeta:
@@ -537,14 +540,21 @@ func appendMapField(b []byte, fp *fieldPlan, v reflect.Value) []byte {
 }
 
 // decodeMapField reads one map entry into the map v, which it makes when nil; an
-// entry without a value sets the key to the zero value, as gogo-generated code does.
-func decodeMapField(data []byte, fp *fieldPlan, v reflect.Value) error {
+// entry without a value sets the key to the zero value, or to an empty (not nil)
+// bytes or string list, as gogo-generated code does.
+func decodeMapField(data []byte, fp *fieldPlan, v reflect.Value, depth int) error {
 	if v.IsNil() {
 		v.Set(reflect.MakeMap(v.Type()))
 	}
 	key := reflect.New(v.Type().Key()).Elem()
 	val := reflect.New(v.Type().Elem()).Elem()
-	r := reader{b: data, msg: fp.f.name + " entry"}
+	if val.Kind() == reflect.Slice {
+		val.Set(reflect.MakeSlice(val.Type(), 0, 0))
+	}
+	r, err := nested(data, fp.f.name+" entry", depth)
+	if err != nil {
+		return err
+	}
 	for {
 		ok, err := r.next()
 		if err != nil {

@@ -290,8 +290,13 @@ func viaJSON(in any, out any) error {
 
 // decodeMap reads a message body into its JSON shape.
 func decodeMap(data []byte, m *message) (map[string]any, error) {
+	return decodeMapAt(data, m, 0)
+}
+
+// decodeMapAt is decodeMap of a message nested depth deep.
+func decodeMapAt(data []byte, m *message, depth int) (map[string]any, error) {
 	out := map[string]any{}
-	if err := decodeMapInto(data, m, out); err != nil {
+	if err := decodeMapInto(data, m, out, depth); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -299,8 +304,11 @@ func decodeMap(data []byte, m *message) (map[string]any, error) {
 
 // decodeMapInto reads a message body into out, the JSON object of the message or, for
 // an inline message, of its parent.
-func decodeMapInto(data []byte, m *message, out map[string]any) error {
-	r := reader{b: data, msg: m.name}
+func decodeMapInto(data []byte, m *message, out map[string]any, depth int) error {
+	r, err := nested(data, m.name, depth)
+	if err != nil {
+		return err
+	}
 	for {
 		ok, err := r.next()
 		if err != nil || !ok {
@@ -318,7 +326,7 @@ func decodeMapInto(data []byte, m *message, out map[string]any) error {
 			if err != nil {
 				return err
 			}
-			if err := decodeMapInto(body, f.msg, out); err != nil {
+			if err := decodeMapInto(body, f.msg, out, depth+1); err != nil {
 				return err
 			}
 			continue
@@ -424,7 +432,7 @@ func decodeAny(r *reader, f *field) (any, error) {
 	case TypeBytes:
 		return base64.StdEncoding.EncodeToString(data), nil
 	case TypeMessage:
-		return decodeMap(data, f.msg)
+		return decodeMapAt(data, f.msg, r.depth+1)
 	case TypeStringMap:
 		m := map[string]string{}
 		if err := decodeMapEntry(data, m); err != nil {
@@ -460,7 +468,7 @@ func decodeAny(r *reader, f *field) (any, error) {
 		s, _ := t.MarshalText()
 		return string(s), nil
 	case TypeMap:
-		return decodeMapEntryAny(data, f)
+		return decodeMapEntryAny(data, f, r.depth+1)
 	case TypeQuantity, TypeIntOrString, TypeRawExtension:
 		return decodeValueTypeAny(data, f)
 	case TypeObjectMeta:
@@ -487,8 +495,11 @@ func decodeAny(r *reader, f *field) (any, error) {
 
 // decodeMapEntryAny reads one TypeMap entry as a JSON object of one key; an entry
 // without a value has the JSON of the value type's zero.
-func decodeMapEntryAny(data []byte, f *field) (map[string]any, error) {
-	r := reader{b: data, msg: f.name + " entry"}
+func decodeMapEntryAny(data []byte, f *field, depth int) (map[string]any, error) {
+	r, err := nested(data, f.name+" entry", depth)
+	if err != nil {
+		return nil, err
+	}
 	key := ""
 	var val any
 	set := false
@@ -519,9 +530,14 @@ func decodeMapEntryAny(data []byte, f *field) (map[string]any, error) {
 	return map[string]any{key: val}, nil
 }
 
-// zeroAny is the JSON value of a field type's zero, as a Go struct's zero encodes.
+// zeroAny is the JSON value of a map entry's absent value, as the Go value
+// decodeMapField sets encodes: a type's zero, empty bytes and string lists.
 func zeroAny(f *field) any {
 	switch f.typ {
+	case TypeBytes:
+		return ""
+	case TypeStringList:
+		return []any{}
 	case TypeString, TypeBool, TypeInt32, TypeInt64, TypeDouble:
 		return zeroOf(f.typ)
 	case TypeMessage, TypeObjectMeta, TypeListMeta, TypeCondition:

@@ -83,6 +83,18 @@ func endMessage(b []byte, start int) []byte {
 // lengthPad is what endMessage grows a message by: at most 9 more bytes of length.
 var lengthPad [9]byte
 
+// maxDepth bounds the nesting of decoded messages, as protobuf-go's recursion limit
+// does: a recursive message type would otherwise recurse once per two bytes of input.
+const maxDepth = 10000
+
+// nested returns a reader of data one level below r, failing past maxDepth.
+func nested(data []byte, msg string, depth int) (reader, error) {
+	if depth > maxDepth {
+		return reader{}, fmt.Errorf("%w: %s: nested more than %d deep", ErrMalformed, msg, maxDepth)
+	}
+	return reader{b: data, msg: msg, depth: depth}, nil
+}
+
 // ErrMalformed is wrapped by every error about input that is not valid protobuf, or
 // not the protobuf of the expected message.
 var ErrMalformed = errors.New("malformed protobuf")
@@ -111,6 +123,9 @@ type reader struct {
 	src string
 	msg string // message name, for errors
 	err error  // the first error; the reader is at its end once it is set
+	// depth is how deep the message is nested, counted by the decoders of messages
+	// that may contain themselves (derived from recursive Go types).
+	depth int
 
 	num protowire.Number
 	typ protowire.Type

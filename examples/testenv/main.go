@@ -19,10 +19,11 @@
 // forgotten when the server stops (SIGINT or SIGTERM). The CRDs are established before
 // the kubeconfig is written, so a script may wait for the file and then start.
 //
-// This command is part of apikit's main module, which does not link CEL (cel-go is a
-// module of its own, github.com/apikit-dev/apikit/cel): CRDs with x-kubernetes-validations
-// rules are refused, with the CRD server's message saying so. Go tests use the envtest module
-// (github.com/apikit-dev/apikit/envtest), which checks the rules.
+// CRDs' CEL validation rules (x-kubernetes-validations, kubebuilder's
+// +kubebuilder:validation:XValidation markers) are checked as kube-apiserver checks them:
+// this command is a module of its own that links github.com/apikit-dev/apikit/cel, so that
+// apikit's main module stays free of cel-go. Go tests may use the envtest module
+// (github.com/apikit-dev/apikit/envtest) instead, which checks the rules too.
 //
 // Kubernetes' core kinds (Namespace, ConfigMap, Secret, ServiceAccount, Event, Lease,
 // SelfSubjectReview) are served beside the CRDs, with the namespace lifecycle and the
@@ -45,6 +46,7 @@ import (
 	"github.com/apikit-dev/apikit/apiextensions"
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/cel"
 	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
@@ -77,7 +79,7 @@ func parseFlags(args []string, output io.Writer) (flags, error) {
 	fs := flag.NewFlagSet("testenv", flag.ContinueOnError)
 	fs.SetOutput(output)
 	var f flags
-	fs.StringVar(&f.crds, "crds", "", "`directory` (or file) of CustomResourceDefinition manifests to serve; CRDs with CEL rules are refused")
+	fs.StringVar(&f.crds, "crds", "", "`directory` (or file) of CustomResourceDefinition manifests to serve (CEL rules included)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8443", "listen `address` (host:port)")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "./testenv.kubeconfig", "`file` to write the kubeconfig to")
 	fs.StringVar(&f.token, "token", "", "bearer `token` clients must send (default: random)")
@@ -140,6 +142,7 @@ func start(f flags, logs io.Writer) (*apitest.Server, error) {
 			Strategies: strategies.Builtin(),
 			Logger:     slog.New(slog.NewTextHandler(logs, nil)),
 			Metrics:    metrics.NewRegistry(),
+			Rules:      cel.New(),
 		},
 		Addr:        f.addr,
 		TLS:         true,

@@ -69,6 +69,54 @@ func TestStart_ServesTheCRDsOfTheDirectoryToHoldersOfTheToken(t *testing.T) {
 	}
 }
 
+// The CEL rules of a CRD (kubebuilder's +kubebuilder:validation:XValidation) are checked
+// as kube-apiserver checks them: an object that breaks one is kube's 422 Invalid, with the
+// rule's message on the field of the rule.
+func TestStart_ChecksTheCELRulesOfTheCRDs(t *testing.T) {
+	client, url, _ := startTestenv(t, "-crds", "testdata/rules")
+	const widgets = "/apis/toys.example.com/v1/namespaces/default/widgets"
+	tests := []struct {
+		name       string
+		body       string
+		wantCode   int
+		wantStatus string
+	}{
+		{
+			name:     "an object the rule allows is created",
+			body:     `{"apiVersion":"toys.example.com/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"replicas":10}}`,
+			wantCode: http.StatusCreated,
+		},
+		{
+			name:     "an object that breaks the rule is kube's 422 with the rule's message, without the value of an object",
+			body:     `{"apiVersion":"toys.example.com/v1","kind":"Widget","metadata":{"name":"w2"},"spec":{"replicas":11}}`,
+			wantCode: http.StatusUnprocessableEntity,
+			wantStatus: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",` +
+				`"message":"Widget.toys.example.com \"w2\" is invalid: spec: Invalid value: replicas must be at most 10",` +
+				`"reason":"Invalid","details":{"name":"w2","group":"toys.example.com","kind":"Widget",` +
+				`"causes":[{"reason":"FieldValueInvalid","message":"Invalid value: replicas must be at most 10","field":"spec"}]},"code":422}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, err := client.Post(url+widgets, "application/json", strings.NewReader(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tt.wantCode {
+				t.Fatalf("POST = %d %s, want %d", resp.StatusCode, body, tt.wantCode)
+			}
+			if tt.wantStatus != "" && strings.TrimSpace(string(body)) != tt.wantStatus {
+				t.Errorf("POST body:\n got %s\nwant %s", body, tt.wantStatus)
+			}
+		})
+	}
+}
+
 func TestStart_MakesARandomTokenWithoutTheFlag(t *testing.T) {
 	_, _, token := startTestenv(t)
 	if len(token) < 32 {
@@ -82,7 +130,6 @@ func TestStart_RefusesWhatItCannotServe(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"CRDs with CEL rules, for want of a rule compiler", []string{"-crds", "testdata/rules"}, "no rule compiler"},
 		{"a missing CRD directory", []string{"-crds", "testdata/missing"}, "testdata/missing"},
 	}
 	for _, tt := range tests {

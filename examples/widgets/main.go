@@ -68,10 +68,11 @@
 //
 // The server always serves the customresourcedefinitions resource of
 // apiextensions.k8s.io/v1, so `kubectl apply -f` of a CRD adds a resource while it runs;
-// -crds applies manifests at start and waits until they are established. This command
-// does not link CEL (cel-go is a module of its own, github.com/apikit-dev/apikit/cel), so
-// it refuses CRDs with x-kubernetes-validations rules: a program that serves them builds
-// the server with server.Config{Rules: cel.New()}, as the e2e tests do.
+// -crds applies manifests at start and waits until they are established. CRDs' CEL
+// validation rules (x-kubernetes-validations, kubebuilder's
+// +kubebuilder:validation:XValidation markers) are checked as kube-apiserver checks them:
+// the command links github.com/apikit-dev/apikit/cel (server.Config{Rules: cel.New()}),
+// which this example module may require while apikit's main module does not.
 //
 // Requests without credentials get 401 Unauthorized. The token's user is in
 // system:masters and may do everything; other users are authorized by the RBAC objects
@@ -97,6 +98,7 @@ import (
 	"time"
 
 	"github.com/apikit-dev/apikit/apiextensions"
+	"github.com/apikit-dev/apikit/cel"
 	"github.com/apikit-dev/apikit/examples/widgets/server"
 	"github.com/apikit-dev/apikit/serving"
 )
@@ -124,7 +126,7 @@ func main() {
 func parseFlags(args []string, output io.Writer) (server.Config, error) {
 	fs := flag.NewFlagSet("widgets", flag.ContinueOnError)
 	fs.SetOutput(output)
-	var cfg server.Config
+	cfg := server.Config{Rules: cel.New()}
 	fs.StringVar(&cfg.Addr, "addr", server.DefaultAddr, "listen `address` (host:port) for HTTPS and plain HTTP")
 	fs.StringVar(&cfg.DataDir, "data", "./widgets-data", "`directory` of the durable store (bolt), created if missing")
 	fs.StringVar(&cfg.Storage, "storage", server.StorageBolt, "storage backend: bolt, memory or etcd")
@@ -140,7 +142,7 @@ func parseFlags(args []string, output io.Writer) (server.Config, error) {
 	fs.StringVar(&cfg.Token, "token", "", "bearer `token` clients must send (default: random)")
 	fs.IntVar(&cfg.MaxRequestsInFlight, "max-requests-inflight", 0, "read-only requests served at once, beyond which kube's 429 (0: 400, negative: no limit)")
 	fs.IntVar(&cfg.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", 0, "writes served at once, beyond which kube's 429 (0: 200, negative: no limit)")
-	crdDir := fs.String("crds", "", "`directory` (or file) of CustomResourceDefinition manifests to serve; CRDs with CEL rules are refused")
+	crdDir := fs.String("crds", "", "`directory` (or file) of CustomResourceDefinition manifests to serve (CEL rules included)")
 	fs.BoolVar(&cfg.AccessLog, "access-log", false, "log one line per request (verb, URI, latency, user, response code) to the server's log")
 	fs.StringVar(&cfg.AuditPolicyFile, "audit-policy-file", "", "`path` to the file that defines the audit policy configuration (audit.k8s.io/v1 Policy)")
 	fs.StringVar(&cfg.AuditLogPath, "audit-log-path", "", "if set, the audit events of the requests the policy selects are appended to this `file` as JSON lines; '-' means standard out")

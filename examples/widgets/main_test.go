@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,8 +130,9 @@ func TestParseFlags(t *testing.T) {
 			case tt.wantErr == errAny && err == nil, tt.wantErr != nil && tt.wantErr != errAny && !errors.Is(err, tt.wantErr):
 				t.Fatalf("parseFlags(%q) error = %v, want %v", tt.args, err, tt.wantErr)
 			}
-			// Serving has a test of its own below.
-			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(server.Config{}, "Logger", "Serving")); diff != "" {
+			// Serving has a test of its own below; Rules is the cel module's compiler
+			// (TestParseFlags_CRDsWithCELRulesAreServed).
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(server.Config{}, "Logger", "Serving", "Rules")); diff != "" {
 				t.Errorf("parseFlags(%q) config (-want +got):\n%s", tt.args, diff)
 			}
 			if !strings.Contains(out.String(), tt.wantOutput) {
@@ -199,7 +203,7 @@ func TestParseFlags_CRDsLoadsTheManifestsOfADirectory(t *testing.T) {
 		wantOutput string
 	}{
 		{name: "the example's crds directory", args: []string{"-crds", "crds"}, wantNames: []string{"gizmos.lab.example.com"}},
-		{name: "kubebuilder's output with CEL rules loads (New refuses it)", args: []string{"-crds=../../apiextensions/testdata/crd"}, wantNames: []string{"robots.fleet.example.com"}},
+		{name: "kubebuilder's output with CEL rules", args: []string{"-crds=../../apiextensions/testdata/crd"}, wantNames: []string{"robots.fleet.example.com"}},
 		{name: "a missing directory is refused", args: []string{"-crds", "no-such-dir"}, wantOutput: "no-such-dir"},
 	}
 	for _, tt := range tests {
@@ -220,13 +224,78 @@ func TestParseFlags_CRDsLoadsTheManifestsOfADirectory(t *testing.T) {
 	}
 }
 
-func TestRun_RefusesCRDsWithCELRules(t *testing.T) {
-	cfg, err := parseFlags([]string{"-storage=memory", "-addr=127.0.0.1:0", "-kubeconfig=", "-crds=../../apiextensions/testdata/crd"}, io.Discard)
+// The command links the cel module: the CEL rules of a CRD (kubebuilder's
+// +kubebuilder:validation:XValidation) are checked as kube-apiserver checks them, and an
+// object that breaks one is kube's 422 Invalid with the rule's message and field.
+func TestParseFlags_CRDsWithCELRulesAreServed(t *testing.T) {
+	cfg, err := parseFlags([]string{"-storage=memory", "-addr=127.0.0.1:0", "-kubeconfig=", "-token=tok", "-crds=../../apiextensions/testdata/crd"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if cfg.Rules == nil {
+		t.Fatal("parseFlags left Config.Rules nil, want the cel module's compiler")
+	}
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	if err := run(context.Background(), cfg); !errors.Is(err, server.ErrCELNotEnabled) {
-		t.Fatalf("run with a CEL CRD = %v, want ErrCELNotEnabled", err)
+	srv, err := server.New(cfg)
+	if err != nil {
+		t.Fatalf("New with a CEL CRD = %v, want it served", err)
+	}
+	srv.Start()
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(srv.CertificateAuthority()) {
+		t.Fatal("no certificate authority")
+	}
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, DisableKeepAlives: true}}
+	const robots = "/apis/fleet.example.com/v1/namespaces/default/robots"
+	tests := []struct {
+		name       string
+		body       string
+		wantCode   int
+		wantStatus string
+	}{
+		{
+			name:     "a robot the rules allow is created",
+			body:     `{"apiVersion":"fleet.example.com/v1","kind":"Robot","metadata":{"name":"r1"},"spec":{"model":"T100","minReplicas":1,"maxReplicas":3}}`,
+			wantCode: http.StatusCreated,
+		},
+		{
+			name:     "a robot that breaks a rule is kube's 422 on the rule's fieldPath, with its message",
+			body:     `{"apiVersion":"fleet.example.com/v1","kind":"Robot","metadata":{"name":"r2"},"spec":{"model":"T100","minReplicas":5,"maxReplicas":3}}`,
+			wantCode: http.StatusUnprocessableEntity,
+			wantStatus: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",` +
+				`"message":"Robot.fleet.example.com \"r2\" is invalid: spec.maxReplicas: Invalid value: minReplicas must not exceed maxReplicas",` +
+				`"reason":"Invalid","details":{"name":"r2","group":"fleet.example.com","kind":"Robot",` +
+				`"causes":[{"reason":"FieldValueInvalid","message":"Invalid value: minReplicas must not exceed maxReplicas","field":"spec.maxReplicas"}]},"code":422}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequest("POST", srv.TLSURL()+robots, strings.NewReader(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer tok")
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tt.wantCode {
+				t.Fatalf("POST = %d %s, want %d", resp.StatusCode, body, tt.wantCode)
+			}
+			if tt.wantStatus != "" && strings.TrimSpace(string(body)) != tt.wantStatus {
+				t.Errorf("POST body:\n got %s\nwant %s", body, tt.wantStatus)
+			}
+		})
 	}
 }

@@ -23,8 +23,9 @@ import (
 // into data and its type defaulted to Opaque and immutable; ConfigMap and Secret keys
 // checked as kube's IsConfigMapKey does; immutable ConfigMaps and Secrets;
 // SelfSubjectReview answered with the requesting user and never stored; no
-// metadata.generation on any of the stored kinds, as none of their strategies in kube
-// sets one; and RBAC and Authorization.
+// metadata.generation on any of the other stored kinds, as none of their strategies in
+// kube sets one; pods defaulted, validated and made immutable as kube's pod strategy
+// does them; the apps/v1 kinds (Apps); and RBAC and Authorization.
 func Builtin() map[scheme.GroupResource]registry.Strategy {
 	m := map[scheme.GroupResource]registry.Strategy{
 		corev1.ConfigMaps: withoutGeneration(registry.StrategyFor[*corev1.ConfigMap]{
@@ -47,9 +48,13 @@ func Builtin() map[scheme.GroupResource]registry.Strategy {
 		eventsv1.Events:                     withoutGeneration(registry.StrategyFor[*eventsv1.Event]{}),
 		coordinationv1.Leases:               withoutGeneration(registry.StrategyFor[*coordinationv1.Lease]{}),
 		authenticationv1.SelfSubjectReviews: selfSubjectReviewStrategy{},
+		// Pods keep a generation: kube's pod strategy sets 1 and bumps it.
+		corev1.Pods:         podStrategy(),
+		corev1.PodTemplates: podTemplateStrategy(),
 	}
 	maps.Copy(m, RBAC())
 	maps.Copy(m, Authorization())
+	maps.Copy(m, Apps())
 	return m
 }
 

@@ -87,7 +87,7 @@ func apiResources(rm resourceModel, version string) []APIResource {
 		SingularName:       r.Singular,
 		Namespaced:         r.Namespaced,
 		Kind:               r.Kind,
-		Verbs:              rm.verbs,
+		Verbs:              rm.r.Verbs,
 		ShortNames:         r.ShortNames,
 		Categories:         r.Categories,
 		StorageVersionHash: rm.storageHash,
@@ -119,7 +119,7 @@ func aggregatedGroup(g groupModel) APIGroupDiscovery {
 				ResponseKind:     &GroupVersionKind{Group: g.name, Version: v.version, Kind: r.Kind},
 				Scope:            scope,
 				SingularResource: r.Singular,
-				Verbs:            rm.verbs,
+				Verbs:            rm.r.Verbs,
 				ShortNames:       r.ShortNames,
 				Categories:       r.Categories,
 			}

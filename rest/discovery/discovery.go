@@ -24,10 +24,6 @@ const (
 // AggregatedVersions are the versions of aggregated discovery served, most preferred first.
 var AggregatedVersions = []string{"v2", "v2beta1"}
 
-// DefaultVerbs are the verbs a resource lists when Options.Verbs is nil, in the order
-// kube-apiserver lists them for custom resources.
-var DefaultVerbs = []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
-
 // SubresourceVerbs are the verbs of the status and scale subresources.
 var SubresourceVerbs = []string{"get", "patch", "update"}
 
@@ -35,9 +31,6 @@ var SubresourceVerbs = []string{"get", "patch", "update"}
 type Options struct {
 	// Version is what /version answers; empty fields take the values of DefaultVersion.
 	Version VersionInfo
-	// Verbs returns the verbs of a resource (main resource only); nil or an empty result
-	// means DefaultVerbs.
-	Verbs func(r *scheme.Resource) []string
 	// ServerAddress is the serverAddress /api reports for clientCIDR 0.0.0.0/0; empty
 	// means the Host of each request.
 	ServerAddress string
@@ -109,7 +102,7 @@ func New(s *scheme.Scheme, opts Options) (http.Handler, error) {
 		aggregated:    map[string]map[string]document{},
 		lastModified:  time.Now().UTC().Truncate(time.Second),
 	}
-	model := buildModel(s, opts.Verbs)
+	model := buildModel(s)
 	if err := h.buildDiscovery(model); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package discovery_test
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -338,25 +339,47 @@ func TestNew_CoreGroupIsServedUnderAPI(t *testing.T) {
 	}
 }
 
-func TestNew_VerbsOptionAndVersionDefaults(t *testing.T) {
+// The verbs discovery lists are the resource's (scheme.Resource.Verbs), which the
+// handler serves too: kube's sorted list by default, fewer where kube serves fewer.
+func TestNew_ListsTheVerbsOfEachResource(t *testing.T) {
 	s := scheme.New()
-	s.AddKnownTypes(scheme.GroupVersion{Group: "g.example.com", Version: "v1"}, &Gadget{}, &GadgetList{})
-	if err := s.AddResource(scheme.Resource{Group: "g.example.com", Kind: "Gadget", Plural: "gadgets"}); err != nil {
-		t.Fatal(err)
+	gv := scheme.GroupVersion{Group: "g.example.com", Version: "v1"}
+	s.AddKnownTypes(gv, &Gadget{}, &GadgetList{}, &Gizmo{}, &GizmoList{}, &Gear{}, &GearList{})
+	for _, r := range []scheme.Resource{
+		{Group: gv.Group, Kind: "Gadget", Plural: "gadgets"},
+		{Group: gv.Group, Kind: "Gizmo", Plural: "gizmos", Verbs: []string{"create"}},
+		{Group: gv.Group, Kind: "Gear", Plural: "gears", Verbs: []string{"create", "delete", "get", "list", "patch", "update", "watch"}},
+	} {
+		if err := s.AddResource(r); err != nil {
+			t.Fatal(err)
+		}
 	}
-	h, err := discovery.New(s, discovery.Options{
-		Verbs:   func(*scheme.Resource) []string { return []string{"get", "list"} },
-		Version: discovery.VersionInfo{Minor: "33", GitVersion: "v1.33.1"},
-	})
+	h, err := discovery.New(s, discovery.Options{Version: discovery.VersionInfo{Minor: "33", GitVersion: "v1.33.1"}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	want := map[string]string{
+		"gadgets": "create,delete,deletecollection,get,list,patch,update,watch",
+		"gizmos":  "create",
+		"gears":   "create,delete,get,list,patch,update,watch",
 	}
 	var list discovery.APIResourceList
 	if err := json.Unmarshal(get(h, "/apis/g.example.com/v1", "").Body.Bytes(), &list); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(list.Resources[0].Verbs, ","); got != "get,list" {
-		t.Errorf("verbs = %s, want get,list", got)
+	var agg discovery.APIGroupDiscoveryList
+	if err := json.Unmarshal(get(h, "/apis", acceptV2).Body.Bytes(), &agg); err != nil {
+		t.Fatal(err)
+	}
+	got, gotAgg := map[string]string{}, map[string]string{}
+	for _, r := range list.Resources {
+		got[r.Name] = strings.Join(r.Verbs, ",")
+	}
+	for _, r := range agg.Items[0].Versions[0].Resources {
+		gotAgg[r.Resource] = strings.Join(r.Verbs, ",")
+	}
+	if !maps.Equal(got, want) || !maps.Equal(gotAgg, want) {
+		t.Errorf("verbs of /apis/g.example.com/v1 = %v, aggregated %v; want %v", got, gotAgg, want)
 	}
 	var v discovery.VersionInfo
 	if err := json.Unmarshal(get(h, "/version", "").Body.Bytes(), &v); err != nil {
@@ -375,6 +398,53 @@ func TestNew_VerbsOptionAndVersionDefaults(t *testing.T) {
 	}
 }
 
+// As kube-apiserver's, a resource's storageVersionHash is that of where its objects
+// are stored (events.k8s.io's events are the core events), and a resource that stores
+// nothing (create-only, like the reviews) has none.
+func TestNew_StorageVersionHashIsThatOfTheStorage(t *testing.T) {
+	s := scheme.New()
+	gv := scheme.GroupVersion{Group: "g.example.com", Version: "v1"}
+	other := scheme.GroupVersion{Group: "h.example.com", Version: "v2"}
+	s.AddKnownTypes(gv, &Gadget{}, &GadgetList{}, &Gizmo{}, &GizmoList{})
+	s.AddKnownTypes(other, &Gadget{}, &GadgetList{})
+	for _, r := range []scheme.Resource{
+		{Group: gv.Group, Kind: "Gadget", Plural: "gadgets"},
+		{Group: other.Group, Kind: "Gadget", Plural: "gadgets", SharesStorageWith: scheme.GroupResource{Group: gv.Group, Resource: "gadgets"}},
+		{Group: gv.Group, Kind: "Gizmo", Plural: "gizmos", Verbs: []string{"create"}},
+	} {
+		if err := s.AddResource(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := discovery.New(s, discovery.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := discovery.StorageVersionHash(gv.Group, gv.Version, "Gadget")
+	for _, tt := range []struct{ path, resource, want string }{
+		{"/apis/g.example.com/v1", "gadgets", stored},
+		{"/apis/h.example.com/v2", "gadgets", stored},
+		{"/apis/g.example.com/v1", "gizmos", ""},
+	} {
+		var list discovery.APIResourceList
+		if err := json.Unmarshal(get(h, tt.path, "").Body.Bytes(), &list); err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, r := range list.Resources {
+			if r.Name == tt.resource {
+				found = true
+				if r.StorageVersionHash != tt.want {
+					t.Errorf("%s %s: storageVersionHash %q, want %q", tt.path, tt.resource, r.StorageVersionHash, tt.want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s does not list %s", tt.path, tt.resource)
+		}
+	}
+}
+
 // Gadget is a minimal kind for tests that need their own scheme.
 type Gadget struct {
 	scheme.TypeMeta   `json:",inline"`
@@ -387,6 +457,14 @@ type GadgetList struct {
 	scheme.ListMeta `json:"metadata,omitempty"`
 	Items           []Gadget `json:"items"`
 }
+
+// Gizmo and Gear are kinds beside Gadget with verbs of their own.
+type (
+	Gizmo     Gadget
+	GizmoList GadgetList
+	Gear      Gadget
+	GearList  GadgetList
+)
 
 func TestNew_LazyOpenAPIServesTheSameDocuments(t *testing.T) {
 	eager := newWidgetsHandler(t)

@@ -72,7 +72,7 @@ func ExampleNew() {
 	fmt.Println(version.GitVersion)
 	// Output:
 	// robots Robot namespaced: true short: [rb]
-	// verbs: [delete deletecollection get list patch create update watch]
+	// verbs: [create delete deletecollection get list patch update watch]
 	// 200 application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList
 	// v1.32.0+apikit
 }

@@ -37,7 +37,6 @@ type versionModel struct {
 
 type resourceModel struct {
 	r           *scheme.Resource
-	verbs       []string
 	storageHash string
 	// strategic is set for kinds with a Go type, which take strategic merge patches
 	// (kinds served as unstructured objects do not, like custom resources).
@@ -47,7 +46,7 @@ type resourceModel struct {
 // buildModel collects the resources of s by group and version. Groups without a served
 // resource (a group that only holds helper kinds) are left out, as are versions in which
 // no resource's kind is registered.
-func buildModel(s *scheme.Scheme, verbs func(*scheme.Resource) []string) model {
+func buildModel(s *scheme.Scheme) model {
 	var m model
 	for _, group := range s.Groups() {
 		g := groupModel{name: group}
@@ -57,14 +56,14 @@ func buildModel(s *scheme.Scheme, verbs func(*scheme.Resource) []string) model {
 				if r.Group != group || !slices.Contains(s.ServedVersions(r), v) {
 					continue
 				}
-				rm := resourceModel{r: r, verbs: DefaultVerbs, strategic: !s.IsUnstructured(scheme.GroupVersionKind{Group: group, Version: v, Kind: r.Kind})}
-				if verbs != nil {
-					if vs := verbs(r); len(vs) > 0 {
-						rm.verbs = vs
+				rm := resourceModel{r: r, strategic: !s.IsUnstructured(scheme.GroupVersionKind{Group: group, Version: v, Kind: r.Kind})}
+				// As kube-apiserver: the hash of where the objects are stored (the core
+				// Event for events.k8s.io's events), none for a resource that stores
+				// nothing (a review, which serves only create).
+				if stored := s.StorageResource(r); stored.Serves("get") || stored.Serves("list") {
+					if sv := s.StorageVersion(stored); sv != "" {
+						rm.storageHash = StorageVersionHash(stored.Group, sv, stored.Kind)
 					}
-				}
-				if sv := s.StorageVersion(r); sv != "" {
-					rm.storageHash = StorageVersionHash(r.Group, sv, r.Kind)
 				}
 				vm.resources = append(vm.resources, rm)
 			}

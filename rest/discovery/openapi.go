@@ -196,7 +196,7 @@ func (pb pathBuilder) resource(out map[string]any, group, version string, rm res
 	item := collection + "/{name}"
 	nameParam := pb.pathParam("name", "name of the "+r.Kind)
 	has := func(verb string) bool {
-		for _, v := range rm.verbs {
+		for _, v := range rm.r.Verbs {
 			if v == verb {
 				return true
 			}

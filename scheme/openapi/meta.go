@@ -3,6 +3,7 @@ package openapi
 import (
 	"reflect"
 
+	"github.com/apikit-dev/apikit/quantity"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -24,8 +25,19 @@ const (
 	StatusCauseName        = metaPrefix + "StatusCause"
 )
 
+// Definition names of the value types, as kube-apiserver publishes them (and as
+// kube-openapi's schemaconv recognizes Quantity and RawExtension by).
+const (
+	QuantityName     = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+	IntOrStringName  = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
+	RawExtensionName = "io.k8s.apimachinery.pkg.runtime.RawExtension"
+)
+
 // metaNames maps scheme's meta types to their Kubernetes definition names.
 var metaNames = map[reflect.Type]string{
+	reflect.TypeFor[quantity.Quantity]():         QuantityName,
+	reflect.TypeFor[scheme.IntOrString]():        IntOrStringName,
+	reflect.TypeFor[scheme.RawExtension]():       RawExtensionName,
 	reflect.TypeFor[scheme.ObjectMeta]():         ObjectMetaName,
 	reflect.TypeFor[scheme.ListMeta]():           ListMetaName,
 	reflect.TypeFor[scheme.Time]():               TimeName,

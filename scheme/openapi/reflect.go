@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apikit-dev/apikit/quantity"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
@@ -139,8 +140,11 @@ func (b *builder) defSchema(t reflect.Type) *Schema {
 	switch t {
 	case reflect.TypeFor[scheme.Time]():
 		s = &Schema{Type: "string", Format: "date-time"}
-	case reflect.TypeFor[scheme.FieldsV1]():
+	case reflect.TypeFor[scheme.FieldsV1](), reflect.TypeFor[scheme.RawExtension]():
 		s = &Schema{Type: "object"}
+	case reflect.TypeFor[quantity.Quantity](), reflect.TypeFor[scheme.IntOrString]():
+		ty := typerOf(t)
+		s = &Schema{Type: ty.OpenAPISchemaType()[0], Format: ty.OpenAPISchemaFormat()}
 	default:
 		s = b.structSchema(t)
 	}
@@ -277,8 +281,8 @@ func (b *builder) zeroDefault(t reflect.Type, omitEmpty bool) any {
 		return nil
 	}
 	if _, ok := metaNames[t]; ok {
-		if t == reflect.TypeFor[scheme.Time]() || t == reflect.TypeFor[scheme.FieldsV1]() {
-			return nil
+		if hasCustomEncoding(t) {
+			return nil // Time, FieldsV1, Quantity, ...: {} is not their JSON
 		}
 		return map[string]any{}
 	}

@@ -12,22 +12,22 @@ var SelfSubjectReviews = scheme.GroupResource{Group: SchemeGroupVersion.Group, R
 // never stored (kubectl auth whoami).
 type SelfSubjectReview struct {
 	scheme.TypeMeta   `json:",inline"`
-	scheme.ObjectMeta `json:"metadata,omitempty"`
+	scheme.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
-	Status SelfSubjectReviewStatus `json:"status,omitempty"`
+	Status SelfSubjectReviewStatus `json:"status,omitempty" protobuf:"bytes,2,opt,name=status"`
 }
 
 // SelfSubjectReviewStatus holds the answer of a SelfSubjectReview.
 type SelfSubjectReviewStatus struct {
-	UserInfo UserInfo `json:"userInfo,omitempty"`
+	UserInfo UserInfo `json:"userInfo,omitempty" protobuf:"bytes,1,opt,name=userInfo"`
 }
 
 // UserInfo is what the server's authenticator said about the requester.
 type UserInfo struct {
-	Username string                `json:"username,omitempty"`
-	UID      string                `json:"uid,omitempty"`
-	Groups   []string              `json:"groups,omitempty"`
-	Extra    map[string]ExtraValue `json:"extra,omitempty"`
+	Username string                `json:"username,omitempty" protobuf:"bytes,1,opt,name=username"`
+	UID      string                `json:"uid,omitempty" protobuf:"bytes,2,opt,name=uid"`
+	Groups   []string              `json:"groups,omitempty" protobuf:"bytes,3,rep,name=groups"`
+	Extra    map[string]ExtraValue `json:"extra,omitempty" protobuf:"bytes,4,rep,name=extra"`
 }
 
 // ExtraValue is one value list of UserInfo.Extra.
@@ -36,6 +36,6 @@ type ExtraValue []string
 // SelfSubjectReviewList exists because every kind has a list kind; nothing lists reviews.
 type SelfSubjectReviewList struct {
 	scheme.TypeMeta `json:",inline"`
-	scheme.ListMeta `json:"metadata,omitempty"`
-	Items           []SelfSubjectReview `json:"items"`
+	scheme.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items           []SelfSubjectReview `json:"items" protobuf:"bytes,2,rep,name=items"`
 }

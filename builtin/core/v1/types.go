@@ -20,62 +20,62 @@ var (
 // finalizers) is the namespace controller's business.
 type Namespace struct {
 	scheme.TypeMeta   `json:",inline"`
-	scheme.ObjectMeta `json:"metadata,omitempty"`
+	scheme.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Spec holds the finalizers that must be cleared before the namespace is removed.
-	Spec NamespaceSpec `json:"spec,omitempty"`
+	Spec NamespaceSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
 	// Status is the phase and conditions of the namespace.
-	Status NamespaceStatus `json:"status,omitempty"`
+	Status NamespaceStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // NamespaceSpec is the desired state of a Namespace.
 type NamespaceSpec struct {
 	// Finalizers must all be removed before the namespace is deleted ("kubernetes").
-	Finalizers []string `json:"finalizers,omitempty"`
+	Finalizers []string `json:"finalizers,omitempty" protobuf:"bytes,1,rep,name=finalizers,casttype=FinalizerName"`
 }
 
 // NamespaceStatus is the observed state of a Namespace.
 type NamespaceStatus struct {
 	// Phase is Active or Terminating.
-	Phase string `json:"phase,omitempty"`
+	Phase string `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase,casttype=NamespacePhase"`
 	// Conditions are the namespace controller's observations, keyed by type.
-	Conditions []NamespaceCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" listType:"map" listMapKeys:"type"`
+	Conditions []NamespaceCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" listType:"map" listMapKeys:"type" protobuf:"bytes,2,rep,name=conditions"`
 }
 
 // NamespaceCondition is one observation of a namespace's state.
 type NamespaceCondition struct {
-	Type               string      `json:"type"`
-	Status             string      `json:"status"`
-	LastTransitionTime scheme.Time `json:"lastTransitionTime,omitempty"`
-	Reason             string      `json:"reason,omitempty"`
-	Message            string      `json:"message,omitempty"`
+	Type               string      `json:"type" protobuf:"bytes,1,opt,name=type,casttype=NamespaceConditionType"`
+	Status             string      `json:"status" protobuf:"bytes,2,opt,name=status,casttype=ConditionStatus"`
+	LastTransitionTime scheme.Time `json:"lastTransitionTime,omitempty" protobuf:"bytes,4,opt,name=lastTransitionTime"`
+	Reason             string      `json:"reason,omitempty" protobuf:"bytes,5,opt,name=reason"`
+	Message            string      `json:"message,omitempty" protobuf:"bytes,6,opt,name=message"`
 }
 
 // NamespaceList is a list of Namespaces.
 type NamespaceList struct {
 	scheme.TypeMeta `json:",inline"`
-	scheme.ListMeta `json:"metadata,omitempty"`
-	Items           []Namespace `json:"items"`
+	scheme.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items           []Namespace `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // ConfigMap holds configuration as text (data) and bytes (binaryData).
 type ConfigMap struct {
 	scheme.TypeMeta   `json:",inline"`
-	scheme.ObjectMeta `json:"metadata,omitempty"`
+	scheme.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Immutable, once true, forbids changing data and binaryData and turning it off.
-	Immutable *bool `json:"immutable,omitempty"`
+	Immutable *bool `json:"immutable,omitempty" protobuf:"varint,4,opt,name=immutable"`
 	// Data are UTF-8 values by key.
-	Data map[string]string `json:"data,omitempty"`
+	Data map[string]string `json:"data,omitempty" protobuf:"bytes,2,rep,name=data"`
 	// BinaryData are byte values by key, base64 in JSON.
-	BinaryData map[string][]byte `json:"binaryData,omitempty"`
+	BinaryData map[string][]byte `json:"binaryData,omitempty" protobuf:"bytes,3,rep,name=binaryData"`
 }
 
 // ConfigMapList is a list of ConfigMaps.
 type ConfigMapList struct {
 	scheme.TypeMeta `json:",inline"`
-	scheme.ListMeta `json:"metadata,omitempty"`
-	Items           []ConfigMap `json:"items"`
+	scheme.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items           []ConfigMap `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // SecretTypeOpaque is the type of a Secret that sets none.
@@ -84,90 +84,90 @@ const SecretTypeOpaque = "Opaque"
 // Secret holds sensitive bytes by key.
 type Secret struct {
 	scheme.TypeMeta   `json:",inline"`
-	scheme.ObjectMeta `json:"metadata,omitempty"`
+	scheme.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Immutable, once true, forbids changing data and turning it off.
-	Immutable *bool `json:"immutable,omitempty"`
+	Immutable *bool `json:"immutable,omitempty" protobuf:"varint,5,opt,name=immutable"`
 	// Data are byte values by key, base64 in JSON.
-	Data map[string][]byte `json:"data,omitempty"`
+	Data map[string][]byte `json:"data,omitempty" protobuf:"bytes,2,rep,name=data"`
 	// StringData is write-only: the server merges it into data and never returns it.
-	StringData map[string]string `json:"stringData,omitempty"`
+	StringData map[string]string `json:"stringData,omitempty" protobuf:"bytes,4,rep,name=stringData"`
 	// Type says what the secret holds; it cannot change. Defaults to Opaque.
-	Type string `json:"type,omitempty"`
+	Type string `json:"type,omitempty" protobuf:"bytes,3,opt,name=type,casttype=SecretType"`
 }
 
 // SecretList is a list of Secrets.
 type SecretList struct {
 	scheme.TypeMeta `json:",inline"`
-	scheme.ListMeta `json:"metadata,omitempty"`
-	Items           []Secret `json:"items"`
+	scheme.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items           []Secret `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // ServiceAccount is an identity for processes that run in pods.
 type ServiceAccount struct {
 	scheme.TypeMeta   `json:",inline"`
-	scheme.ObjectMeta `json:"metadata,omitempty"`
+	scheme.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
-	Secrets                      []ObjectReference      `json:"secrets,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
-	ImagePullSecrets             []LocalObjectReference `json:"imagePullSecrets,omitempty"`
-	AutomountServiceAccountToken *bool                  `json:"automountServiceAccountToken,omitempty"`
+	Secrets                      []ObjectReference      `json:"secrets,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,2,rep,name=secrets"`
+	ImagePullSecrets             []LocalObjectReference `json:"imagePullSecrets,omitempty" protobuf:"bytes,3,rep,name=imagePullSecrets"`
+	AutomountServiceAccountToken *bool                  `json:"automountServiceAccountToken,omitempty" protobuf:"varint,4,opt,name=automountServiceAccountToken"`
 }
 
 // ServiceAccountList is a list of ServiceAccounts.
 type ServiceAccountList struct {
 	scheme.TypeMeta `json:",inline"`
-	scheme.ListMeta `json:"metadata,omitempty"`
-	Items           []ServiceAccount `json:"items"`
+	scheme.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items           []ServiceAccount `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // ObjectReference points at any object, optionally at a field inside it.
 type ObjectReference struct {
-	Kind            string     `json:"kind,omitempty"`
-	Namespace       string     `json:"namespace,omitempty"`
-	Name            string     `json:"name,omitempty"`
-	UID             scheme.UID `json:"uid,omitempty"`
-	APIVersion      string     `json:"apiVersion,omitempty"`
-	ResourceVersion string     `json:"resourceVersion,omitempty"`
-	FieldPath       string     `json:"fieldPath,omitempty"`
+	Kind            string     `json:"kind,omitempty" protobuf:"bytes,1,opt,name=kind"`
+	Namespace       string     `json:"namespace,omitempty" protobuf:"bytes,2,opt,name=namespace"`
+	Name            string     `json:"name,omitempty" protobuf:"bytes,3,opt,name=name"`
+	UID             scheme.UID `json:"uid,omitempty" protobuf:"bytes,4,opt,name=uid,casttype=k8s.io/apimachinery/pkg/types.UID"`
+	APIVersion      string     `json:"apiVersion,omitempty" protobuf:"bytes,5,opt,name=apiVersion"`
+	ResourceVersion string     `json:"resourceVersion,omitempty" protobuf:"bytes,6,opt,name=resourceVersion"`
+	FieldPath       string     `json:"fieldPath,omitempty" protobuf:"bytes,7,opt,name=fieldPath"`
 }
 
 // Event (core/v1) is a report of something that happened to an object; the form
 // client-go's record.EventRecorder writes.
 type Event struct {
 	scheme.TypeMeta   `json:",inline"`
-	scheme.ObjectMeta `json:"metadata"`
+	scheme.ObjectMeta `json:"metadata" protobuf:"bytes,1,opt,name=metadata"`
 
-	InvolvedObject     ObjectReference  `json:"involvedObject"`
-	Reason             string           `json:"reason,omitempty"`
-	Message            string           `json:"message,omitempty"`
-	Source             EventSource      `json:"source,omitempty"`
-	FirstTimestamp     scheme.Time      `json:"firstTimestamp,omitempty"`
-	LastTimestamp      scheme.Time      `json:"lastTimestamp,omitempty"`
-	Count              int32            `json:"count,omitempty"`
-	Type               string           `json:"type,omitempty"`
-	EventTime          scheme.MicroTime `json:"eventTime,omitempty"`
-	Series             *EventSeries     `json:"series,omitempty"`
-	Action             string           `json:"action,omitempty"`
-	Related            *ObjectReference `json:"related,omitempty"`
-	ReportingComponent string           `json:"reportingComponent"`
-	ReportingInstance  string           `json:"reportingInstance"`
+	InvolvedObject     ObjectReference  `json:"involvedObject" protobuf:"bytes,2,opt,name=involvedObject"`
+	Reason             string           `json:"reason,omitempty" protobuf:"bytes,3,opt,name=reason"`
+	Message            string           `json:"message,omitempty" protobuf:"bytes,4,opt,name=message"`
+	Source             EventSource      `json:"source,omitempty" protobuf:"bytes,5,opt,name=source"`
+	FirstTimestamp     scheme.Time      `json:"firstTimestamp,omitempty" protobuf:"bytes,6,opt,name=firstTimestamp"`
+	LastTimestamp      scheme.Time      `json:"lastTimestamp,omitempty" protobuf:"bytes,7,opt,name=lastTimestamp"`
+	Count              int32            `json:"count,omitempty" protobuf:"varint,8,opt,name=count"`
+	Type               string           `json:"type,omitempty" protobuf:"bytes,9,opt,name=type"`
+	EventTime          scheme.MicroTime `json:"eventTime,omitempty" protobuf:"bytes,10,opt,name=eventTime"`
+	Series             *EventSeries     `json:"series,omitempty" protobuf:"bytes,11,opt,name=series"`
+	Action             string           `json:"action,omitempty" protobuf:"bytes,12,opt,name=action"`
+	Related            *ObjectReference `json:"related,omitempty" protobuf:"bytes,13,opt,name=related"`
+	ReportingComponent string           `json:"reportingComponent" protobuf:"bytes,14,opt,name=reportingComponent"`
+	ReportingInstance  string           `json:"reportingInstance" protobuf:"bytes,15,opt,name=reportingInstance"`
 }
 
 // EventSource is the component (and host) that reported an Event.
 type EventSource struct {
-	Component string `json:"component,omitempty"`
-	Host      string `json:"host,omitempty"`
+	Component string `json:"component,omitempty" protobuf:"bytes,1,opt,name=component"`
+	Host      string `json:"host,omitempty" protobuf:"bytes,2,opt,name=host"`
 }
 
 // EventSeries counts the repetitions of an Event (core/v1 and events.k8s.io/v1).
 type EventSeries struct {
-	Count            int32            `json:"count,omitempty"`
-	LastObservedTime scheme.MicroTime `json:"lastObservedTime,omitempty"`
+	Count            int32            `json:"count,omitempty" protobuf:"varint,1,name=count"`
+	LastObservedTime scheme.MicroTime `json:"lastObservedTime,omitempty" protobuf:"bytes,2,name=lastObservedTime"`
 }
 
 // EventList is a list of core/v1 Events.
 type EventList struct {
 	scheme.TypeMeta `json:",inline"`
-	scheme.ListMeta `json:"metadata,omitempty"`
-	Items           []Event `json:"items"`
+	scheme.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items           []Event `json:"items" protobuf:"bytes,2,rep,name=items"`
 }

@@ -8,8 +8,8 @@
 // the rbac.authorization.k8s.io/v1 objects it serves and stores) and the handler of
 // package apiextensions/server: the rest handler with discovery for the Go kinds, the
 // customresourcedefinitions resource, and the resources of the CRDs in storage
-// (Config.CRDs are applied at start; CEL rules need Config.Rules, see
-// github.com/apikit-dev/apikit/cel). One port answers HTTPS and plain HTTP (chosen per
+// (Config.CRDs are applied at start; CEL rules need Config.Rules, which the command sets
+// to cel.New() of github.com/apikit-dev/apikit/cel). One port answers HTTPS and plain HTTP (chosen per
 // connection by its first byte): bearer tokens and client certificates count only over
 // TLS, so the kubeconfig New writes points at TLSURL and embeds the certificate made at
 // start, while plain HTTP serves health checks and anonymous probes.

@@ -90,11 +90,11 @@ type Config struct {
 	// serving.NewOptions(): a self-signed certificate made at start, the token, and RBAC
 	// over the stored roles and bindings.
 	Serving *serving.Options
-	// Rules compiles CEL validation rules (x-kubernetes-validations). The example's
-	// command leaves it nil, so that the main module does not depend on cel-go: New then
+	// Rules compiles CEL validation rules (x-kubernetes-validations); the example's
+	// command sets it to cel.New() of github.com/apikit-dev/apikit/cel, a module of its
+	// own so that apikit's main module does not depend on cel-go. With Rules nil, New
 	// refuses Config.CRDs with rules (see ErrCELNotEnabled), and the API refuses such
-	// CRDs as kube-apiserver refuses invalid ones. A program built with
-	// github.com/apikit-dev/apikit/cel sets it to cel.New().
+	// CRDs as kube-apiserver refuses invalid ones.
 	Rules structural.RuleCompiler
 	// MaxRequestsInFlight and MaxMutatingRequestsInFlight are rest.Options' in-flight
 	// limits (kube's --max-requests-inflight, --max-mutating-requests-inflight): 0 means

@@ -26,6 +26,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/apps/install" // apps/v1 conversion, defaulting, declarative validation
 	api "k8s.io/kubernetes/pkg/apis/core"
 	_ "k8s.io/kubernetes/pkg/apis/core/install" // core/v1 likewise
+	"k8s.io/kubernetes/pkg/capabilities"
 	"k8s.io/kubernetes/pkg/registry/apps/controllerrevision"
 	"k8s.io/kubernetes/pkg/registry/apps/daemonset"
 	"k8s.io/kubernetes/pkg/registry/apps/deployment"
@@ -61,6 +62,13 @@ type Kind struct {
 	// before the store's create and update). Those that read other objects (Priority,
 	// LimitRanger, ...) are not run: see the intended differences of the tests.
 	Admission []admission.MutationInterface
+}
+
+// kube-apiserver's --allow-privileged, which envtest sets (controller-runtime's
+// envtest starts kube-apiserver with --allow-privileged=true): without it, a
+// privileged container is "Forbidden: disallowed by cluster policy".
+func init() {
+	capabilities.Setup(true, 0)
 }
 
 // Kinds are the kinds this package covers, by Kind name: apps/v1 and the core/v1 pod
@@ -203,12 +211,22 @@ func apiPrefix(group string) string {
 // decode decodes a v1 JSON body to the internal version with kube's legacy codec, which
 // defaults the versioned object before converting it (as the apiserver's decoder does).
 // Field validation is not run (the request's fieldValidation is not part of this).
+//
+// A body that does not decode is the handler's 400 BadRequest, worded as its
+// transformDecodeError words it: "<kind> in version "<v>" cannot be handled as a <kind>:
+// <the decoder's error>" when the body names its kind.
 func decode(k Kind, body []byte) (runtime.Object, error) {
 	internal := schema.GroupVersion{Group: k.GVK.Group, Version: runtime.APIVersionInternal}
 	dec := legacyscheme.Codecs.UniversalDecoder(internal)
-	gvk := k.GVK
-	obj, _, err := dec.Decode(body, &gvk, nil)
-	return obj, err
+	def := k.GVK
+	obj, gvk, err := dec.Decode(body, &def, nil)
+	if err != nil {
+		if gvk != nil && gvk.Kind != "" {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, k.GVK.Kind, err))
+		}
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	return obj, nil
 }
 
 // encode encodes an internal object as the v1 JSON kube stores and returns.
@@ -239,8 +257,7 @@ func refusal(err error, errs field.ErrorList) Result {
 }
 
 func badRequest(err error) Result {
-	// The create and update handlers wrap a decode failure in errors.NewBadRequest.
-	return refusal(apierrors.NewBadRequest(err.Error()), nil)
+	return refusal(err, nil)
 }
 
 // Create runs kube-apiserver's create of body (v1 JSON of kind) in namespace ("" for a

@@ -42,6 +42,22 @@ func TestKube_DeploymentDefaultsAndRefusal(t *testing.T) {
 	if err != nil || r.Code != 201 {
 		t.Fatalf("pod: %v %d %s", err, r.Code, r.Message)
 	}
+	// A quantity that does not parse is the handler's 400, worded as transformDecodeError
+	// words it.
+	badQ := strings.Replace(body, `"image":"nginx"`, `"image":"nginx","resources":{"requests":{"memory":"12Zi"}}`, 1)
+	rq, err := s.Create("Deployment", "ns", []byte(badQ))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `Deployment in version "v1" cannot be handled as a Deployment: quantities must match the regular expression`; rq.Code != 400 || !strings.HasPrefix(rq.Message, want) {
+		t.Errorf("bad quantity: %d %q, want 400 %q...", rq.Code, rq.Message, want)
+	}
+	// Privileged containers are allowed, as envtest's --allow-privileged=true allows them.
+	priv := strings.Replace(body, `"image":"nginx"`, `"image":"nginx","securityContext":{"privileged":true}`, 1)
+	if rp, err := s.Create("Deployment", "ns", []byte(priv)); err != nil || rp.Code != 201 {
+		t.Errorf("privileged container: %v %d %s", err, rp.Code, rp.Message)
+	}
+
 	for _, want := range []string{`"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":300`, `"imagePullPolicy":"IfNotPresent"`, `"restartPolicy":"Always"`} {
 		if !strings.Contains(string(r.Object), want) {
 			t.Errorf("stored pod lacks %s: %s", want, r.Object)

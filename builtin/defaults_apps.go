@@ -2,7 +2,6 @@ package builtin
 
 import (
 	appsv1 "github.com/apikit-dev/apikit/builtin/apps/v1"
-	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
 	"github.com/apikit-dev/apikit/conversion"
 	"github.com/apikit-dev/apikit/scheme"
 )
@@ -17,8 +16,6 @@ func registerAppsDefaults(s *scheme.Scheme) {
 	conversion.RegisterDefaults(s, defaultDaemonSet)
 	conversion.RegisterDefaults(s, defaultStatefulSet)
 	conversion.RegisterDefaults(s, defaultReplicaSet)
-	conversion.RegisterDefaults(s, defaultPersistentVolumeClaim)
-	conversion.RegisterDefaults(s, defaultPersistentVolumeClaimSpec)
 }
 
 func int32Ptr(v int32) *int32 { return &v }
@@ -76,7 +73,19 @@ func defaultDaemonSet(ds *appsv1.DaemonSet) {
 	if ds.Spec.RevisionHistoryLimit == nil {
 		ds.Spec.RevisionHistoryLimit = int32Ptr(10)
 	}
+	// kube's internal DaemonSet holds spec.templateGeneration, which its v1 form always
+	// carries as this annotation ("0" until the strategy sets it): the field manager sees
+	// it on every write, so the writer owns it in managedFields.
+	if _, ok := ds.Annotations[daemonSetTemplateGeneration]; !ok {
+		if ds.Annotations == nil {
+			ds.Annotations = map[string]string{}
+		}
+		ds.Annotations[daemonSetTemplateGeneration] = "0"
+	}
 }
+
+// daemonSetTemplateGeneration is the annotation of a DaemonSet's templateGeneration.
+const daemonSetTemplateGeneration = "deprecated.daemonset.template.generation"
 
 // defaultStatefulSet is SetDefaults_StatefulSet with v1.37's feature gates:
 // MaxUnavailableStatefulSet is on by default there, so a RollingUpdate strategy's
@@ -122,22 +131,5 @@ func defaultStatefulSet(ss *appsv1.StatefulSet) {
 func defaultReplicaSet(rs *appsv1.ReplicaSet) {
 	if rs.Spec.Replicas == nil {
 		rs.Spec.Replicas = int32Ptr(1)
-	}
-}
-
-// defaultPersistentVolumeClaim is core/v1's SetDefaults_PersistentVolumeClaim: a claim
-// (a StatefulSet's volumeClaimTemplates hold them) is Pending until bound.
-func defaultPersistentVolumeClaim(pvc *corev1.PersistentVolumeClaim) {
-	if pvc.Status.Phase == "" {
-		pvc.Status.Phase = corev1.ClaimPending
-	}
-}
-
-// defaultPersistentVolumeClaimSpec is core/v1's SetDefaults_PersistentVolumeClaimSpec:
-// a Filesystem volume unless the claim asks for a Block one.
-func defaultPersistentVolumeClaimSpec(spec *corev1.PersistentVolumeClaimSpec) {
-	if spec.VolumeMode == nil {
-		mode := corev1.PersistentVolumeFilesystem
-		spec.VolumeMode = &mode
 	}
 }

@@ -99,11 +99,8 @@ func registerCoreDefaults(s *scheme.Scheme) {
 			v.FSType = "xfs"
 		}
 	})
-	conversion.RegisterDefaults(s, func(c *corev1.PersistentVolumeClaimSpec) {
-		if c.VolumeMode == nil {
-			c.VolumeMode = ptrTo(corev1.PersistentVolumeFilesystem)
-		}
-	})
+	conversion.RegisterDefaults(s, defaultPersistentVolumeClaim)
+	conversion.RegisterDefaults(s, defaultPersistentVolumeClaimSpec)
 	conversion.RegisterDefaults(s, defaultResourceList)
 }
 
@@ -377,4 +374,21 @@ func validDigest(d string) bool {
 		}
 	}
 	return true
+}
+
+// defaultPersistentVolumeClaim is core/v1's SetDefaults_PersistentVolumeClaim: a claim
+// (a StatefulSet's volumeClaimTemplates hold them) is Pending until bound.
+func defaultPersistentVolumeClaim(pvc *corev1.PersistentVolumeClaim) {
+	if pvc.Status.Phase == "" {
+		pvc.Status.Phase = corev1.ClaimPending
+	}
+}
+
+// defaultPersistentVolumeClaimSpec is core/v1's SetDefaults_PersistentVolumeClaimSpec:
+// a Filesystem volume unless the claim asks for a Block one.
+func defaultPersistentVolumeClaimSpec(spec *corev1.PersistentVolumeClaimSpec) {
+	if spec.VolumeMode == nil {
+		mode := corev1.PersistentVolumeFilesystem
+		spec.VolumeMode = &mode
+	}
 }

@@ -336,6 +336,11 @@ func (s *Server) Update(kind, namespace string, old, body []byte) (Result, error
 	if err != nil {
 		return Result{}, err
 	}
+	// The update handler puts the object in the request's namespace, or refuses
+	// another one, before its checkName (whose namespace branch that leaves unreachable).
+	if err := rest.EnsureObjectNamespaceMatchesRequestNamespace(rest.ExpectedNamespaceForScope(namespace, k.Strategy.NamespaceScoped()), m); err != nil {
+		return refusal(err, nil), nil
+	}
 	// The update handler's checkName: the URL names the stored object.
 	name := oldMeta.GetName()
 	if m.GetName() != name {
@@ -365,9 +370,6 @@ func (s *Server) Update(kind, namespace string, old, body []byte) (Result, error
 		return refusal(apierrors.NewInvalid(schema.GroupKind{Group: gr.Group, Kind: gr.Resource}, name, errs), errs), nil
 	case rv != oldMeta.GetResourceVersion():
 		return refusal(apierrors.NewConflict(gr, name, errors.New(optimisticLockErrorMsg)), nil), nil
-	}
-	if err := rest.EnsureObjectNamespaceMatchesRequestNamespace(rest.ExpectedNamespaceForScope(namespace, k.Strategy.NamespaceScoped()), m); err != nil {
-		return refusal(err, nil), nil
 	}
 	// The update's mutating admission, in the store's read-modify-write before
 	// rest.BeforeUpdate.

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/apikit-dev/apikit/internal/cborwire"
 )
 
 // IntOrString holds an int32 or a string, as k8s.io/apimachinery's intstr.IntOrString:
@@ -135,42 +137,20 @@ func jsonInteger(b []byte) bool {
 	return true
 }
 
-// The CBOR major types of integers.
-const (
-	cborMajorUint = 0
-	cborMajorNint = 1
-)
-
 // MarshalCBOR writes a CBOR integer or, for a string, a CBOR byte string, as
 // intstr.IntOrString does under Kubernetes' CBOR encode mode.
 func (v IntOrString) MarshalCBOR() ([]byte, error) {
 	switch v.Type {
 	case Int:
 		if v.IntVal < 0 {
-			return appendCBORHead(nil, cborMajorNint, uint64(-(int64(v.IntVal) + 1))), nil
+			return cborwire.AppendHead(nil, cborwire.MajorNegative, uint64(-(int64(v.IntVal) + 1))), nil
 		}
-		return appendCBORHead(nil, cborMajorUint, uint64(v.IntVal)), nil
+		return cborwire.AppendHead(nil, cborwire.MajorUnsigned, uint64(v.IntVal)), nil
 	case String:
-		out := appendCBORHead(make([]byte, 0, len(v.StrVal)+9), cborMajorBytes, uint64(len(v.StrVal)))
+		out := cborwire.AppendHead(make([]byte, 0, len(v.StrVal)+9), cborwire.MajorBytes, uint64(len(v.StrVal)))
 		return append(out, v.StrVal...), nil
 	}
 	return nil, errors.New("impossible IntOrString.Type")
-}
-
-// appendCBORHead appends the shortest head of major type major with argument n.
-func appendCBORHead(out []byte, major byte, n uint64) []byte {
-	switch {
-	case n < 24:
-		return append(out, major<<5|byte(n))
-	case n <= math.MaxUint8:
-		return append(out, major<<5|24, byte(n))
-	case n <= math.MaxUint16:
-		return append(out, major<<5|25, byte(n>>8), byte(n))
-	case n <= math.MaxUint32:
-		return append(out, major<<5|26, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
-	}
-	return append(out, major<<5|27, byte(n>>56), byte(n>>48), byte(n>>40), byte(n>>32),
-		byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
 }
 
 // UnmarshalCBOR reads what intstr reads: a byte or text string (text in UTF-8) is a
@@ -180,22 +160,22 @@ func (v *IntOrString) UnmarshalCBOR(b []byte) error {
 	if len(b) == 0 {
 		return errors.New("cbor: unexpected EOF")
 	}
-	if len(b) == 1 && b[0] == cborNull {
+	if len(b) == 1 && b[0] == cborwire.Null {
 		v.Type = String
 		return nil
 	}
 	switch b[0] >> 5 {
-	case cborMajorBytes, cborMajorText:
-		s, err := cborString(b)
+	case cborwire.MajorBytes, cborwire.MajorText:
+		s, err := cborwire.String(b, "an IntOrString")
 		if err != nil {
 			return fmt.Errorf("scheme.IntOrString: %w", err)
 		}
-		if b[0]>>5 == cborMajorText && !utf8.Valid(s) {
+		if b[0]>>5 == cborwire.MajorText && !utf8.Valid(s) {
 			return errors.New("cbor: invalid UTF-8 string")
 		}
 		v.Type, v.StrVal = String, string(s)
 		return nil
-	case cborMajorUint, cborMajorNint:
+	case cborwire.MajorUnsigned, cborwire.MajorNegative:
 		n, rest, err := cborUint(b)
 		if err != nil {
 			return fmt.Errorf("scheme.IntOrString: %w", err)
@@ -203,7 +183,7 @@ func (v *IntOrString) UnmarshalCBOR(b []byte) error {
 		if len(rest) != 0 {
 			return errors.New("cbor: 1 bytes of extraneous data starting at index 1")
 		}
-		neg := b[0]>>5 == cborMajorNint
+		neg := b[0]>>5 == cborwire.MajorNegative
 		if (!neg && n > math.MaxInt32) || (neg && n > math.MaxInt32) {
 			kind, shown := "positive integer", strconv.FormatUint(n, 10)
 			if neg {

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/apikit-dev/apikit/internal/cborwire"
 )
 
 // UID is a unique identifier the server assigns to an object at creation.
@@ -138,21 +140,21 @@ func (t *Time) UnmarshalText(b []byte) error {
 // byte strings), or null (0xf6) when zero.
 func (t Time) MarshalCBOR() ([]byte, error) {
 	if t.IsZero() {
-		return []byte{cborNull}, nil
+		return []byte{cborwire.Null}, nil
 	}
 	// One byte for the head of the usual 20-byte text, room to widen it otherwise.
 	buf := make([]byte, 1, len(time.RFC3339)+3)
 	buf = t.UTC().AppendFormat(buf, time.RFC3339)
 	n := len(buf) - 1
 	if n < 24 {
-		buf[0] = cborMajorBytes<<5 | byte(n)
+		buf[0] = cborwire.MajorBytes<<5 | byte(n)
 		return buf, nil
 	}
 	// A year beyond 9999 or before 0 makes the text longer: a two-byte head
 	// (lengths up to 255 bytes, far beyond any formatted time).
 	buf = append(buf, 0)
 	copy(buf[2:], buf[1:n+1])
-	buf[0], buf[1] = cborMajorBytes<<5|24, byte(n)
+	buf[0], buf[1] = cborwire.MajorBytes<<5|24, byte(n)
 	return buf, nil
 }
 
@@ -160,11 +162,11 @@ func (t Time) MarshalCBOR() ([]byte, error) {
 // or undefined is the zero time, a byte or text string (definite or indefinite
 // length) is parsed as RFC 3339; anything else is an error.
 func (t *Time) UnmarshalCBOR(b []byte) error {
-	if len(b) == 1 && (b[0] == cborNull || b[0] == cborUndefined) {
+	if len(b) == 1 && (b[0] == cborwire.Null || b[0] == cborwire.Undefined) {
 		t.Time = time.Time{}
 		return nil
 	}
-	s, err := cborString(b)
+	s, err := cborwire.String(b, "a time")
 	if err != nil {
 		return fmt.Errorf("scheme.Time: %w", err)
 	}
@@ -174,86 +176,6 @@ func (t *Time) UnmarshalCBOR(b []byte) error {
 	}
 	t.Time = pt.Local()
 	return nil
-}
-
-// The few CBOR constants Time needs; scheme writes them by hand rather than import a
-// CBOR library.
-const (
-	cborMajorBytes = 2
-	cborMajorText  = 3
-	cborNull       = 0xf6
-	cborUndefined  = 0xf7
-	cborBreak      = 0xff
-)
-
-// cborString returns the content of the single byte or text string that is b,
-// joining the chunks of an indefinite-length one.
-func cborString(b []byte) ([]byte, error) {
-	if len(b) == 0 {
-		return nil, errors.New("empty CBOR input")
-	}
-	major := b[0] >> 5
-	if major != cborMajorBytes && major != cborMajorText {
-		return nil, fmt.Errorf("cannot decode CBOR major type %d into a time string", major)
-	}
-	if b[0]&0x1f != 31 {
-		s, rest, err := cborDefiniteString(b, major)
-		if err != nil {
-			return nil, err
-		}
-		if len(rest) != 0 {
-			return nil, errors.New("trailing data after CBOR string")
-		}
-		return s, nil
-	}
-	var out []byte
-	rest := b[1:]
-	for {
-		if len(rest) == 0 {
-			return nil, errors.New("unexpected end of indefinite-length CBOR string")
-		}
-		if rest[0] == cborBreak {
-			if len(rest) != 1 {
-				return nil, errors.New("trailing data after CBOR string")
-			}
-			return out, nil
-		}
-		var chunk []byte
-		var err error
-		if chunk, rest, err = cborDefiniteString(rest, major); err != nil {
-			return nil, err
-		}
-		out = append(out, chunk...)
-	}
-}
-
-// cborDefiniteString splits a definite-length string of the given major type off b.
-func cborDefiniteString(b []byte, major byte) (s, rest []byte, err error) {
-	if b[0]>>5 != major {
-		return nil, nil, errors.New("wrong chunk type in indefinite-length CBOR string")
-	}
-	info := b[0] & 0x1f
-	b = b[1:]
-	var n uint64
-	switch {
-	case info < 24:
-		n = uint64(info)
-	case info <= 27:
-		size := 1 << (info - 24)
-		if len(b) < size {
-			return nil, nil, errors.New("truncated CBOR string head")
-		}
-		for _, c := range b[:size] {
-			n = n<<8 | uint64(c)
-		}
-		b = b[size:]
-	default:
-		return nil, nil, fmt.Errorf("invalid CBOR string head 0x%02x", major<<5|info)
-	}
-	if n > uint64(len(b)) {
-		return nil, nil, errors.New("truncated CBOR string")
-	}
-	return b[:n], b[n:], nil
 }
 
 // Equal reports whether two times are the same instant; nil pointers are equal to each other.

@@ -3,6 +3,8 @@ package scheme
 import (
 	"fmt"
 	"time"
+
+	"github.com/apikit-dev/apikit/internal/cborwire"
 )
 
 // RFC3339Micro is the layout of a MicroTime on the wire: RFC 3339 with exactly six
@@ -66,23 +68,23 @@ func (t *MicroTime) UnmarshalText(b []byte) error {
 // MicroTime does under Kubernetes' CBOR encode mode, or null when zero.
 func (t MicroTime) MarshalCBOR() ([]byte, error) {
 	if t.IsZero() {
-		return []byte{cborNull}, nil
+		return []byte{cborwire.Null}, nil
 	}
 	text := t.UTC().AppendFormat(nil, RFC3339Micro)
 	if len(text) > 255 {
 		return nil, fmt.Errorf("scheme.MicroTime: %d-byte time text", len(text))
 	}
 	// The text is always 24 bytes or more: a two-byte head.
-	return append([]byte{cborMajorBytes<<5 | 24, byte(len(text))}, text...), nil
+	return append([]byte{cborwire.MajorBytes<<5 | 24, byte(len(text))}, text...), nil
 }
 
 // UnmarshalCBOR reads null, undefined, or a byte or text string holding RFC 3339.
 func (t *MicroTime) UnmarshalCBOR(b []byte) error {
-	if len(b) == 1 && (b[0] == cborNull || b[0] == cborUndefined) {
+	if len(b) == 1 && (b[0] == cborwire.Null || b[0] == cborwire.Undefined) {
 		t.Time = time.Time{}
 		return nil
 	}
-	s, err := cborString(b)
+	s, err := cborwire.String(b, "a time")
 	if err != nil {
 		return fmt.Errorf("scheme.MicroTime: %w", err)
 	}

@@ -218,7 +218,7 @@ func validateStatefulSetUpdate(ss, old *appsv1.StatefulSet) validation.ErrorList
 	errs := validateStatefulSetSpec(&ss.Spec, p, opts)
 	errs = append(errs, immutableField(ss.Spec.Selector, old.Spec.Selector, p.Child("selector"))...)
 	if !semanticEqual(ss.Spec.VolumeClaimTemplates, old.Spec.VolumeClaimTemplates) {
-		errs = append(errs, validation.Immutable(p.Child("volumeClaimTemplates"), internalForm{internalClaimTemplates(ss.Spec.VolumeClaimTemplates)}))
+		errs = append(errs, validation.Immutable(p.Child("volumeClaimTemplates"), badStruct(internalClaimTemplates(ss.Spec.VolumeClaimTemplates))))
 	}
 	errs = append(errs, immutableField(ss.Spec.ServiceName, old.Spec.ServiceName, p.Child("serviceName"))...)
 	return append(errs, immutableField(ss.Spec.PodManagementPolicy, old.Spec.PodManagementPolicy, p.Child("podManagementPolicy"))...)

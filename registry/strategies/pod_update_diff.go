@@ -163,6 +163,22 @@ func writeGoFields(b *bytes.Buffer, v reflect.Value, first *bool) error {
 			}
 			continue
 		}
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && keepsJSONTags(f.Type) {
+			// An embedded TypeMeta or ObjectMeta: its JSON members, promoted as
+			// encoding/json promotes them (a PersistentVolumeClaim template's name).
+			out, err := json.Marshal(fv.Interface())
+			if err != nil {
+				return err
+			}
+			if members := bytes.TrimSpace(out[1 : len(out)-1]); len(members) > 0 {
+				if !*first {
+					b.WriteByte(',')
+				}
+				*first = false
+				b.Write(members)
+			}
+			continue
+		}
 		if !*first {
 			b.WriteByte(',')
 		}

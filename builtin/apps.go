@@ -212,18 +212,9 @@ func LabelSelectorAsSelector(ls *metav1.LabelSelector) (storage.LabelSelector, e
 		reqs = append(reqs, storage.LabelRequirement{Key: k, Operator: storage.Equals, Values: []string{v}})
 	}
 	for _, e := range ls.MatchExpressions {
-		var op storage.Operator
-		switch e.Operator {
-		case "In":
-			op = storage.In
-		case "NotIn":
-			op = storage.NotIn
-		case "Exists":
-			op = storage.Exists
-		case "DoesNotExist":
-			op = storage.DoesNotExist
-		default:
-			return storage.LabelSelector{}, fmt.Errorf("%q is not a valid label selector operator", e.Operator)
+		op, err := storage.MetaOperator(e.Operator)
+		if err != nil {
+			return storage.LabelSelector{}, err
 		}
 		reqs = append(reqs, storage.LabelRequirement{Key: e.Key, Operator: op, Values: slices.Clone(e.Values)})
 	}

@@ -97,19 +97,11 @@ func labelSelectorString(sel map[string]any) (string, error) {
 		expr, _ := e.(map[string]any)
 		key, _ := expr["key"].(string)
 		op, _ := expr["operator"].(string)
-		r := storage.LabelRequirement{Key: key}
-		switch op {
-		case "In":
-			r.Operator = storage.In
-		case "NotIn":
-			r.Operator = storage.NotIn
-		case "Exists":
-			r.Operator = storage.Exists
-		case "DoesNotExist":
-			r.Operator = storage.DoesNotExist
-		default:
-			return "", fmt.Errorf("%q is not a valid label selector operator", op)
+		o, err := storage.MetaOperator(op)
+		if err != nil {
+			return "", err
 		}
+		r := storage.LabelRequirement{Key: key, Operator: o}
 		list, _ := expr["values"].([]any)
 		for _, v := range list {
 			s, _ := v.(string)

@@ -137,6 +137,23 @@ func LabelSelectorFromSet(set map[string]string) LabelSelector {
 	return LabelSelector{reqs: reqs}
 }
 
+// MetaOperator is the operator of a meta/v1 LabelSelector's matchExpressions term (In,
+// NotIn, Exists, DoesNotExist), with kube's error for any other, as
+// metav1.LabelSelectorAsSelector converts it.
+func MetaOperator(op string) (Operator, error) {
+	switch op {
+	case "In":
+		return In, nil
+	case "NotIn":
+		return NotIn, nil
+	case "Exists":
+		return Exists, nil
+	case "DoesNotExist":
+		return DoesNotExist, nil
+	}
+	return "", fmt.Errorf("%q is not a valid label selector operator", op)
+}
+
 // NewLabelSelector returns the selector of reqs, all of which must hold, as
 // k8s.io/apimachinery's labels.NewSelector().Add(reqs...) builds it: each requirement's
 // values sorted and de-duplicated, the requirements sorted by key. It checks nothing:

@@ -9,6 +9,9 @@ import (
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
 	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
+	"github.com/apikit-dev/apikit/registry/strategies"
+	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/scheme"
 )
 
 // TestAppsKinds_ServedWithKubeTableColumns creates a Deployment and reads it back as the
@@ -104,4 +107,37 @@ func callAccept(t *testing.T, srv *apitest.Server, path, accept string) map[stri
 		t.Fatalf("GET %s: status %d: %v", path, resp.StatusCode, out)
 	}
 	return out
+}
+
+// TestPods_FieldSelectorsAsKube lists pods by the fields kube's pod strategy makes
+// selectable, a Go zero value included (spec.hostNetwork=false of a pod that omits it),
+// and a ReplicaSet by status.replicas.
+func TestPods_FieldSelectorsAsKube(t *testing.T) {
+	s := scheme.New()
+	if err := builtin.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin()}})
+	call(t, srv, http.MethodPost, "/api/v1/namespaces", map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "default"}}, http.StatusCreated)
+	for _, name := range []string{"a", "b"} {
+		spec := map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}}
+		if name == "a" {
+			spec["nodeName"], spec["hostNetwork"] = "n1", true
+		}
+		call(t, srv, http.MethodPost, "/api/v1/namespaces/default/pods", map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": name}, "spec": spec}, http.StatusCreated)
+	}
+	for selector, want := range map[string]string{
+		"spec.nodeName=n1": "a", "spec.hostNetwork=false": "b", "spec.hostNetwork=true": "a", "status.phase=Pending": "a,b",
+		"spec.restartPolicy=Always,spec.schedulerName=default-scheduler": "a,b", "status.nominatedNodeName=": "a,b",
+	} {
+		l := call(t, srv, http.MethodGet, "/api/v1/namespaces/default/pods?fieldSelector="+selector, nil, http.StatusOK)
+		var names []string
+		for _, it := range l["items"].([]any) {
+			names = append(names, it.(map[string]any)["metadata"].(map[string]any)["name"].(string))
+		}
+		if got := strings.Join(names, ","); got != want {
+			t.Errorf("fieldSelector=%s: %q, want %q", selector, got, want)
+		}
+	}
+	call(t, srv, http.MethodGet, "/api/v1/namespaces/default/pods?fieldSelector=spec.containers", nil, http.StatusBadRequest)
 }

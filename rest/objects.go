@@ -2,6 +2,8 @@ package rest
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,6 +25,32 @@ func fieldString(v any) string {
 		return strconv.FormatFloat(x, 'f', -1, 64)
 	}
 	return fmt.Sprint(v)
+}
+
+// zeroField is the zero value, as JSON decodes it, of the Go field at the dotted JSON path
+// of a typed object's type t: false for a bool, 0 for a number, nil for anything else, a
+// path that is not a field of t included.
+func zeroField(t reflect.Type, path string) any {
+	for _, name := range strings.Split(strings.TrimPrefix(path, "."), ".") {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return nil
+		}
+		i := slices.IndexFunc(scheme.JSONFields(t), func(f scheme.JSONField) bool { return f.Name == name })
+		if i < 0 {
+			return nil
+		}
+		t = scheme.JSONFields(t)[i].Type
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return false
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return int64(0)
+	}
+	return nil
 }
 
 // readPath reads a dotted JSON path (".spec.replicas" or "spec.replicas") from a map.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 
@@ -60,7 +61,12 @@ func (rq *request) predicate() (storage.Predicate, error) {
 				return nil, nil, err
 			}
 			for _, f := range fields {
-				v, _ := readPath(m, f)
+				v, ok := readPath(m, f)
+				if !ok {
+					// A typed field its JSON omits holds its Go zero value: kube's field
+					// selectors read Go fields (spec.hostNetwork=false of a Pod without it).
+					v = zeroField(reflect.TypeOf(obj), f)
+				}
 				set[f] = fieldString(v)
 			}
 			return labels, set, nil

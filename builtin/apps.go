@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -178,12 +177,7 @@ func formatLabels(m map[string]string) string {
 	if len(m) == 0 {
 		return "<none>"
 	}
-	keys := slices.Sorted(maps.Keys(m))
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + m[k]
-	}
-	return strings.Join(parts, ",")
+	return storage.LabelSelectorFromSet(m).String()
 }
 
 // formatLabelSelector is meta/v1 FormatLabelSelector: the selector's string form, "<none>"

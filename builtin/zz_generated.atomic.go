@@ -3,7 +3,10 @@
 package builtin
 
 import (
+	autoscalingv1 "github.com/apikit-dev/apikit/builtin/autoscaling/v1"
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
+	discoveryv1 "github.com/apikit-dev/apikit/builtin/discovery/v1"
+	networkingv1 "github.com/apikit-dev/apikit/builtin/networking/v1"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/scheme/openapi"
 )
@@ -11,6 +14,8 @@ import (
 // registerGeneratedAtomicTypes marks the generated types that k8s.io/api marks
 // +structType=atomic as atomic in s's OpenAPI (and so for server-side apply).
 func registerGeneratedAtomicTypes(s *scheme.Scheme) {
+	openapi.Customize[autoscalingv1.CrossVersionObjectReference](s, atomicStruct)
+	openapi.Customize[corev1.SecretReference](s, atomicStruct)
 	openapi.Customize[corev1.FileKeySelector](s, atomicStruct)
 	openapi.Customize[corev1.ObjectFieldSelector](s, atomicStruct)
 	openapi.Customize[corev1.ResourceFieldSelector](s, atomicStruct)
@@ -19,6 +24,12 @@ func registerGeneratedAtomicTypes(s *scheme.Scheme) {
 	openapi.Customize[corev1.NodeSelector](s, atomicStruct)
 	openapi.Customize[corev1.NodeSelectorTerm](s, atomicStruct)
 	openapi.Customize[corev1.EvictionResponder](s, atomicStruct)
+	openapi.Customize[corev1.EndpointAddress](s, atomicStruct)
+	openapi.Customize[corev1.EndpointPort](s, atomicStruct)
+	openapi.Customize[corev1.ObjectReference](s, atomicStruct)
 	openapi.Customize[corev1.LocalObjectReference](s, atomicStruct)
 	openapi.Customize[corev1.TypedLocalObjectReference](s, atomicStruct)
+	openapi.Customize[corev1.ScopeSelector](s, atomicStruct)
+	openapi.Customize[discoveryv1.EndpointPort](s, atomicStruct)
+	openapi.Customize[networkingv1.ServiceBackendPort](s, atomicStruct)
 }

@@ -10,12 +10,13 @@ import (
 	"github.com/apikit-dev/apikit/conversion"
 
 	"github.com/apikit-dev/apikit/apierrors"
+	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
 )
 
-// DeletionPropagation is the propagationPolicy of a delete.
-type DeletionPropagation string
+// DeletionPropagation is the propagationPolicy of a delete (meta/v1's).
+type DeletionPropagation = metav1.DeletionPropagation
 
 // The propagation policies. With Options.GarbageCollection (a garbage collector such as
 // package controllers' runs over the store) a delete sets the finalizers of the garbage
@@ -37,23 +38,10 @@ const (
 )
 
 // DeleteOptions is meta/v1 DeleteOptions, read from a delete's body or query.
-type DeleteOptions struct {
-	scheme.TypeMeta    `json:",inline"`
-	GracePeriodSeconds *int64               `json:"gracePeriodSeconds,omitempty"`
-	Preconditions      *DeletePreconditions `json:"preconditions,omitempty"`
-	OrphanDependents   *bool                `json:"orphanDependents,omitempty"`
-	PropagationPolicy  *DeletionPropagation `json:"propagationPolicy,omitempty"`
-	DryRun             []string             `json:"dryRun,omitempty"`
-	// IgnoreStoreReadErrorWithClusterBreakingPotential is accepted and has no effect:
-	// apikit's stores hold no object they cannot read.
-	IgnoreStoreReadErrorWithClusterBreakingPotential *bool `json:"ignoreStoreReadErrorWithClusterBreakingPotential,omitempty"`
-}
+type DeleteOptions = metav1.DeleteOptions
 
 // DeletePreconditions must hold on the stored object for a delete to proceed.
-type DeletePreconditions struct {
-	UID             *scheme.UID `json:"uid,omitempty"`
-	ResourceVersion *string     `json:"resourceVersion,omitempty"`
-}
+type DeletePreconditions = metav1.Preconditions
 
 // garbageCollectionFinalizers returns the finalizers an object has once a delete with
 // opts has started, as kube-apiserver's generic store computes them: an explicit
@@ -85,8 +73,8 @@ func garbageCollectionFinalizers(have []string, opts *DeleteOptions) []string {
 	return out
 }
 
-// orphan reports whether a delete with o orphans the dependents.
-func (o *DeleteOptions) orphan() bool {
+// orphans reports whether a delete with o orphans the dependents.
+func orphans(o *DeleteOptions) bool {
 	if o.PropagationPolicy != nil {
 		return *o.PropagationPolicy == DeletePropagationOrphan
 	}
@@ -252,7 +240,7 @@ func (o *op) deletionFinalizers(have []string, opts *DeleteOptions) []string {
 		return garbageCollectionFinalizers(have, opts)
 	}
 	out := slices.Clone(have)
-	if opts.orphan() {
+	if orphans(opts) {
 		out = slices.DeleteFunc(out, func(f string) bool { return f == FinalizerDeleteDependents })
 		if !slices.Contains(out, FinalizerOrphanDependents) {
 			out = append(out, FinalizerOrphanDependents)

@@ -55,12 +55,46 @@ var outputs = []output{
 	},
 	{
 		source: "k8s.io/api/core/v1", dir: "builtin/core/v1", alias: "corev1",
-		roots: []string{"Pod", "PodList", "PodTemplate", "PodTemplateList"},
+		roots: []string{
+			"Pod", "PodList", "PodTemplate", "PodTemplateList", "Binding",
+			"Service", "ServiceList", "Endpoints", "EndpointsList",
+			"PersistentVolumeClaim", "PersistentVolumeClaimList", "PersistentVolume", "PersistentVolumeList",
+			"Node", "NodeList", "ReplicationController", "ReplicationControllerList",
+			"ResourceQuota", "ResourceQuotaList", "LimitRange", "LimitRangeList",
+		},
 		handWritten: []string{
 			"Namespace", "NamespaceSpec", "NamespaceStatus", "NamespaceCondition", "NamespaceList",
 			"ConfigMap", "ConfigMapList", "Secret", "SecretList", "ServiceAccount", "ServiceAccountList",
 			"Event", "EventList", "EventSource", "EventSeries",
 		},
+	},
+	{
+		source: "k8s.io/api/batch/v1", dir: "builtin/batch/v1", alias: "batchv1",
+		roots: []string{"Job", "JobList", "CronJob", "CronJobList"},
+	},
+	{
+		// No kind of it is served: a Job's alpha spec.schedulingGroup reaches its types.
+		source: "k8s.io/api/scheduling/v1alpha3", dir: "builtin/scheduling/v1alpha3", alias: "schedulingv1alpha3",
+	},
+	{
+		source: "k8s.io/api/networking/v1", dir: "builtin/networking/v1", alias: "networkingv1",
+		roots: []string{"Ingress", "IngressList", "IngressClass", "IngressClassList", "NetworkPolicy", "NetworkPolicyList"},
+	},
+	{
+		source: "k8s.io/api/policy/v1", dir: "builtin/policy/v1", alias: "policyv1",
+		roots: []string{"PodDisruptionBudget", "PodDisruptionBudgetList", "Eviction"},
+	},
+	{
+		source: "k8s.io/api/autoscaling/v1", dir: "builtin/autoscaling/v1", alias: "autoscalingv1",
+		roots: []string{"HorizontalPodAutoscaler", "HorizontalPodAutoscalerList"},
+	},
+	{
+		source: "k8s.io/api/autoscaling/v2", dir: "builtin/autoscaling/v2", alias: "autoscalingv2",
+		roots: []string{"HorizontalPodAutoscaler", "HorizontalPodAutoscalerList"},
+	},
+	{
+		source: "k8s.io/api/discovery/v1", dir: "builtin/discovery/v1", alias: "discoveryv1",
+		roots: []string{"EndpointSlice", "EndpointSliceList"},
 	},
 }
 
@@ -83,6 +117,7 @@ var mapped = map[string][2]string{
 	"k8s.io/apimachinery/pkg/apis/meta/v1.Condition":                {"scheme", "Condition"},
 	"k8s.io/apimachinery/pkg/apis/meta/v1.LabelSelector":            {"metav1", "LabelSelector"},
 	"k8s.io/apimachinery/pkg/apis/meta/v1.LabelSelectorRequirement": {"metav1", "LabelSelectorRequirement"},
+	"k8s.io/apimachinery/pkg/apis/meta/v1.DeleteOptions":            {"metav1", "DeleteOptions"},
 	"k8s.io/apimachinery/pkg/api/resource.Quantity":                 {"quantity", "Quantity"},
 	"k8s.io/apimachinery/pkg/util/intstr.IntOrString":               {"scheme", "IntOrString"},
 	"k8s.io/apimachinery/pkg/runtime.RawExtension":                  {"scheme", "RawExtension"},
@@ -420,7 +455,10 @@ func writeDoc(w *bytes.Buffer, doc *ast.CommentGroup, indent string) {
 	lines := strings.Split(strings.TrimRight(doc.Text(), "\n"), "\n")
 	var kept []string
 	for _, l := range lines {
-		if t := strings.TrimSpace(l); strings.HasPrefix(t, "+") || strings.HasPrefix(t, "TODO") {
+		t := strings.TrimSpace(l)
+		// A marker line of a Go example inside the comment ("// +optional") goes too.
+		code := strings.TrimSpace(strings.TrimPrefix(t, "//"))
+		if strings.HasPrefix(t, "+") || strings.HasPrefix(t, "TODO") || strings.HasPrefix(t, "//") && strings.HasPrefix(code, "+") {
 			continue
 		}
 		kept = append(kept, l)

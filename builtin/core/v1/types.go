@@ -14,6 +14,17 @@ var (
 	Events          = scheme.GroupResource{Resource: "events"}
 	Pods            = scheme.GroupResource{Resource: "pods"}
 	PodTemplates    = scheme.GroupResource{Resource: "podtemplates"}
+	Services        = scheme.GroupResource{Resource: "services"}
+	// EndpointsResource and ResourceQuotasResource: Endpoints is the kind's type and
+	// ResourceQuotas the quota's ResourceName for them.
+	EndpointsResource      = scheme.GroupResource{Resource: "endpoints"}
+	PersistentVolumeClaims = scheme.GroupResource{Resource: "persistentvolumeclaims"}
+	PersistentVolumes      = scheme.GroupResource{Resource: "persistentvolumes"}
+	Nodes                  = scheme.GroupResource{Resource: "nodes"}
+	ReplicationControllers = scheme.GroupResource{Resource: "replicationcontrollers"}
+	ResourceQuotasResource = scheme.GroupResource{Resource: "resourcequotas"}
+	LimitRanges            = scheme.GroupResource{Resource: "limitranges"}
+	Bindings               = scheme.GroupResource{Resource: "bindings"}
 )
 
 // Namespace is a cluster-scoped scope for names; its lifecycle (phase Terminating,
@@ -118,17 +129,6 @@ type ServiceAccountList struct {
 	scheme.TypeMeta `json:",inline"`
 	scheme.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	Items           []ServiceAccount `json:"items" protobuf:"bytes,2,rep,name=items"`
-}
-
-// ObjectReference points at any object, optionally at a field inside it.
-type ObjectReference struct {
-	Kind            string     `json:"kind,omitempty" protobuf:"bytes,1,opt,name=kind"`
-	Namespace       string     `json:"namespace,omitempty" protobuf:"bytes,2,opt,name=namespace"`
-	Name            string     `json:"name,omitempty" protobuf:"bytes,3,opt,name=name"`
-	UID             scheme.UID `json:"uid,omitempty" protobuf:"bytes,4,opt,name=uid,casttype=k8s.io/apimachinery/pkg/types.UID"`
-	APIVersion      string     `json:"apiVersion,omitempty" protobuf:"bytes,5,opt,name=apiVersion"`
-	ResourceVersion string     `json:"resourceVersion,omitempty" protobuf:"bytes,6,opt,name=resourceVersion"`
-	FieldPath       string     `json:"fieldPath,omitempty" protobuf:"bytes,7,opt,name=fieldPath"`
 }
 
 // Event (core/v1) is a report of something that happened to an object; the form

@@ -86,6 +86,28 @@ var (
 	allKinds       = []string{"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ControllerRevision", "Pod", "PodTemplate"}
 )
 
+// Other groups' kinds plug in from their own files (gen_<group>.go), in an init: their
+// base manifest (kindBases), where their pod template is (templatePaths, when it is not
+// spec.template), their mutations (kindMutations), and their names appended to the lists
+// above whose mutations fit them (allKinds for the metadata ones, withPodSpec for the
+// pod spec ones).
+var (
+	// kindBases set the apiVersion and the kind's fields on o, whose kind and metadata
+	// are set (labels holds the labels a pod template carries).
+	kindBases = map[string]func(r *rand.Rand, o Object, name string, labels Object){}
+	// templatePaths are the paths to the pod template of kinds whose template is not at
+	// spec.template.
+	templatePaths = map[string][]any{}
+	// kindMutations are the mutations of the plugged-in kinds.
+	kindMutations []func() []Mutation
+)
+
+// PodTemplate builds the template a workload's base manifest carries: labels, an
+// annotation and a fully featured pod spec.
+func PodTemplate(r *rand.Rand, name string, labels Object) Object {
+	return Object{"metadata": Object{"labels": clone(labels), "annotations": Object{"prometheus.io/scrape": "true"}}, "spec": podSpec(r, name)}
+}
+
 // podUpdatable are the valid mutations that change only what a Pod's update may change
 // (images, metadata).
 var podUpdatable = []string{"change image (update)", "more annotations", "valid label values", "no labels on the object"}
@@ -210,8 +232,10 @@ func Base(kind string, r *rand.Rand, name, namespace string) Object {
 		}
 		return Object{"matchLabels": clone(labels)}
 	}
-	template := func() Object {
-		return Object{"metadata": Object{"labels": clone(labels), "annotations": Object{"prometheus.io/scrape": "true"}}, "spec": podSpec(r, name)}
+	template := func() Object { return PodTemplate(r, name, labels) }
+	if b := kindBases[kind]; b != nil {
+		b(r, o, name, labels)
+		return o
 	}
 	switch kind {
 	case "Deployment":
@@ -404,7 +428,15 @@ func podSpecOf(o Object) Object {
 	case "ControllerRevision":
 		return at(o, "data", "spec", "template", "spec")
 	}
-	return at(o, "spec", "template", "spec")
+	return at(templateOf(o), "spec")
+}
+
+// templateOf is the pod template of a workload manifest.
+func templateOf(o Object) Object {
+	if p, ok := templatePaths[o["kind"].(string)]; ok {
+		return at(o, p...)
+	}
+	return at(o, "spec", "template")
 }
 
 // templateMetaOf is the metadata whose labels the selector must match.
@@ -412,7 +444,7 @@ func templateMetaOf(o Object) Object {
 	if o["kind"] == "PodTemplate" {
 		return at(o, "template", "metadata")
 	}
-	return at(o, "spec", "template", "metadata")
+	return at(templateOf(o), "metadata")
 }
 
 func containersOf(o Object) []any {

@@ -10,7 +10,7 @@ import (
 func Mutations() []Mutation {
 	only := func(kinds ...string) []string { return kinds }
 	spec := func(o Object) Object { return at(o, "spec") }
-	return []Mutation{
+	all := []Mutation{
 		// Valid: fields left out, for the defaults.
 		{Name: "omit replicas", Kinds: withReplicas, Apply: func(_ *rand.Rand, o Object) { delete(spec(o), "replicas") }},
 		{Name: "omit strategy", Kinds: only("Deployment"), Apply: func(_ *rand.Rand, o Object) { delete(spec(o), "strategy") }},
@@ -357,6 +357,10 @@ func Mutations() []Mutation {
 			at(o, "metadata")["name"] = "renamed"
 		}},
 	}
+	for _, m := range kindMutations {
+		all = append(all, m()...)
+	}
+	return all
 }
 
 // longName gives the object a name of 64 to 253 characters, too long for a DNS label but

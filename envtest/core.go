@@ -5,17 +5,17 @@ import (
 
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/registry"
+	"github.com/apikit-dev/apikit/registry/admission"
 	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
-// coreKinds returns the scheme and strategies of Kubernetes' built-in kinds that a
-// controller test needs (Namespace, ConfigMap, Secret, ServiceAccount, Event, Lease,
-// SelfSubjectReview), served beside the CRDs.
-func coreKinds() (*scheme.Scheme, map[scheme.GroupResource]registry.Strategy, error) {
+// coreKinds returns the scheme, strategies and admission plugins of Kubernetes'
+// built-in kinds (package builtin's), served beside the CRDs.
+func coreKinds() (*scheme.Scheme, map[scheme.GroupResource]registry.Strategy, admission.Plugins, error) {
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
-		return nil, nil, fmt.Errorf("envtest: %w", err)
+		return nil, nil, admission.Plugins{}, fmt.Errorf("envtest: %w", err)
 	}
-	return s, strategies.Builtin(), nil
+	return s, strategies.Builtin(), admission.Builtin(), nil
 }

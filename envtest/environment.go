@@ -105,7 +105,7 @@ func (te *Environment) Start() (*rest.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, strategies, err := coreKinds()
+	s, strategies, plugins, err := coreKinds()
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,8 @@ func (te *Environment) Start() (*rest.Config, error) {
 	te.users = &tokenUsers{byToken: map[string]*authn.User{adminToken: apikitUser(adminUser)}}
 	// controller-runtime's Start takes no context: the server runs until Stop closes it.
 	srv, err := apitest.Start(context.Background(), s, apitest.Options{
-		REST:        apikitrest.Options{Authenticator: te.users, Strategies: strategies, Rules: cel.New()},
+		REST: apikitrest.Options{Authenticator: te.users, Strategies: strategies, Rules: cel.New(),
+			MutatingAdmission: plugins.Mutating, ValidatingAdmission: plugins.Validating},
 		TLS:         true,
 		Token:       adminToken,
 		CRDs:        crds,

@@ -48,6 +48,7 @@ import (
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/cel"
 	"github.com/apikit-dev/apikit/metrics"
+	"github.com/apikit-dev/apikit/registry/admission"
 	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
@@ -137,12 +138,15 @@ func start(f flags, logs io.Writer) (*apitest.Server, error) {
 	}
 	// The server runs until Close: run closes it when its context ends, once the server
 	// has started and said where it serves, even when an interrupt came meanwhile.
+	plugins := admission.Builtin()
 	srv, err := apitest.Start(context.Background(), s, apitest.Options{
 		REST: rest.Options{
-			Strategies: strategies.Builtin(),
-			Logger:     slog.New(slog.NewTextHandler(logs, nil)),
-			Metrics:    metrics.NewRegistry(),
-			Rules:      cel.New(),
+			Strategies:          strategies.Builtin(),
+			MutatingAdmission:   plugins.Mutating,
+			ValidatingAdmission: plugins.Validating,
+			Logger:              slog.New(slog.NewTextHandler(logs, nil)),
+			Metrics:             metrics.NewRegistry(),
+			Rules:               cel.New(),
 		},
 		Addr:        f.addr,
 		TLS:         true,

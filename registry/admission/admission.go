@@ -22,6 +22,6 @@ type Plugins struct {
 func Builtin() Plugins {
 	return Plugins{
 		Mutating:   []registry.MutatingAdmission{Priority{}},
-		Validating: []registry.ValidatingAdmission{Priority{}},
+		Validating: []registry.ValidatingAdmission{PodSecurity{}, Priority{}},
 	}
 }

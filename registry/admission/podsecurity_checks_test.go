@@ -39,10 +39,14 @@ func TestPodSecurityChecks_OnePodPerCheckAsKube(t *testing.T) {
 			"host namespaces (hostNetwork=true, hostIPC=true)", "host namespaces (hostNetwork=true, hostIPC=true)"},
 		{"privileged", func(p *corev1.Pod) { p.Spec.Containers[0].SecurityContext.Privileged = ptr(true) },
 			`privileged (container "c" must not set securityContext.privileged=true)`, `privileged (container "c" must not set securityContext.privileged=true)`},
-		{"a capability beyond the default set", func(p *corev1.Pod) { p.Spec.Containers[0].SecurityContext.Capabilities.Add = []corev1.Capability{"SYS_ADMIN"} },
+		{"a capability beyond the default set", func(p *corev1.Pod) {
+			p.Spec.Containers[0].SecurityContext.Capabilities.Add = []corev1.Capability{"SYS_ADMIN"}
+		},
 			`non-default capabilities (container "c" must not include "SYS_ADMIN" in securityContext.capabilities.add)`,
 			`unrestricted capabilities (container "c" must not include "SYS_ADMIN" in securityContext.capabilities.add)`},
-		{"a default capability", func(p *corev1.Pod) { p.Spec.Containers[0].SecurityContext.Capabilities.Add = []corev1.Capability{"CHOWN"} },
+		{"a default capability", func(p *corev1.Pod) {
+			p.Spec.Containers[0].SecurityContext.Capabilities.Add = []corev1.Capability{"CHOWN"}
+		},
 			"", `unrestricted capabilities (container "c" must not include "CHOWN" in securityContext.capabilities.add)`},
 		{"NET_BIND_SERVICE", func(p *corev1.Pod) {
 			p.Spec.Containers[0].SecurityContext.Capabilities.Add = []corev1.Capability{"NET_BIND_SERVICE"}
@@ -60,7 +64,9 @@ func TestPodSecurityChecks_OnePodPerCheckAsKube(t *testing.T) {
 		{"host ports", func(p *corev1.Pod) {
 			p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 8080, HostPort: 8080}, {ContainerPort: 80, HostPort: 80}}
 		}, `hostPort (container "c" uses hostPorts 80, 8080)`, `hostPort (container "c" uses hostPorts 80, 8080)`},
-		{"AppArmor unconfined", func(p *corev1.Pod) { p.Spec.SecurityContext.AppArmorProfile = &corev1.AppArmorProfile{Type: "Unconfined"} },
+		{"AppArmor unconfined", func(p *corev1.Pod) {
+			p.Spec.SecurityContext.AppArmorProfile = &corev1.AppArmorProfile{Type: "Unconfined"}
+		},
 			`forbidden AppArmor profile (pod must not set AppArmor profile type to "Unconfined")`,
 			`forbidden AppArmor profile (pod must not set AppArmor profile type to "Unconfined")`},
 		{"AppArmor annotation", func(p *corev1.Pod) {
@@ -71,7 +77,9 @@ func TestPodSecurityChecks_OnePodPerCheckAsKube(t *testing.T) {
 			p.Spec.SecurityContext.SELinuxOptions = &corev1.SELinuxOptions{Type: "spc_t", User: "system_u"}
 		}, `seLinuxOptions (pod set forbidden securityContext.seLinuxOptions: type "spc_t"; user may not be set)`,
 			`seLinuxOptions (pod set forbidden securityContext.seLinuxOptions: type "spc_t"; user may not be set)`},
-		{"unmasked /proc", func(p *corev1.Pod) { p.Spec.Containers[0].SecurityContext.ProcMount = ptr(corev1.ProcMountType("Unmasked")) },
+		{"unmasked /proc", func(p *corev1.Pod) {
+			p.Spec.Containers[0].SecurityContext.ProcMount = ptr(corev1.ProcMountType("Unmasked"))
+		},
 			`procMount (container "c" must not set securityContext.procMount to "Unmasked")`,
 			`procMount (container "c" must not set securityContext.procMount to "Unmasked")`},
 		{"unmasked /proc in a user namespace", func(p *corev1.Pod) {

@@ -2,6 +2,7 @@ package kubecode
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage/memory"
+	kubeadmission "k8s.io/apiserver/pkg/admission"
 )
 
 // psLevelVersions are the policies the PodSecurity differential holds pods to: each
@@ -52,7 +54,7 @@ func psNamespaces() map[string]map[string]string {
 // admittingApikit is apikit's handler as the envtest drop-in builds it: the built-in
 // kinds with their strategies and admission.Builtin(), over memory, with the
 // namespaces given.
-func admittingApikit(tb testing.TB, namespaces map[string]map[string]string) http.Handler {
+func admittingApikit(tb testing.TB, namespaces map[string]map[string]string) *apikitServer {
 	tb.Helper()
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
@@ -72,7 +74,7 @@ func admittingApikit(tb testing.TB, namespaces map[string]map[string]string) htt
 			tb.Fatalf("apikit: creating namespace %s: %d %s", name, code, msg)
 		}
 	}
-	return h
+	return &apikitServer{h: h, scheme: s}
 }
 
 // psSend is one request to h: its code, its Status's message and its warnings.
@@ -110,7 +112,7 @@ func TestDifferential_PodSecurity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := admittingApikit(t, namespaces)
+	h := admittingApikit(t, namespaces).h
 	kube := &Server{Now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	sd := seed(t)
 	for _, kind := range []string{"Pod", "Deployment"} {
@@ -187,5 +189,93 @@ func TestDifferential_PodSecurity(t *testing.T) {
 		if compared == 0 || warned == 0 || (kind == "Pod") != (forbidden > 0) {
 			t.Errorf("%s: the generator reached %d forbidden and %d warned cases", kind, forbidden, warned)
 		}
+	}
+}
+
+// priorityCases are pod creates that name each kind of class (the two system classes,
+// one that does not exist, none) with each kind of priority and preemptionPolicy
+// (none, the class's, another).
+func priorityCases() []Case {
+	var cases []Case
+	for _, class := range []string{"", "system-node-critical", "system-cluster-critical", "gold"} {
+		for _, prio := range []any{nil, 0, 2000000000, 2000001000, 5} {
+			for _, policy := range []any{nil, "PreemptLowerPriority", "Never"} {
+				spec := Object{"containers": []any{Object{"name": "c", "image": "nginx"}}}
+				var applied []string
+				if class != "" {
+					spec["priorityClassName"] = class
+					applied = append(applied, "class "+class)
+				}
+				if prio != nil {
+					spec["priority"] = prio
+					applied = append(applied, fmt.Sprint("priority ", prio))
+				}
+				if policy != nil {
+					spec["preemptionPolicy"] = policy
+					applied = append(applied, fmt.Sprint("preemptionPolicy ", policy))
+				}
+				cases = append(cases, Case{Kind: "Pod", Namespace: "ns1", Index: len(cases), Mutations: applied,
+					Body: Object{"apiVersion": "v1", "kind": "Pod", "metadata": Object{"name": fmt.Sprintf("prio-%d", len(cases))}, "spec": spec}})
+			}
+		}
+	}
+	return cases
+}
+
+// TestDifferential_Priority runs kube's Priority admission in the in-process kube
+// (NewKubePriority: the system classes in its informer) and apikit's handler with
+// admission.Builtin(), on the priority cases and on the generated Pod cases (creates
+// and updates), and compares them as TestDifferential_CoreV1Pods does: the stored pods
+// (spec.priority, spec.preemptionPolicy, spec.priorityClassName) and the 403s of an
+// unknown class and of a priority or policy that differs from the class's, with no
+// intended difference of Priority's.
+func TestDifferential_Priority(t *testing.T) {
+	p, err := NewKubePriority()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The kube side's Pod admission is kube-apiserver's for this test only: the other
+	// differential tests compare apikit's handler without admission plugins.
+	saved := Kinds["Pod"]
+	withPriority := saved
+	withPriority.Admission = append(append([]kubeadmission.MutationInterface{}, saved.Admission...), p)
+	Kinds["Pod"] = withPriority
+	t.Cleanup(func() { Kinds["Pod"] = saved })
+
+	n := casesPerKind
+	if testing.Short() {
+		n /= 10
+	}
+	sd := seed(t)
+	kube := &Server{Now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	apikit := admittingApikit(t, map[string]map[string]string{"ns1": nil})
+	cases := append(priorityCases(), Generate("Pod", sd, n)...)
+	var equal, forbidden, refused, prioritized int
+	shown := 0
+	for _, c := range cases {
+		kr, ar := runCase(t, kube, apikit, c)
+		if kr.Code == http.StatusForbidden {
+			forbidden++
+		}
+		if kr.Code >= 300 {
+			refused++
+		} else if specOf(kr.Object)["priority"] != nil {
+			prioritized++
+		}
+		diff, intended := compare(c, kr, ar)
+		if slices.Contains(intended, "Priority admission of a Pod") {
+			t.Errorf("%s: the Priority intended difference applied", c)
+		}
+		if diff == "" {
+			equal++
+			continue
+		}
+		if shown++; shown <= diffsShown {
+			t.Errorf("%s differs:\n%s", c, diff)
+		}
+	}
+	t.Logf("Priority: %d pods, %d equal; kube refused %d (%d with 403), stored %d with a priority", len(cases), equal, refused, forbidden, prioritized)
+	if forbidden == 0 || prioritized == 0 {
+		t.Errorf("no case reached a 403 (%d) or a stored priority (%d)", forbidden, prioritized)
 	}
 }

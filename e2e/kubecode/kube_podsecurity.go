@@ -12,6 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/client-go/informers"
+	kubeschedulingv1 "k8s.io/kubernetes/pkg/apis/scheduling/v1"
+	"k8s.io/kubernetes/plugin/pkg/admission/priority"
 	psadmission "k8s.io/pod-security-admission/admission"
 	psload "k8s.io/pod-security-admission/admission/api/load"
 	psapi "k8s.io/pod-security-admission/api"
@@ -112,4 +116,23 @@ func (p *PodSecurity) CreateAnswer(kind, namespace string, stored []byte) (PodSe
 		a.Code, a.Message = int(resp.Result.Code), resp.Result.Message
 	}
 	return a, nil
+}
+
+// NewKubePriority is kube-apiserver's Priority admission plugin (plugin/pkg/admission/priority)
+// reading PriorityClasses from an informer that holds what kube-apiserver creates at
+// start: the system classes system-node-critical and system-cluster-critical, defaulted
+// as its storage keeps them (preemptionPolicy PreemptLowerPriority). The informer is
+// never started: the plugin reads its cache only.
+func NewKubePriority() (admission.MutationInterface, error) {
+	p := priority.NewPlugin()
+	f := informers.NewSharedInformerFactory(nil, 0)
+	p.SetExternalKubeInformerFactory(f)
+	indexer := f.Scheduling().V1().PriorityClasses().Informer().GetIndexer()
+	for _, pc := range kubeschedulingv1.SystemPriorityClasses() {
+		kubeschedulingv1.SetDefaults_PriorityClass(pc)
+		if err := indexer.Add(pc); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }

@@ -148,12 +148,17 @@ func TestPriority_AnUpdateWithoutThePriorityKeepsTheStoredOne(t *testing.T) {
 	spec := created.body["spec"].(map[string]any)
 	delete(spec, "priority")
 	delete(spec, "preemptionPolicy")
-	spec["containers"].([]any)[0].(map[string]any)["image"] = "nginx:1.27"
+	created.body["metadata"].(map[string]any)["labels"] = map[string]any{"tier": "web"}
 	updated := send(t, srv, http.MethodPut, path+"/web", created.body)
 	if updated.code != http.StatusOK {
 		t.Fatalf("update: %d %v", updated.code, updated.body)
 	}
 	if s := updated.body["spec"].(map[string]any); s["priority"] != 2000001000.0 || s["preemptionPolicy"] != "PreemptLowerPriority" {
 		t.Errorf("priority %v, preemptionPolicy %v after the update, want the stored 2000001000, PreemptLowerPriority", s["priority"], s["preemptionPolicy"])
+	}
+	// The spec is the stored one once Priority has carried the two fields over: kube
+	// keeps the generation.
+	if g := updated.body["metadata"].(map[string]any)["generation"]; g != 1.0 {
+		t.Errorf("generation %v after a labels-only update, want kube's 1", g)
 	}
 }

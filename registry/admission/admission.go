@@ -21,6 +21,7 @@ type Plugins struct {
 // kube's order; a plugin whose kinds a server does not serve lets every request pass.
 func Builtin() Plugins {
 	return Plugins{
+		// kube's order (AllOrderedPlugins): ..., PodSecurity, Priority, ...
 		Mutating:   []registry.MutatingAdmission{Priority{}},
 		Validating: []registry.ValidatingAdmission{PodSecurity{}, Priority{}},
 	}

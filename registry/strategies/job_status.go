@@ -31,7 +31,9 @@ type jobStatusOptions struct {
 func jobStatusOptionsFor(j, old *batchv1.Job) jobStatusOptions {
 	isIndexed := j.Spec.CompletionMode != nil && *j.Spec.CompletionMode == batchv1.IndexedCompletion
 	conds, oldConds := j.Status.Conditions, old.Status.Conditions
-	changed := func(t batchv1.JobConditionType) bool { return jobConditionTrue(oldConds, t) != jobConditionTrue(conds, t) }
+	changed := func(t batchv1.JobConditionType) bool {
+		return jobConditionTrue(oldConds, t) != jobConditionTrue(conds, t)
+	}
 	finishedChanged := jobFinished(old) != jobFinished(j)
 	completeChanged := changed(batchv1.JobComplete)
 	failedChanged := changed(batchv1.JobFailed)

@@ -15,14 +15,20 @@ import (
 // generated selector and labels, status reset on create and kept on update, generation
 // 1 on create and bumped on a spec change, the template's immutability but for what a
 // suspended Job may change, the status subresource's transition rules (JobManagedBy is
-// GA in v1.37), and a CronJob's schedule, time zone and job template.
+// GA in v1.37), and a CronJob's schedule, time zone and job template. Repeated errors
+// are dropped, as kube's declarative validation step (run on every batch write) drops
+// them.
 func Batch() map[scheme.GroupResource]registry.Strategy {
 	return map[scheme.GroupResource]registry.Strategy{
 		batchv1.Jobs: registry.StrategyFor[*batchv1.Job]{
 			PrepareForCreate: func(_ context.Context, j *batchv1.Job) { prepareJobCreate(j) },
 			PrepareForUpdate: func(_ context.Context, j, old *batchv1.Job) { prepareJobUpdate(j, old) },
-			Validate:         func(_ context.Context, j *batchv1.Job) validation.ErrorList { return validateJobCreate(j) },
-			ValidateUpdate:   func(_ context.Context, j, old *batchv1.Job) validation.ErrorList { return validateJobUpdate(j, old) },
+			Validate: func(_ context.Context, j *batchv1.Job) validation.ErrorList {
+				return uniqueErrors(validateJobCreate(j))
+			},
+			ValidateUpdate: func(_ context.Context, j, old *batchv1.Job) validation.ErrorList {
+				return uniqueErrors(validateJobUpdate(j, old))
+			},
 			WarningsOnCreate: func(_ context.Context, j *batchv1.Job) []string {
 				return append(podNameWarnings(j.Name), jobSpecWarnings(jobSpecPath, &j.Spec)...)
 			},
@@ -35,7 +41,7 @@ func Batch() map[scheme.GroupResource]registry.Strategy {
 			Status: &registry.StrategyFor[*batchv1.Job]{
 				PrepareForUpdate: func(_ context.Context, j, old *batchv1.Job) { j.Spec = old.Spec },
 				ValidateUpdate: func(_ context.Context, j, old *batchv1.Job) validation.ErrorList {
-					return validateJobStatusUpdate(j, old, jobStatusOptionsFor(j, old))
+					return uniqueErrors(validateJobStatusUpdate(j, old, jobStatusOptionsFor(j, old)))
 				},
 			},
 		},
@@ -52,9 +58,11 @@ func Batch() map[scheme.GroupResource]registry.Strategy {
 				}
 				bumpGenerationUnless(&c.ObjectMeta, &old.ObjectMeta, semanticEqual(c.Spec, old.Spec))
 			},
-			Validate: func(_ context.Context, c *batchv1.CronJob) validation.ErrorList { return validateCronJobCreate(c) },
+			Validate: func(_ context.Context, c *batchv1.CronJob) validation.ErrorList {
+				return uniqueErrors(validateCronJobCreate(c))
+			},
 			ValidateUpdate: func(_ context.Context, c, old *batchv1.CronJob) validation.ErrorList {
-				return validateCronJobUpdate(c, old)
+				return uniqueErrors(validateCronJobUpdate(c, old))
 			},
 			WarningsOnCreate: func(_ context.Context, c *batchv1.CronJob) []string {
 				return append(podNameWarnings(c.Name), jobSpecWarnings(cronJobSpecPath, &c.Spec.JobTemplate.Spec)...)

@@ -424,10 +424,8 @@ func validateSuccessPolicy(spec *batchv1.JobSpec, p *validation.Path) validation
 	if n := len(spec.SuccessPolicy.Rules); n > maxSuccessPolicyRules {
 		errs = append(errs, validation.TooMany(rules, n, maxSuccessPolicyRules))
 	}
-	completions := int32(0)
-	if spec.Completions != nil {
-		completions = *spec.Completions
-	}
+	// Without completions (already Required) kube's rules below dereference nil and its
+	// apiserver answers 500; apikit skips the checks against completions instead.
 	for i, rule := range spec.SuccessPolicy.Rules {
 		rp := rules.Index(i)
 		if rule.SucceededCount == nil && rule.SucceededIndexes == nil {
@@ -439,18 +437,20 @@ func validateSuccessPolicy(spec *batchv1.JobSpec, p *validation.Path) validation
 			if len(*rule.SucceededIndexes) > maxSuccessPolicySucceededIndexes {
 				errs = append(errs, validation.TooLong(ip, "", maxSuccessPolicySucceededIndexes))
 			}
-			var err error
-			if total, err = validateIndexesFormat(*rule.SucceededIndexes, completions); err != nil {
-				errs = append(errs, validation.Invalid(ip, *rule.SucceededIndexes, "error parsing succeededIndexes: "+err.Error()))
+			if spec.Completions != nil {
+				var err error
+				if total, err = validateIndexesFormat(*rule.SucceededIndexes, *spec.Completions); err != nil {
+					errs = append(errs, validation.Invalid(ip, *rule.SucceededIndexes, "error parsing succeededIndexes: "+err.Error()))
+				}
 			}
 		}
 		if rule.SucceededCount != nil {
 			cp := rp.Child("succeededCount")
 			errs = append(errs, nonNegativeField(int64(*rule.SucceededCount), cp)...)
-			if *rule.SucceededCount > completions {
-				errs = append(errs, validation.Invalid(cp, *rule.SucceededCount, fmt.Sprintf("must be less than or equal to %d (the number of specified completions)", completions)))
+			if spec.Completions != nil && *rule.SucceededCount > *spec.Completions {
+				errs = append(errs, validation.Invalid(cp, *rule.SucceededCount, fmt.Sprintf("must be less than or equal to %d (the number of specified completions)", *spec.Completions)))
 			}
-			if rule.SucceededIndexes != nil && *rule.SucceededCount > total {
+			if spec.Completions != nil && rule.SucceededIndexes != nil && *rule.SucceededCount > total {
 				errs = append(errs, validation.Invalid(cp, *rule.SucceededCount, fmt.Sprintf("must be less than or equal to %d (the number of indexes in the specified succeededIndexes field)", total)))
 			}
 		}

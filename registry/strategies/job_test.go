@@ -366,3 +366,36 @@ func TestValidateJob_IndexedSuccessPolicyWithoutCompletionsIs422(t *testing.T) {
 		t.Errorf("errors (-want +got):\n%s", d)
 	}
 }
+
+func TestBatchWarnings_AsKube(t *testing.T) {
+	ctx := context.Background()
+	jobs := Batch()[batchv1.Jobs].(registry.StrategyFor[*batchv1.Job])
+	crons := Batch()[batchv1.CronJobs].(registry.StrategyFor[*batchv1.CronJob])
+	j := job(t, func(j *batchv1.Job) {
+		j.Name = "pi.v2"
+		j.Spec.Template.Spec.NodeSelector = map[string]string{"beta.kubernetes.io/arch": "amd64"}
+	})
+	c := &batchv1.CronJob{ObjectMeta: scheme.ObjectMeta{Name: "hello", Generation: 1}, Spec: batchv1.CronJobSpec{Schedule: "TZ=UTC @daily",
+		JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: j.Spec.Template}}}}
+	tests := []struct {
+		name string
+		got  []string
+		want []string
+	}{
+		{"a job named with a dot, with a deprecated node label", jobs.WarningsOnCreate(ctx, j), []string{
+			`metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [must not contain dots]`,
+			`spec.template.spec.nodeSelector[beta.kubernetes.io/arch]: deprecated since v1.14; use "kubernetes.io/arch" instead`}},
+		{"a job update without a spec change", jobs.WarningsOnUpdate(ctx, j, j), nil},
+		{"a cronjob's template warns at its path", crons.WarningsOnCreate(ctx, c), []string{
+			`spec.jobTemplate.spec.template.spec.nodeSelector[beta.kubernetes.io/arch]: deprecated since v1.14; use "kubernetes.io/arch" instead`}},
+		{"a cronjob update with TZ in its schedule", crons.WarningsOnUpdate(ctx, c, c), []string{
+			"cannot use TZ or CRON_TZ in spec.spec.schedule, use timeZone instead, see https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more details"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if d := cmp.Diff(tt.want, tt.got); d != "" {
+				t.Errorf("warnings (-want +got):\n%s", d)
+			}
+		})
+	}
+}

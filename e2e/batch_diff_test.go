@@ -45,15 +45,27 @@ func cronJobManifest(name, spec, jobSpec, podSpec string) string {
 		name, spec, jobSpec, podSpec, indented)
 }
 
-func batchDiffCases() []appsDiffCase {
+// batchDiffCase is an appsDiffCase whose update may go to the status subresource.
+type batchDiffCase struct {
+	appsDiffCase
+	status bool
+}
+
+// jobStatus returns an update that replaces a Job's status with st.
+func jobStatus(st map[string]any) func(map[string]any) {
+	return func(o map[string]any) { o["status"] = st }
+}
+
+func batchDiffCases() []batchDiffCase {
 	const (
 		jobs = "/apis/batch/v1/namespaces/default/jobs"
 		cjs  = "/apis/batch/v1/namespaces/default/cronjobs"
 	)
 	never, onFailure := "      restartPolicy: Never\n", "      restartPolicy: OnFailure\n"
 	cjNever := "          restartPolicy: Never\n"
-	return []appsDiffCase{
+	cases := []appsDiffCase{
 		{name: "job with kube's defaults", collection: jobs, manifest: jobManifest("j-min", "", never)},
+		{name: "job whose status is written", collection: jobs, manifest: jobManifest("j-status", "", never)},
 		{name: "job with its own labels", collection: jobs, manifest: strings.Replace(jobManifest("j-labels", "", onFailure), "  name: j-labels\n", "  name: j-labels\n  labels: {team: a}\n", 1)},
 		{name: "parallel job without completions", collection: jobs, manifest: jobManifest("j-par", "  parallelism: 3\n  backoffLimit: 2\n  activeDeadlineSeconds: 600\n  ttlSecondsAfterFinished: 60\n", never)},
 		{name: "indexed job with per-index backoff and a success policy", collection: jobs, manifest: jobManifest("j-indexed",
@@ -120,14 +132,48 @@ func batchDiffCases() []appsDiffCase {
 			setPath(o, "TZ=UTC 0 3 * * *", "spec", "schedule")
 		}},
 	}
+	var out []batchDiffCase
+	for _, c := range cases {
+		out = append(out, batchDiffCase{appsDiffCase: c})
+	}
+	// A Job's life through /status, each write over the last one stored: kube's status
+	// strategy holds the transitions (JobManagedBy is GA in v1.37).
+	const t0, t1 = "2026-01-02T03:04:05Z", "2026-01-02T03:05:10Z"
+	cond := func(types ...string) []any {
+		var l []any
+		for _, t := range types {
+			l = append(l, map[string]any{"type": t, "status": "True", "lastProbeTime": t1, "lastTransitionTime": t1})
+		}
+		return l
+	}
+	for _, c := range []appsDiffCase{
+		{name: "job starts", update: jobStatus(map[string]any{"startTime": t0, "active": 1, "ready": 1})},
+		{name: "job reports more ready than active pods", update: jobStatus(map[string]any{"startTime": t0, "active": 1, "ready": 2})},
+		{name: "job's start time moves while it runs", update: jobStatus(map[string]any{"startTime": t1, "active": 1})},
+		{name: "job completes without success criteria or completion time", update: jobStatus(map[string]any{"startTime": t0, "succeeded": 1, "conditions": cond("Complete")})},
+		{name: "job fails with active pods and no failure target", update: jobStatus(map[string]any{"startTime": t0, "active": 1, "failed": 1, "conditions": cond("Failed")})},
+		{name: "job completes before it started", update: jobStatus(map[string]any{"startTime": t1, "completionTime": t0, "succeeded": 1,
+			"conditions": cond("SuccessCriteriaMet", "Complete")})},
+		{name: "job completes", update: jobStatus(map[string]any{"startTime": t0, "completionTime": t1, "succeeded": 1, "ready": 0,
+			"conditions": cond("SuccessCriteriaMet", "Complete")})},
+		{name: "complete job loses its condition and counts", update: jobStatus(map[string]any{"startTime": t0, "completionTime": t1})},
+		{name: "status write changes the spec too", update: func(o map[string]any) {
+			setPath(o, int64(4), "spec", "parallelism")
+			setPath(o, "x", "metadata", "annotations", "note")
+		}},
+	} {
+		c.fixture, c.collection = "j-status", "/apis/batch/v1/namespaces/default/jobs"
+		out = append(out, batchDiffCase{appsDiffCase: c, status: true})
+	}
+	return out
 }
 
 // uuidPattern matches the uids both servers give (random version 4 UUIDs).
 var uuidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
 // TestSideBySide_BatchManifestsAsKubeAPIServer creates and updates the manifests of
-// batchDiffCases on kube-apiserver and on apikit and compares the answers and the stored
-// objects, uids set aside.
+// batchDiffCases on kube-apiserver and on apikit, writes a Job's status through its
+// life, and compares the answers and the stored objects, uids set aside.
 func TestSideBySide_BatchManifestsAsKubeAPIServer(t *testing.T) {
 	servers := startSideBySide(t, "--disable-admission-plugins=ServiceAccount")
 	cases := batchDiffCases()
@@ -160,7 +206,15 @@ func TestSideBySide_BatchManifestsAsKubeAPIServer(t *testing.T) {
 				_ = json.Unmarshal(raw, &cp)
 				c.update(cp)
 				body, _ := json.Marshal(cp)
-				code, m = sv.do(t, hc, "PUT", c.collection+"/"+c.fixture, "application/json", string(body))
+				path := c.collection + "/" + c.fixture
+				if c.status {
+					path += "/status"
+				}
+				code, m = sv.do(t, hc, "PUT", path, "application/json", string(body))
+				if code == http.StatusOK && c.status {
+					// The next status write starts from this one.
+					stored[c.fixture] = m
+				}
 			}
 			// The uid a server gave shows in a Job's selector, labels and messages.
 			raw, _ := json.Marshal(m)

@@ -1,7 +1,6 @@
 package strategies
 
 import (
-	"errors"
 	"fmt"
 
 	batchv1 "github.com/apikit-dev/apikit/builtin/batch/v1"
@@ -148,26 +147,14 @@ func validateJobStatusUpdate(j, old *batchv1.Job, opts jobStatusOptions) validat
 	return errs
 }
 
-// timeValue is a *metav1.Time as kube's field error prints it: null when nil, else
-// through its String method ("2026-01-02 03:04:05 +0000 UTC"), since metav1.Time is
-// a fmt.Stringer to apimachinery's field.Error.
+// timeValue is a *metav1.Time as kube's field error prints it: its JSON form
+// ("2026-01-02T03:04:05Z"), null when nil.
 func timeValue(t *scheme.Time) any {
 	if t == nil {
 		return nil
 	}
-	return stringerValue(t.Time.String())
+	return t
 }
-
-// stringerValue is a bad value that validation's formatting prints as its text,
-// unquoted: it has no JSON form, so the String method is used.
-type stringerValue string
-
-func (s stringerValue) String() string { return string(s) }
-
-// MarshalJSON fails so that the error's formatting falls back to String.
-func (s stringerValue) MarshalJSON() ([]byte, error) { return nil, errNoJSON }
-
-var errNoJSON = errors.New("printed by its String method")
 
 // validateJobStatus is kube's validateJobStatus.
 func validateJobStatus(j *batchv1.Job, p *validation.Path, opts jobStatusOptions) validation.ErrorList {

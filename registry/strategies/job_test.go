@@ -277,7 +277,7 @@ func TestValidateJobStatusUpdate_TransitionsAsKube(t *testing.T) {
 			batchv1.JobStatus{StartTime: &t0, CompletionTime: &t1, Succeeded: 1, Conditions: cond(batchv1.JobSuccessCriteriaMet, batchv1.JobComplete)}, false, nil},
 		{"completion before start", batchv1.JobStatus{StartTime: &t1},
 			batchv1.JobStatus{StartTime: &t1, CompletionTime: &t0, Conditions: cond(batchv1.JobSuccessCriteriaMet, batchv1.JobComplete)}, false, []string{
-				"status.completionTime: Invalid value: 2026-01-02 03:04:05 +0000 UTC: must be equal to or after `startTime`"}},
+				"status.completionTime: Invalid value: \"2026-01-02T03:04:05Z\": must be equal to or after `startTime`"}},
 		{"a finished job with active pods and no start", batchv1.JobStatus{},
 			batchv1.JobStatus{Active: 2, Conditions: cond(batchv1.JobFailureTarget, batchv1.JobFailed)}, false, []string{
 				"status.active: Invalid value: 2: active>0 is invalid for finished job",
@@ -290,7 +290,7 @@ func TestValidateJobStatusUpdate_TransitionsAsKube(t *testing.T) {
 		{"an Indexed job with equal completions and parallelism may decrease succeeded", batchv1.JobStatus{Succeeded: 2},
 			batchv1.JobStatus{Succeeded: 1}, true, nil},
 		{"a running job's start time is fixed", batchv1.JobStatus{StartTime: &t0}, batchv1.JobStatus{StartTime: &t1}, false, []string{
-			"status.startTime: Invalid value: 2026-01-02 03:05:10 +0000 UTC: field is immutable for unsuspended job once set"}},
+			"status.startTime: Invalid value: \"2026-01-02T03:05:10Z\": field is immutable for unsuspended job once set"}},
 		{"indexes of a NonIndexed job", batchv1.JobStatus{}, batchv1.JobStatus{CompletedIndexes: "0", FailedIndexes: ptr("1")}, false, []string{
 			`status.completedIndexes: Invalid value: "0": cannot set non-empty completedIndexes when non-indexed completion mode`,
 			`status.failedIndexes: Invalid value: "1": cannot set non-null failedIndexes when backoffLimitPerIndex is null`}},

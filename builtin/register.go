@@ -49,6 +49,9 @@ func AddToScheme(s *scheme.Scheme) error {
 	if err := AddRBACToScheme(s); err != nil {
 		return err
 	}
+	if err := AddAutoscalingToScheme(s); err != nil {
+		return err
+	}
 	return AddAuthorizationToScheme(s)
 }
 

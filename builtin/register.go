@@ -52,6 +52,9 @@ func AddToScheme(s *scheme.Scheme) error {
 	if err := AddAutoscalingToScheme(s); err != nil {
 		return err
 	}
+	if err := AddDiscoveryToScheme(s); err != nil {
+		return err
+	}
 	return AddAuthorizationToScheme(s)
 }
 

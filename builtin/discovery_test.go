@@ -17,7 +17,7 @@ func TestEndpointSlices_ServedWithKubeDefaultsAndColumns(t *testing.T) {
 		endpoints = append(endpoints, map[string]any{"addresses": []any{ip}})
 	}
 	created := call(t, srv, http.MethodPost, path, map[string]any{"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
-		"metadata": map[string]any{"name": "web-1", "labels": map[string]any{"kubernetes.io/service-name": "web"}},
+		"metadata":    map[string]any{"name": "web-1", "labels": map[string]any{"kubernetes.io/service-name": "web"}},
 		"addressType": "IPv4", "endpoints": endpoints,
 		"ports": []any{map[string]any{"port": 80}, map[string]any{"name": "https", "port": 443, "protocol": "TCP"}, map[string]any{"name": "dns"}}}, http.StatusCreated)
 	if got := jsonOf(t, created["ports"]); got != `[{"name":"","port":80,"protocol":"TCP"},{"name":"https","port":443,"protocol":"TCP"},{"name":"dns","protocol":"TCP"}]` {

@@ -145,8 +145,14 @@ func TestEndpointSlice_DefaultsGenerationImmutableAddressTypeAndWarnings(t *test
 			}
 		})
 	}
-	fqdn := endpointSlice(t, func(e *discoveryv1.EndpointSlice) { e.AddressType = "FQDN"; e.Endpoints[0].Addresses = []string{"a.example.com"} })
-	v6 := endpointSlice(t, func(e *discoveryv1.EndpointSlice) { e.AddressType = "IPv6"; e.Endpoints[0].Addresses = []string{"::ffff:10.0.0.1"} })
+	fqdn := endpointSlice(t, func(e *discoveryv1.EndpointSlice) {
+		e.AddressType = "FQDN"
+		e.Endpoints[0].Addresses = []string{"a.example.com"}
+	})
+	v6 := endpointSlice(t, func(e *discoveryv1.EndpointSlice) {
+		e.AddressType = "IPv6"
+		e.Endpoints[0].Addresses = []string{"::ffff:10.0.0.1"}
+	})
 	for _, tt := range []struct {
 		obj  *discoveryv1.EndpointSlice
 		want []string

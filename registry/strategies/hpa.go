@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	autoscalingv2 "github.com/apikit-dev/apikit/builtin/autoscaling/v2"
-	"github.com/apikit-dev/apikit/quantity"
 	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/validation"
@@ -96,7 +95,9 @@ func validateHPASpec(spec *autoscalingv2.HorizontalPodAutoscalerSpec, p *validat
 	}
 	switch {
 	case spec.MaxReplicas == 0:
-		errs = append(errs, validation.Required(p.Child("maxReplicas"), "must be set and greater than 0"))
+		// kube's declarative validation (+k8s:required, beta and enforced in 1.37) stands
+		// for its handwritten "must be set and greater than 0", without a detail.
+		errs = append(errs, validation.Required(p.Child("maxReplicas"), ""))
 	case spec.MaxReplicas < 0:
 		errs = append(errs, validation.Invalid(p.Child("maxReplicas"), spec.MaxReplicas, "must be greater than or equal to 1"))
 	}
@@ -272,9 +273,9 @@ func validateMetricSpec(m *autoscalingv2.MetricSpec, p *validation.Path, opts cr
 			errs = append(errs, validation.Required(p.Child(src.name), "must populate information for the given metric source"))
 		}
 		expected = src.name
-	} else {
-		errs = append(errs, validation.NotSupported(p.Child("type"), string(m.Type), metricSourceTypes))
 	}
+	// kube's switch reports an unknown type a second time, a duplicate its declarative
+	// validation's merge drops: the check above stands for both.
 	if len(present) != 1 {
 		// kube ranges over a set here; its order is the map's, so apikit sorts.
 		var others []string
@@ -343,10 +344,10 @@ func validateMetricTarget(t *autoscalingv2.MetricTarget, p *validation.Path) val
 		errs = append(errs, validation.Invalid(p.Child("type"), string(t.Type), "must be either Utilization, Value, or AverageValue"))
 	}
 	if t.Value != nil && t.Value.Sign() != 1 {
-		errs = append(errs, validation.Invalid(p.Child("value"), bareQuantity(*t.Value), "must be positive"))
+		errs = append(errs, validation.Invalid(p.Child("value"), t.Value.String(), "must be positive"))
 	}
 	if t.AverageValue != nil && t.AverageValue.Sign() != 1 {
-		errs = append(errs, validation.Invalid(p.Child("averageValue"), bareQuantity(*t.AverageValue), "must be positive"))
+		errs = append(errs, validation.Invalid(p.Child("averageValue"), t.AverageValue.String(), "must be positive"))
 	}
 	if t.AverageUtilization != nil && *t.AverageUtilization < 1 {
 		errs = append(errs, validation.Invalid(p.Child("averageUtilization"), *t.AverageUtilization, "must be greater than 0"))
@@ -376,15 +377,3 @@ func validateHPAStatus(st *autoscalingv2.HorizontalPodAutoscalerStatus) validati
 	errs = append(errs, nonNegativeField(int64(st.CurrentReplicas), validation.NewPath("status", "currentReplicas"))...)
 	return append(errs, nonNegativeField(int64(st.DesiredReplicas), validation.NewPath("status", "desiredReplicas"))...)
 }
-
-// bareQuantity is a bad value that kube's field errors print bare (a *resource.Quantity
-// is a fmt.Stringer there: "Invalid value: -1: must be positive"), not as a JSON string.
-type bareQuantity quantity.Quantity
-
-var errBare = errors.New("printed with String")
-
-// MarshalJSON fails so that the validation package prints the value with String.
-func (q bareQuantity) MarshalJSON() ([]byte, error) { return nil, errBare }
-
-// String is the quantity's canonical form.
-func (q bareQuantity) String() string { return quantity.Quantity(q).String() }

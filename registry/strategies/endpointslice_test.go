@@ -69,9 +69,13 @@ func TestValidateEndpointSlice_KubesMessagesAndPaths(t *testing.T) {
 			e.Endpoints[0].Addresses = []string{"example.com.", "localhost"}
 		}, []string{`endpoints[0].addresses[1]: Invalid value: "localhost": should be a domain with at least two segments separated by dots`}},
 		{"an endpoint has an address", func(e *discoveryv1.EndpointSlice) { e.Endpoints[0].Addresses = nil },
-			[]string{"endpoints[0].addresses: Required value: must contain at least 1 address"}},
+			[]string{"endpoints[0].addresses: Required value"}},
 		{"at most 1000 endpoints", func(e *discoveryv1.EndpointSlice) { e.Endpoints = many(1001) },
 			[]string{"endpoints: Too many: 1001: must have at most 1000 items"}},
+		{"addresses are counted past 1000 endpoints, as kube's declarative validation counts them", func(e *discoveryv1.EndpointSlice) {
+			e.Endpoints = many(1001)
+			e.Endpoints[0].Addresses = nil
+		}, []string{"endpoints[0].addresses: Required value", "endpoints: Too many: 1001: must have at most 1000 items"}},
 		{"at most 100 addresses per endpoint", func(e *discoveryv1.EndpointSlice) {
 			e.Endpoints[0].Addresses = strings.Split(strings.Repeat("10.0.0.1,", 101)[:9*101-1], ",")
 		}, []string{"endpoints[0].addresses: Too many: 101: must have at most 100 items"}},
@@ -122,7 +126,7 @@ func TestEndpointSlice_DefaultsGenerationImmutableAddressTypeAndWarnings(t *test
 		{"a label bumps it", func(e *discoveryv1.EndpointSlice) { e.Labels["x"] = "y" }, 2, nil},
 		{"an endpoint bumps it", func(e *discoveryv1.EndpointSlice) { e.Endpoints[0].Addresses = []string{"10.0.0.2"} }, 2, nil},
 		{"addressType is immutable (an IPv4 address is also a valid FQDN)", func(e *discoveryv1.EndpointSlice) { e.AddressType = "FQDN" }, 2,
-			[]string{`addressType: Invalid value: "FQDN": field is immutable`}},
+			[]string{`addressType: Invalid value: null: field is immutable`}},
 		{"invalid endpoints an update keeps are not checked again", func(e *discoveryv1.EndpointSlice) { e.Labels["x"] = "y" }, 2, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

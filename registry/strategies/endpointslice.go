@@ -39,12 +39,7 @@ func Discovery() map[scheme.GroupResource]registry.Strategy {
 				return validateEndpointSlice(e, nil)
 			},
 			ValidateUpdate: func(_ context.Context, e, old *discoveryv1.EndpointSlice) validation.ErrorList {
-				errs := validateEndpointSlice(e, old)
-				if e.AddressType != old.AddressType {
-					// kube's declarative +k8s:immutable (beta, enforced in 1.37) reports no value.
-					errs = append(errs, validation.Immutable(validation.NewPath("addressType"), nil))
-				}
-				return errs
+				return validateEndpointSlice(e, old)
 			},
 			WarningsOnCreate: func(_ context.Context, e *discoveryv1.EndpointSlice) []string {
 				var w []string
@@ -87,37 +82,47 @@ func dropEndpointTopology(e *discoveryv1.EndpointSlice) {
 	}
 }
 
+// validateEndpointSlice is kube's ValidateEndpointSlice (and, with old, its update) as
+// kube-apiserver 1.37 reports it: addressType (required, immutable, one of three) and
+// each endpoint's address count are checked by its declarative validation (beta and
+// enforced), whose errors replace the handwritten ones and come after all of them.
+// Endpoint errors an update leaves as they were are not reported.
 func validateEndpointSlice(e, old *discoveryv1.EndpointSlice) validation.ErrorList {
 	errs := validation.ValidateObjectMeta(e, true, validation.NameIsDNSSubdomain, validation.NewPath("metadata"))
+	var declarative validation.ErrorList
+	at := validation.NewPath("addressType")
 	if e.AddressType == "" {
-		errs = append(errs, validation.Required(validation.NewPath("addressType"), ""))
-	} else if !slices.Contains(addressTypes, string(e.AddressType)) {
-		errs = append(errs, validation.NotSupported(validation.NewPath("addressType"), string(e.AddressType), addressTypes))
+		declarative = append(declarative, validation.Required(at, ""))
+	}
+	if old != nil && e.AddressType != old.AddressType {
+		declarative = append(declarative, validation.Immutable(at, nil))
+	}
+	if e.AddressType != "" && !slices.Contains(addressTypes, string(e.AddressType)) {
+		declarative = append(declarative, validation.NotSupported(at, string(e.AddressType), addressTypes))
 	}
 	errs = append(errs, validateEndpointPorts(e.Ports, validation.NewPath("ports"))...)
-	if epErrs := validateEndpoints(e.Endpoints, string(e.AddressType), validation.NewPath("endpoints")); len(epErrs) > 0 &&
-		(old == nil || !semanticEqual(old.Endpoints, e.Endpoints)) {
-		errs = append(errs, epErrs...)
+	if old == nil || !semanticEqual(old.Endpoints, e.Endpoints) {
+		hv, dv := validateEndpoints(e.Endpoints, string(e.AddressType), validation.NewPath("endpoints"))
+		errs = append(errs, hv...)
+		declarative = append(declarative, dv...)
 	}
-	return errs
+	return append(errs, declarative...)
 }
 
-func validateEndpoints(endpoints []discoveryv1.Endpoint, addressType string, p *validation.Path) validation.ErrorList {
-	var errs validation.ErrorList
-	// The addresses' count is checked by kube's declarative validation (+k8s:required
-	// and +k8s:maxItems=100, beta and enforced in 1.37), which reports it without the
-	// handwritten detail and on every endpoint, past the 1000 the handwritten check
-	// stops at.
+// validateEndpoints returns the handwritten errors of the endpoints and, apart, the
+// declarative ones (each endpoint's address count, on every endpoint, past the 1000 the
+// handwritten check stops at).
+func validateEndpoints(endpoints []discoveryv1.Endpoint, addressType string, p *validation.Path) (errs, declarative validation.ErrorList) {
 	for i := range endpoints {
 		ap := p.Index(i).Child("addresses")
 		if n := len(endpoints[i].Addresses); n == 0 {
-			errs = append(errs, validation.Required(ap, ""))
+			declarative = append(declarative, validation.Required(ap, ""))
 		} else if n > maxEndpointAddresses {
-			errs = append(errs, validation.TooMany(ap, n, maxEndpointAddresses))
+			declarative = append(declarative, validation.TooMany(ap, n, maxEndpointAddresses))
 		}
 	}
 	if len(endpoints) > maxSliceEndpoints {
-		return append(errs, validation.TooMany(p, len(endpoints), maxSliceEndpoints))
+		return validation.ErrorList{validation.TooMany(p, len(endpoints), maxSliceEndpoints)}, declarative
 	}
 	for i := range endpoints {
 		ep, ip := &endpoints[i], p.Index(i)
@@ -142,7 +147,7 @@ func validateEndpoints(endpoints []discoveryv1.Endpoint, addressType string, p *
 			errs = append(errs, validateEndpointHints(ep.Hints, ip.Child("hints"))...)
 		}
 	}
-	return errs
+	return errs, declarative
 }
 
 // validateEndpointAddress checks one address of the slice's type. kube reports the

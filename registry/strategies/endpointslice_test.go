@@ -75,7 +75,7 @@ func TestValidateEndpointSlice_KubesMessagesAndPaths(t *testing.T) {
 		{"addresses are counted past 1000 endpoints, as kube's declarative validation counts them", func(e *discoveryv1.EndpointSlice) {
 			e.Endpoints = many(1001)
 			e.Endpoints[0].Addresses = nil
-		}, []string{"endpoints[0].addresses: Required value", "endpoints: Too many: 1001: must have at most 1000 items"}},
+		}, []string{"endpoints: Too many: 1001: must have at most 1000 items", "endpoints[0].addresses: Required value"}},
 		{"at most 100 addresses per endpoint", func(e *discoveryv1.EndpointSlice) {
 			e.Endpoints[0].Addresses = strings.Split(strings.Repeat("10.0.0.1,", 101)[:9*101-1], ",")
 		}, []string{"endpoints[0].addresses: Too many: 101: must have at most 100 items"}},
@@ -127,6 +127,8 @@ func TestEndpointSlice_DefaultsGenerationImmutableAddressTypeAndWarnings(t *test
 		{"an endpoint bumps it", func(e *discoveryv1.EndpointSlice) { e.Endpoints[0].Addresses = []string{"10.0.0.2"} }, 2, nil},
 		{"addressType is immutable (an IPv4 address is also a valid FQDN)", func(e *discoveryv1.EndpointSlice) { e.AddressType = "FQDN" }, 2,
 			[]string{`addressType: Invalid value: null: field is immutable`}},
+		{"a removed addressType is required and immutable", func(e *discoveryv1.EndpointSlice) { e.AddressType = "" }, 2,
+			[]string{"addressType: Required value", "addressType: Invalid value: null: field is immutable"}},
 		{"invalid endpoints an update keeps are not checked again", func(e *discoveryv1.EndpointSlice) { e.Labels["x"] = "y" }, 2, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

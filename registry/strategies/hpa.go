@@ -88,18 +88,21 @@ func hpaValidationOptions(h, old *autoscalingv2.HorizontalPodAutoscaler) hpaOpti
 	return opts
 }
 
+// validateHPASpec is kube's validateHorizontalPodAutoscalerSpec as kube-apiserver 1.37
+// reports it: the replicas bounds are checked by its declarative validation (+k8s:required
+// and +k8s:minimum, beta and enforced), whose errors replace the handwritten ones
+// ("Required value" without "must be set and greater than 0") and come after every
+// handwritten error.
 func validateHPASpec(spec *autoscalingv2.HorizontalPodAutoscalerSpec, p *validation.Path, opts hpaOptions) validation.ErrorList {
-	var errs validation.ErrorList
+	var errs, declarative validation.ErrorList
 	if spec.MinReplicas != nil && *spec.MinReplicas < opts.minReplicasLowerBound {
-		errs = append(errs, validation.Invalid(p.Child("minReplicas"), *spec.MinReplicas, fmt.Sprintf("must be greater than or equal to %d", opts.minReplicasLowerBound)))
+		declarative = append(declarative, validation.Invalid(p.Child("minReplicas"), *spec.MinReplicas, fmt.Sprintf("must be greater than or equal to %d", opts.minReplicasLowerBound)))
 	}
 	switch {
 	case spec.MaxReplicas == 0:
-		// kube's declarative validation (+k8s:required, beta and enforced in 1.37) stands
-		// for its handwritten "must be set and greater than 0", without a detail.
-		errs = append(errs, validation.Required(p.Child("maxReplicas"), ""))
+		declarative = append(declarative, validation.Required(p.Child("maxReplicas"), ""))
 	case spec.MaxReplicas < 0:
-		errs = append(errs, validation.Invalid(p.Child("maxReplicas"), spec.MaxReplicas, "must be greater than or equal to 1"))
+		declarative = append(declarative, validation.Invalid(p.Child("maxReplicas"), spec.MaxReplicas, "must be greater than or equal to 1"))
 	}
 	if spec.MinReplicas != nil && spec.MaxReplicas < *spec.MinReplicas {
 		errs = append(errs, validation.Invalid(p.Child("maxReplicas"), spec.MaxReplicas, "must be greater than or equal to `minReplicas`"))
@@ -110,7 +113,7 @@ func validateHPASpec(spec *autoscalingv2.HorizontalPodAutoscalerSpec, p *validat
 		errs = append(errs, validateScalingRules(b.ScaleUp, p.Child("behavior", "scaleUp"))...)
 		errs = append(errs, validateScalingRules(b.ScaleDown, p.Child("behavior", "scaleDown"))...)
 	}
-	return errs
+	return append(errs, declarative...)
 }
 
 func validateCrossVersionRef(ref autoscalingv2.CrossVersionObjectReference, p *validation.Path, opts crossVersionRefOptions) validation.ErrorList {

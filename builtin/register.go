@@ -55,6 +55,12 @@ func AddToScheme(s *scheme.Scheme) error {
 	if err := AddRBACToScheme(s); err != nil {
 		return err
 	}
+	if err := AddAutoscalingToScheme(s); err != nil {
+		return err
+	}
+	if err := AddDiscoveryToScheme(s); err != nil {
+		return err
+	}
 	return AddAuthorizationToScheme(s)
 }
 

@@ -43,6 +43,9 @@ func AddToScheme(s *scheme.Scheme) error {
 		return err
 	}
 	registerAppsDefaults(s)
+	if err := AddReplicationControllersToScheme(s); err != nil {
+		return err
+	}
 	if err := registerProtobuf(s); err != nil {
 		return fmt.Errorf("builtin: %w", err)
 	}

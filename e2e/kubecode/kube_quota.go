@@ -1,0 +1,12 @@
+package kubecode
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
+)
+
+// The core/v1 kinds of quota and workload control: ReplicationController here, with
+// kube's registry strategies.
+func init() {
+	Kinds["ReplicationController"] = Kind{schema.GroupVersionKind{Version: "v1", Kind: "ReplicationController"}, "replicationcontrollers", replicationcontroller.Strategy, nil}
+}

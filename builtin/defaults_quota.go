@@ -29,3 +29,39 @@ func defaultReplicationController(rc *corev1.ReplicationController) {
 		rc.Spec.Replicas = int32Ptr(1)
 	}
 }
+
+// registerQuotaDefaults registers kube's defaults of a v1 LimitRange
+// (SetDefaults_LimitRangeItem); the quantities of both kinds are rounded up to milli
+// units by the ResourceList default that every kind shares.
+func registerQuotaDefaults(s *scheme.Scheme) {
+	conversion.RegisterDefaults(s, defaultLimitRangeItem)
+}
+
+// defaultLimitRangeItem is SetDefaults_LimitRangeItem: a Container item's default limit
+// is its max where unset, its default request the default limit, else the min.
+func defaultLimitRangeItem(item *corev1.LimitRangeItem) {
+	if item.Type != corev1.LimitTypeContainer {
+		return
+	}
+	if item.Default == nil {
+		item.Default = corev1.ResourceList{}
+	}
+	if item.DefaultRequest == nil {
+		item.DefaultRequest = corev1.ResourceList{}
+	}
+	for k, v := range item.Max {
+		if _, ok := item.Default[k]; !ok {
+			item.Default[k] = v
+		}
+	}
+	for k, v := range item.Default {
+		if _, ok := item.DefaultRequest[k]; !ok {
+			item.DefaultRequest[k] = v
+		}
+	}
+	for k, v := range item.Min {
+		if _, ok := item.DefaultRequest[k]; !ok {
+			item.DefaultRequest[k] = v
+		}
+	}
+}

@@ -46,6 +46,9 @@ func AddToScheme(s *scheme.Scheme) error {
 	if err := AddReplicationControllersToScheme(s); err != nil {
 		return err
 	}
+	if err := AddQuotaToScheme(s); err != nil {
+		return err
+	}
 	if err := registerProtobuf(s); err != nil {
 		return fmt.Errorf("builtin: %w", err)
 	}

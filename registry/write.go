@@ -46,12 +46,15 @@ func (o *op) prepareCreate(ctx context.Context, in scheme.Object) error {
 			return err
 		}
 	}
-	if f := o.hooks.PrepareForCreate; f != nil {
-		f(ctx, in)
-	}
 	a := o.admissionAttributes(ctx, "create", OperationCreate, in.GetName(), nil)
 	if err := o.mutate(ctx, a, in); err != nil {
 		return err
+	}
+	// After mutating admission, as kube's BeforeCreate runs the strategy: what the
+	// strategy derives (a pod's qosClass) sees what admission set (LimitRanger's
+	// defaults).
+	if f := o.hooks.PrepareForCreate; f != nil {
+		f(ctx, in)
 	}
 	// Again after admission, as kube's BeforeCreate does.
 	if err := o.ensureNamespace(in); err != nil {

@@ -123,7 +123,9 @@ func TestCreate_ServerFieldsHooksAndAdmissionInKubesOrder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []string{"prepare", "mutate CREATE " + out.GetName() + " by alice", "authorize", "validate", "admit CREATE " + out.GetName() + " by alice"}
+			// kube's create handler runs mutating admission before the Store's
+			// BeforeCreate, which runs the strategy's PrepareForCreate.
+			want := []string{"mutate CREATE " + out.GetName() + " by alice", "prepare", "authorize", "validate", "admit CREATE " + out.GetName() + " by alice"}
 			if !slices.Equal(log, want) {
 				t.Errorf("ran %q, want %q", log, want)
 			}

@@ -118,6 +118,12 @@ func TestLimitRanger_DefaultsAndBoundsAsKube(t *testing.T) {
 		at(got, "spec", "initContainers").([]any)[0].(obj)["resources"]); d != "" {
 		t.Errorf("defaulted init container resources (-want +got):\n%s", d)
 	}
+	// The strategy's qosClass sees the defaults: kube runs PrepareForCreate after
+	// mutating admission.
+	bare := call(t, srv, http.MethodPost, pods, pod("bare", nil), http.StatusCreated)
+	if got := at(bare, "status", "qosClass"); got != "Burstable" {
+		t.Errorf("qosClass = %v, want Burstable (from the defaulted requests)", got)
+	}
 	wantNote := "LimitRanger plugin set: cpu, memory request for container app; cpu, memory limit for container app; cpu request for init container init; cpu limit for init container init"
 	if got := at(got, "metadata", "annotations", "kubernetes.io/limit-ranger"); got != wantNote {
 		t.Errorf("annotation = %v, want %q", got, wantNote)

@@ -1,0 +1,180 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
+
+	"github.com/apikit-dev/apikit/apitest"
+	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/registry/admission"
+	"github.com/apikit-dev/apikit/registry/strategies"
+	apikitrest "github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/scheme"
+)
+
+// The side-by-side check of issue 26 for ReplicationControllers, ResourceQuotas and
+// LimitRanges: the same manifests created on kube-apiserver (as envtest starts it) and
+// on apikit with kube's default admission plugins (admission.Builtin()), read back
+// equal; invalid ones refused alike; a pod defaulted by a LimitRange stored alike and a
+// pod past its max refused with the same 403.
+
+// startQuotaSideBySide is startSideBySide with apikit running admission.Builtin(), as
+// the envtest drop-in and examples/testenv run it.
+func startQuotaSideBySide(t *testing.T) []*sideBySide {
+	t.Helper()
+	kcp := startKubeControlPlane(t, "--disable-admission-plugins=ServiceAccount")
+	s := scheme.New()
+	if err := builtin.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	p := admission.Builtin()
+	srv := apitest.NewServer(t, s, apitest.Options{REST: apikitrest.Options{Strategies: strategies.Builtin(),
+		MutatingAdmission: p.Mutating, ValidatingAdmission: p.Validating}, Controllers: true})
+	apikitCfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*sideBySide
+	for _, c := range []struct {
+		name string
+		cfg  *rest.Config
+	}{{"kube", kcp.Config}, {"apikit", apikitCfg}} {
+		cfg := rest.CopyConfig(c.cfg)
+		cfg.QPS, cfg.Burst, cfg.Timeout = -1, -1, 30*time.Second
+		dc, err := dynamic.NewForConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, &sideBySide{name: c.name, dc: dc, cfg: cfg, uids: map[string]string{}})
+	}
+	return out
+}
+
+// quotaDiffCase is one POST of a YAML manifest to a collection.
+type quotaDiffCase struct{ name, collection, manifest string }
+
+const rcTemplate = `
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.27
+        resources:
+          limits: {cpu: 500m, memory: 128Mi}`
+
+func quotaDiffCases() []quotaDiffCase {
+	const (
+		rcs    = "/api/v1/namespaces/default/replicationcontrollers"
+		quotas = "/api/v1/namespaces/default/resourcequotas"
+		lrs    = "/api/v1/namespaces/default/limitranges"
+		pods   = "/api/v1/namespaces/limited/pods"
+	)
+	rc := func(name, spec string) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: ReplicationController\nmetadata: {name: %s}\nspec:\n%s  template:%s\n", name, spec, rcTemplate)
+	}
+	pod := func(name, resources string) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata: {name: %s}\nspec:\n  containers:\n  - name: app\n    image: nginx:1.27\n%s", name, resources)
+	}
+	return []quotaDiffCase{
+		{"rc with kube's defaults (selector, labels, replicas)", rcs, rc("rc-min", "")},
+		{"rc with a selector and replicas", rcs, rc("rc-sel", "  replicas: 3\n  selector: {app: web}\n")},
+		{"rc whose selector does not match", rcs, rc("rc-mismatch", "  selector: {app: db}\n")},
+		{"rc with restartPolicy Never", rcs, "apiVersion: v1\nkind: ReplicationController\nmetadata: {name: rc-never}\nspec:\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      restartPolicy: Never\n      containers: [{name: app, image: nginx}]\n"},
+		{"rc without a template", rcs, "apiVersion: v1\nkind: ReplicationController\nmetadata: {name: rc-notemplate}\nspec:\n  selector: {app: web}\n"},
+		{"quota of compute and counts", quotas, "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute}\nspec:\n  hard: {requests.cpu: \"0.5\", limits.memory: 1Gi, pods: \"10\", count/deployments.apps: \"2\", requests.storage: 10Gi}\n"},
+		{"quota with scopes", quotas, "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: scoped}\nspec:\n  hard: {pods: \"3\"}\n  scopes: [NotTerminating, BestEffort]\n"},
+		{"quota with a priority class selector", quotas, "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: prio}\nspec:\n  hard: {pods: \"3\", cpu: \"2\"}\n  scopeSelector:\n    matchExpressions: [{scopeName: PriorityClass, operator: In, values: [high]}]\n"},
+		{"quota of an unknown resource", quotas, "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: bad-name}\nspec:\n  hard: {gpus: \"1\", pods: 1500m}\n"},
+		{"quota with conflicting scopes", quotas, "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: conflict}\nspec:\n  hard: {cpu: \"1\"}\n  scopes: [BestEffort, NotBestEffort]\n"},
+		{"limit range of every type", lrs, "apiVersion: v1\nkind: LimitRange\nmetadata: {name: all}\nspec:\n  limits:\n  - {type: Container, max: {cpu: \"2\"}, min: {memory: 32Mi}, maxLimitRequestRatio: {cpu: \"4\"}}\n  - {type: Pod, max: {memory: 2Gi}}\n  - {type: PersistentVolumeClaim, min: {storage: 1Gi}}\n"},
+		{"limit range with min above max", lrs, "apiVersion: v1\nkind: LimitRange\nmetadata: {name: minmax}\nspec:\n  limits:\n  - {type: Container, max: {cpu: \"1\"}, min: {cpu: \"2\"}, default: {cpu: 3}}\n"},
+		{"limit range with defaults on a pod item", lrs, "apiVersion: v1\nkind: LimitRange\nmetadata: {name: poddefault}\nspec:\n  limits:\n  - {type: Pod, default: {cpu: \"1\"}}\n"},
+		{"namespace for the limited pods", "/api/v1/namespaces", "apiVersion: v1\nkind: Namespace\nmetadata: {name: limited}\n"},
+		{"limit range of the limited namespace", "/api/v1/namespaces/limited/limitranges", "apiVersion: v1\nkind: LimitRange\nmetadata: {name: limits}\nspec:\n  limits:\n  - {type: Container, max: {cpu: \"1\", memory: 1Gi}, min: {cpu: 50m}, default: {cpu: 500m, memory: 256Mi}, defaultRequest: {cpu: 100m}, maxLimitRequestRatio: {cpu: \"10\"}}\n  - {type: Pod, max: {memory: 1536Mi}}\n"},
+		{"pod defaulted by the limit range", pods, pod("defaulted", "")},
+		{"pod with its own requests", pods, pod("own", "    resources: {requests: {cpu: 200m}, limits: {memory: 512Mi}}\n")},
+		{"pod past the container max", pods, pod("too-big", "    resources: {limits: {cpu: \"2\"}}\n")},
+		{"pod under the container min", pods, pod("too-small", "    resources: {requests: {cpu: 10m}, limits: {cpu: 20m}}\n")},
+		{"pod past the ratio and the min", pods, pod("ratio", "    resources: {requests: {cpu: 10m}, limits: {cpu: \"1\"}}\n")},
+	}
+}
+
+// TestSideBySide_QuotaManifestsAsKubeAPIServer creates the manifests of quotaDiffCases
+// on kube-apiserver and on apikit and compares the answers and the stored objects.
+func TestSideBySide_QuotaManifestsAsKubeAPIServer(t *testing.T) {
+	servers := startQuotaSideBySide(t)
+	cases := quotaDiffCases()
+	answers := make([][]appsDiffAnswer, len(servers))
+	for i, sv := range servers {
+		hc, err := rest.HTTPClientFor(sv.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cases {
+			body, err := yaml.YAMLToJSON([]byte(c.manifest))
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			code, m := sv.do(t, hc, "POST", c.collection, "application/json", string(body))
+			ans := appsDiffAnswer{Code: code}
+			if m["kind"] == "Status" {
+				ans.Reason, _ = m["reason"].(string)
+				ans.Message, _ = m["message"].(string)
+				causes, _ := get(m, "details", "causes").([]any)
+				for _, cause := range causes {
+					cm, _ := cause.(map[string]any)
+					ans.Causes = append(ans.Causes, fmt.Sprintf("%v %v: %v", cm["reason"], cm["field"], cm["message"]))
+				}
+				slices.Sort(ans.Causes)
+			} else {
+				ans.Stored = normalizeStored(m)
+				if sv.name == "kube" {
+					withoutPriorityAdmission(ans.Stored)
+				}
+				if c.collection == "/api/v1/namespaces" {
+					ans.Stored = nil // a namespace carries its server's finalizers and labels alike, but is not under test
+				}
+			}
+			answers[i] = append(answers[i], ans)
+		}
+	}
+	equal := 0
+	for j, c := range cases {
+		if d := cmp.Diff(answers[0][j], answers[1][j]); d != "" {
+			t.Errorf("%s (-kube +apikit):\n%s", c.name, d)
+			continue
+		}
+		equal++
+	}
+	raw, _ := json.Marshal(answers[1][len(cases)-3])
+	t.Logf("apikit's refusal of the pod past the container max: %s", raw)
+	t.Logf("%d of %d core/v1 quota, limit range and RC writes answered and stored as kube-apiserver does", equal, len(cases))
+	if answers[0][len(cases)-3].Code != http.StatusForbidden {
+		t.Errorf("kube-apiserver answered the pod past the max with %d, not 403: the LimitRanger of the reference is not on", answers[0][len(cases)-3].Code)
+	}
+}
+
+// withoutPriorityAdmission takes out of kube's stored pod what its Priority admission
+// plugin sets on a pod without a priorityClassName (spec.priority 0 and preemptionPolicy
+// PreemptLowerPriority): that plugin is not part of this branch's admission.Builtin().
+func withoutPriorityAdmission(m map[string]any) {
+	spec, _ := m["spec"].(map[string]any)
+	if m["kind"] != "Pod" || spec == nil || spec["priorityClassName"] != nil {
+		return
+	}
+	if spec["priority"] == float64(0) && spec["preemptionPolicy"] == "PreemptLowerPriority" {
+		delete(spec, "priority")
+		delete(spec, "preemptionPolicy")
+	}
+}

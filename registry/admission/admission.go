@@ -22,6 +22,6 @@ type Plugins struct {
 func Builtin() Plugins {
 	return Plugins{
 		Mutating:   []registry.MutatingAdmission{LimitRanger{}},
-		Validating: []registry.ValidatingAdmission{LimitRanger{}},
+		Validating: []registry.ValidatingAdmission{LimitRanger{}, ResourceQuota{}},
 	}
 }

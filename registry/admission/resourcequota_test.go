@@ -5,7 +5,6 @@ import (
 	"testing"
 )
 
-
 // TestResourceQuota_ChargesAndRefusesAsKube holds kube's ResourceQuota admission: a
 // quota without status constrains nothing; once its status is set, each create is
 // charged to status.used, a dry run is not, a create past status.hard is refused with
@@ -14,7 +13,9 @@ import (
 func TestResourceQuota_ChargesAndRefusesAsKube(t *testing.T) {
 	srv := newServer(t)
 	const ns = "/api/v1/namespaces/ns"
-	cm := func(name string) obj { return obj{"apiVersion": "v1", "kind": "ConfigMap", "metadata": obj{"name": name}} }
+	cm := func(name string) obj {
+		return obj{"apiVersion": "v1", "kind": "ConfigMap", "metadata": obj{"name": name}}
+	}
 	q := call(t, srv, http.MethodPost, ns+"/resourcequotas", obj{"apiVersion": "v1", "kind": "ResourceQuota", "metadata": obj{"name": "q"},
 		"spec": obj{"hard": obj{"configmaps": "2", "pods": "1", "requests.cpu": "1"}}}, http.StatusCreated)
 	// No status yet: nothing is constrained, nothing charged.

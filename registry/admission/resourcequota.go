@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
 	"github.com/apikit-dev/apikit/quantity"
@@ -24,8 +26,10 @@ import (
 // uses and whose scopes match it; past a hard limit it answers kube's 403 "exceeded
 // quota"; a quota whose status.used lacks such a resource is "status unknown". The new
 // usage is written to each charged quota's status with the quota's resourceVersion as a
-// precondition (registry.UpdateStatus), re-read and re-checked on a conflict, three
-// times at most, as kube's evaluator retries. A dry run charges nothing.
+// precondition (registry.UpdateStatus), re-read and re-checked on a conflict (a writer
+// outside this process, or a user), three times at most, as kube's evaluator retries;
+// within the process the checks of one namespace run one at a time, as kube's do. A dry
+// run charges nothing.
 //
 // A quota whose status.hard is empty (none has filled it: the reference control plane
 // runs no resourcequota controller, and neither does apikit) constrains nothing, as in
@@ -44,6 +48,11 @@ func (ResourceQuota) Validate(ctx context.Context, a registry.AdmissionAttribute
 	if ev == nil || a.Namespace == "" || !ev.handles(a, obj) {
 		return nil
 	}
+	// kube's evaluator checks one namespace's writes at a time (a work queue keyed by
+	// namespace): so here, by a lock of the namespace's stripe.
+	mu := &namespaceLocks[fnv32(a.Namespace)%uint32(len(namespaceLocks))]
+	mu.Lock()
+	defer mu.Unlock()
 	quotas, err := listQuotas(ctx, a.Namespace, nil)
 	if err != nil || len(quotas) == 0 {
 		return err
@@ -74,6 +83,16 @@ func (ResourceQuota) Validate(ctx context.Context, a registry.AdmissionAttribute
 			return lastErr
 		}
 	}
+}
+
+// namespaceLocks serialize the quota checks of a namespace within the process; a
+// fixed number of stripes keeps their memory bounded whatever the namespaces.
+var namespaceLocks [64]sync.Mutex
+
+func fnv32(s string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return h.Sum32()
 }
 
 // quotaRefusal is a refusal kube words itself (admission.NewForbidden of its text).

@@ -1,7 +1,11 @@
 package admission_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 )
 
@@ -64,5 +68,52 @@ func TestResourceQuota_ChargesAndRefusesAsKube(t *testing.T) {
 	st := call(t, srv, http.MethodPost, ns+"/secrets", obj{"apiVersion": "v1", "kind": "Secret", "metadata": obj{"name": "s"}}, http.StatusForbidden)
 	if want := `secrets "s" is forbidden: status unknown for quota: unknown, resources: secrets`; st["message"] != want {
 		t.Errorf("refused with %q, want %q", st["message"], want)
+	}
+}
+
+// TestResourceQuota_ConcurrentCreatesAreEachChargedOnce holds that creates racing on
+// one quota each charge it once and all succeed: status.used equals the objects
+// created (the status write is conflict-checked, so none is lost to a blind write), and
+// no create fails with a 409 (the namespace's checks run one at a time, and a conflict
+// is re-read and retried). Without both the lock and the retry, creates fail with 409.
+func TestResourceQuota_ConcurrentCreatesAreEachChargedOnce(t *testing.T) {
+	srv := newServer(t)
+	const ns = "/api/v1/namespaces/ns"
+	q := call(t, srv, http.MethodPost, ns+"/resourcequotas", obj{"apiVersion": "v1", "kind": "ResourceQuota", "metadata": obj{"name": "q"},
+		"spec": obj{"hard": obj{"configmaps": "1000"}}}, http.StatusCreated)
+	q["status"] = obj{"hard": obj{"configmaps": "1000"}, "used": obj{"configmaps": "0"}}
+	call(t, srv, http.MethodPut, ns+"/resourcequotas/q/status", q, http.StatusOK)
+	const workers, each = 4, 6
+	var wg sync.WaitGroup
+	codes := make(chan int, workers*each)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				b, _ := json.Marshal(obj{"apiVersion": "v1", "kind": "ConfigMap", "metadata": obj{"name": fmt.Sprintf("cm-%d-%d", w, i)}})
+				resp, err := srv.Client().Post(srv.URL+ns+"/configmaps", "application/json", bytes.NewReader(b))
+				if err != nil {
+					codes <- 0
+					continue
+				}
+				resp.Body.Close()
+				codes <- resp.StatusCode
+			}
+		}()
+	}
+	wg.Wait()
+	close(codes)
+	created := 0
+	for c := range codes {
+		if c == http.StatusCreated {
+			created++
+		} else {
+			t.Errorf("a create answered %d", c)
+		}
+	}
+	used := at(call(t, srv, http.MethodGet, ns+"/resourcequotas/q", nil, http.StatusOK), "status", "used", "configmaps")
+	if used != fmt.Sprint(created) || created != workers*each {
+		t.Errorf("created %d of %d, status.used configmaps %v", created, workers*each, used)
 	}
 }

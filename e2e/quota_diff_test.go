@@ -159,9 +159,6 @@ func TestSideBySide_QuotaManifestsAsKubeAPIServer(t *testing.T) {
 				slices.Sort(ans.Causes)
 			} else {
 				ans.Stored = normalizeStored(m)
-				if sv.name == "kube" {
-					withoutPriorityAdmission(ans.Stored)
-				}
 				if c.collection == "/api/v1/namespaces" {
 					ans.Stored = nil // a namespace carries its server's finalizers and labels alike, but is not under test
 				}
@@ -182,19 +179,5 @@ func TestSideBySide_QuotaManifestsAsKubeAPIServer(t *testing.T) {
 	t.Logf("%d of %d core/v1 quota, limit range and RC writes answered and stored as kube-apiserver does", equal, len(cases))
 	if answers[0][len(cases)-2].Code != http.StatusForbidden {
 		t.Errorf("kube-apiserver answered the pod past the quota with %d, not 403: its ResourceQuota admission is not on", answers[0][len(cases)-2].Code)
-	}
-}
-
-// withoutPriorityAdmission takes out of kube's stored pod what its Priority admission
-// plugin sets on a pod without a priorityClassName (spec.priority 0 and preemptionPolicy
-// PreemptLowerPriority): that plugin is not part of this branch's admission.Builtin().
-func withoutPriorityAdmission(m map[string]any) {
-	spec, _ := m["spec"].(map[string]any)
-	if m["kind"] != "Pod" || spec == nil || spec["priorityClassName"] != nil {
-		return
-	}
-	if spec["priority"] == float64(0) && spec["preemptionPolicy"] == "PreemptLowerPriority" {
-		delete(spec, "priority")
-		delete(spec, "preemptionPolicy")
 	}
 }

@@ -21,7 +21,9 @@ type Plugins struct {
 // kube's order; a plugin whose kinds a server does not serve lets every request pass.
 func Builtin() Plugins {
 	return Plugins{
-		Mutating:   []registry.MutatingAdmission{LimitRanger{}},
-		Validating: []registry.ValidatingAdmission{LimitRanger{}, ResourceQuota{}},
+		// kube's order (AllOrderedPlugins): ..., LimitRanger, ..., PodSecurity, Priority,
+		// ..., ResourceQuota last.
+		Mutating:   []registry.MutatingAdmission{LimitRanger{}, Priority{}},
+		Validating: []registry.ValidatingAdmission{LimitRanger{}, PodSecurity{}, Priority{}, ResourceQuota{}},
 	}
 }

@@ -49,6 +49,12 @@ func AddToScheme(s *scheme.Scheme) error {
 	if err := AddNetworkingToScheme(s); err != nil {
 		return err
 	}
+	if err := AddReplicationControllersToScheme(s); err != nil {
+		return err
+	}
+	if err := AddQuotaToScheme(s); err != nil {
+		return err
+	}
 	if err := registerProtobuf(s); err != nil {
 		return fmt.Errorf("builtin: %w", err)
 	}

@@ -25,8 +25,8 @@ func Builtin() Plugins {
 		// LimitRanger, TaintNodesByCondition, PodSecurity, Priority,
 		// DefaultTolerationSeconds (the Pod strategy's), DefaultStorageClass,
 		// StorageObjectInUseProtection, PersistentVolumeClaimResize,
-		// DefaultIngressClass, ..., ResourceQuota.
-		Mutating:   []registry.MutatingAdmission{Priority{}, DefaultIngressClass{}},
-		Validating: []registry.ValidatingAdmission{PodSecurity{}, Priority{}},
+		// DefaultIngressClass, ..., ResourceQuota last.
+		Mutating:   []registry.MutatingAdmission{LimitRanger{}, Priority{}, DefaultIngressClass{}},
+		Validating: []registry.ValidatingAdmission{LimitRanger{}, PodSecurity{}, Priority{}, ResourceQuota{}},
 	}
 }

@@ -37,7 +37,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	cronjobv1 "tutorial.kubebuilder.io/project/api/v1"
+	cronjobv1 "github.com/apikit-dev/apikit/e2e/scaffolds/cronjob-tutorial/api/v1"
 )
 
 // +kubebuilder:docs-gen:collapse=Imports

@@ -182,11 +182,11 @@ func validatePVCSpec(spec *corev1.PersistentVolumeClaimSpec, p *validation.Path,
 	}
 	if ref := spec.DataSourceRef; ref != nil && ref.Namespace != nil && *ref.Namespace != "" {
 		if spec.DataSource != nil {
-			errs = append(errs, validation.Invalid(p, p.Child("dataSource").String(), "may not be specified when dataSourceRef.namespace is specified"))
+			errs = append(errs, validation.Invalid(p, pathValue, "may not be specified when dataSourceRef.namespace is specified"))
 		}
 	} else if ds := spec.DataSource; ds != nil && ref != nil {
 		if !semanticEqual(ds.APIGroup, ref.APIGroup) || ds.Kind != ref.Kind || ds.Name != ref.Name {
-			errs = append(errs, validation.Invalid(p, p.Child("dataSource").String(), "must match dataSourceRef"))
+			errs = append(errs, validation.Invalid(p, pathValue, "must match dataSourceRef"))
 		}
 	}
 	errs = append(errs, validateClassName(spec.VolumeAttributesClassName, p.Child("volumeAttributesClassName"))...)
@@ -215,6 +215,10 @@ func validateDataSource(name, kind string, apiGroup *string, p *validation.Path,
 	}
 	return errs
 }
+
+// pathValue is the bad value kube's dataSource errors carry, a *field.Path, which
+// its error rendering marshals to JSON as {} (its fields are unexported).
+var pathValue = struct{}{}
 
 // pvcSpecImmutableMsg is kube's refusal of a claim's spec change, before the diff.
 const pvcSpecImmutableMsg = "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims"
@@ -380,5 +384,6 @@ func claimSpecWarnings(p *validation.Path, spec *corev1.PersistentVolumeClaimSpe
 func StorageAndNodes() map[scheme.GroupResource]registry.Strategy {
 	return map[scheme.GroupResource]registry.Strategy{
 		corev1.PersistentVolumeClaims: pvcStrategy(),
+		corev1.PersistentVolumes:      pvStrategy(),
 	}
 }

@@ -217,9 +217,10 @@ func sloppyCIDR(value string) bool {
 // dualStackCIDRs is k8s.io/utils' IsDualStackCIDRStrings: both families present.
 func dualStackCIDRs(cidrs []string) (bool, error) {
 	v4, v6 := false, false
-	for _, c := range cidrs {
+	for i, c := range cidrs {
 		if !sloppyCIDR(c) {
-			return false, fmt.Errorf("invalid CIDR address: %s", c)
+			// k8s.io/utils' ParseCIDRs, with its nil *net.IPNet.
+			return false, fmt.Errorf("invalid CIDR[%d]: <nil> (invalid CIDR address: %s)", i, c)
 		}
 		addr, _, _ := strings.Cut(c, "/")
 		if strings.Contains(addr, ":") {

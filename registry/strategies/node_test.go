@@ -59,7 +59,7 @@ func TestNode_CreateKeepsStatusAndRefusesAsKube(t *testing.T) {
 		{"bad pod CIDRs", map[string]any{"podCIDRs": []any{"10.0.0.1/24", "10.1.0.0/16", "nope"}}, nil, []string{
 			`spec.podCIDRs[0]: Invalid value: "10.0.0.1/24": must not have bits set beyond the prefix length`,
 			`spec.podCIDRs[2]: Invalid value: "nope": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)`,
-			"spec.podCIDRs: Internal error: invalid PodCIDRs. failed to check with dual stack with error:invalid CIDR address: nope",
+			"spec.podCIDRs: Internal error: invalid PodCIDRs. failed to check with dual stack with error:invalid CIDR[2]: <nil> (invalid CIDR address: nope)",
 			`spec.podCIDRs: Invalid value: ["10.0.0.1/24","10.1.0.0/16","nope"]: may specify no more than one CIDR for each IP family`,
 		}},
 		{"negative capacity and fractional pods", nil, map[string]any{"capacity": map[string]any{"memory": "-1", "pods": "1500m"}}, []string{

@@ -62,6 +62,21 @@ func defaultPersistentVolume(pv *corev1.PersistentVolume) {
 // the ResourceList defaults, as kube's SetObjectDefaults_Node does.
 func registerNodeDefaults(s *scheme.Scheme) {
 	conversion.RegisterDefaults(s, defaultNodeStatus)
+	conversion.RegisterDefaults(s, normalizePodCIDRs)
+}
+
+// normalizePodCIDRs is kube's v1 NodeSpec conversion through its internal type, which
+// has only podCIDRs, done where kube does it, as the request is decoded (so that the
+// managed fields see its result): a podCIDR that podCIDRs does not start with wins
+// alone, and podCIDR reads back as the first of podCIDRs.
+func normalizePodCIDRs(spec *corev1.NodeSpec) {
+	if spec.PodCIDR != "" && (len(spec.PodCIDRs) == 0 || spec.PodCIDRs[0] != spec.PodCIDR) {
+		spec.PodCIDRs = []string{spec.PodCIDR}
+	}
+	spec.PodCIDR = ""
+	if len(spec.PodCIDRs) > 0 {
+		spec.PodCIDR = spec.PodCIDRs[0]
+	}
 }
 
 func defaultNodeStatus(st *corev1.NodeStatus) {

@@ -16,8 +16,9 @@ import (
 // nodeStrategy is kube-apiserver v1.37.2's Node strategy (pkg/registry/core/node): a
 // create keeps the status a kubelet registers with (but no config source or config
 // status, removed features), an update keeps the stored status, a /status write
-// keeps the spec; v1's podCIDR and podCIDRs are reconciled as kube's conversion does;
-// kube's ValidateNode and ValidateNodeUpdate, and its warnings.
+// keeps the spec (v1's podCIDR and podCIDRs are reconciled by the Node's defaults, as
+// kube's conversion does on decode); kube's ValidateNode and ValidateNodeUpdate, and
+// its warnings.
 func nodeStrategy() registry.StrategyFor[*corev1.Node] {
 	return withoutGeneration(registry.StrategyFor[*corev1.Node]{
 		PrepareForCreate: func(_ context.Context, n *corev1.Node) {
@@ -25,7 +26,6 @@ func nodeStrategy() registry.StrategyFor[*corev1.Node] {
 			n.Status.Config = nil
 			// InPlacePodVerticalScalingSchedulerPreemption is alpha (off).
 			n.Spec.PodPreemptionPolicy = nil
-			normalizePodCIDRs(&n.Spec)
 		},
 		PrepareForUpdate: func(_ context.Context, n, old *corev1.Node) {
 			n.Status = old.Status
@@ -35,7 +35,6 @@ func nodeStrategy() registry.StrategyFor[*corev1.Node] {
 			if old.Spec.PodPreemptionPolicy == nil {
 				n.Spec.PodPreemptionPolicy = nil
 			}
-			normalizePodCIDRs(&n.Spec)
 		},
 		Validate: func(_ context.Context, n *corev1.Node) validation.ErrorList { return validateNode(n) },
 		ValidateUpdate: func(_ context.Context, n, old *corev1.Node) validation.ErrorList {
@@ -54,19 +53,6 @@ func nodeStrategy() registry.StrategyFor[*corev1.Node] {
 		},
 		KeepStatusOnCreate: true,
 	})
-}
-
-// normalizePodCIDRs is kube's v1 NodeSpec conversion through its internal type, which
-// has only podCIDRs: a podCIDR that podCIDRs does not start with wins alone, and
-// podCIDR reads back as the first of podCIDRs.
-func normalizePodCIDRs(spec *corev1.NodeSpec) {
-	if spec.PodCIDR != "" && (len(spec.PodCIDRs) == 0 || spec.PodCIDRs[0] != spec.PodCIDR) {
-		spec.PodCIDRs = []string{spec.PodCIDR}
-	}
-	spec.PodCIDR = ""
-	if len(spec.PodCIDRs) > 0 {
-		spec.PodCIDR = spec.PodCIDRs[0]
-	}
 }
 
 var nodeDeclaredFeature = regexp.MustCompile(`^[A-Z][a-zA-Z0-9]*(\/[a-zA-Z][a-zA-Z0-9]*)*$`)

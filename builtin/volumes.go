@@ -46,7 +46,7 @@ var volumeResources = []scheme.Resource{
 					return accessModesString(c.Status.AccessModes)
 				})},
 			{Name: "StorageClass", Type: "string", Description: "StorageClass of the pvc",
-				Cell: cellOf(func(c *corev1.PersistentVolumeClaim) any { return ClaimClass(c) })},
+				Cell: cellOf(func(c *corev1.PersistentVolumeClaim) any { return claimClass(c) })},
 			{Name: "VolumeAttributesClass", Type: "string", Description: "VolumeAttributesClass of the pvc",
 				Cell: cellOf(func(c *corev1.PersistentVolumeClaim) any { return orUnset(c.Spec.VolumeAttributesClassName) })},
 			ageColumn,
@@ -95,9 +95,9 @@ var volumeResources = []scheme.Resource{
 		}},
 }
 
-// ClaimClass is the storage class a claim asks for as kube's helpers read it: the beta
+// claimClass is the storage class a claim asks for as kube's helpers read it: the beta
 // annotation first, then spec.storageClassName, "" for none.
-func ClaimClass(c *corev1.PersistentVolumeClaim) string {
+func claimClass(c *corev1.PersistentVolumeClaim) string {
 	if class, ok := c.Annotations[betaStorageClassAnnotation]; ok {
 		return class
 	}

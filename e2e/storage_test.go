@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	"k8s.io/utils/ptr"
@@ -195,7 +196,8 @@ func TestStorage_InformersSync(t *testing.T) {
 }
 
 // TestStorage_ControllerRuntimeClient writes a claim and its status through
-// controller-runtime's client over protobuf and sees kube's refusal of a spec change.
+// controller-runtime's client over protobuf, patches a claim and a node, and sees
+// kube's refusal of a spec change.
 func TestStorage_ControllerRuntimeClient(t *testing.T) {
 	srv := newStorageServer(t)
 	_, cfg := contentTypeClientset(t, srv, "application/vnd.kubernetes.protobuf")
@@ -214,6 +216,25 @@ func TestStorage_ControllerRuntimeClient(t *testing.T) {
 	pvc.Status.Phase = corev1.ClaimLost
 	if err := c.Status().Update(ctx, pvc); err != nil || pvc.Status.Phase != corev1.ClaimLost {
 		t.Fatalf("status update: %v %v", err, pvc.Status.Phase)
+	}
+	// A merge patch of the labels; a strategic merge patch of a node's taints replaces
+	// the list, which k8s.io/api marks atomic (no patch merge key).
+	patched := pvc.DeepCopy()
+	patched.Labels = map[string]string{"tier": "db"}
+	if err := c.Patch(ctx, patched, ctrlclient.MergeFrom(pvc)); err != nil || patched.Labels["tier"] != "db" || patched.Status.Phase != corev1.ClaimLost {
+		t.Fatalf("merge patch: %v %v %v", err, patched.Labels, patched.Status.Phase)
+	}
+	pvc = patched
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "cr-node"}}
+	if err := c.Create(ctx, node); err != nil {
+		t.Fatal(err)
+	}
+	smp := []byte(`{"spec":{"taints":[{"key":"dedicated","value":"db","effect":"NoExecute"}]}}`)
+	if err := c.Patch(ctx, node, ctrlclient.RawPatch(types.StrategicMergePatchType, smp)); err != nil {
+		t.Fatal(err)
+	}
+	if len(node.Spec.Taints) != 1 || node.Spec.Taints[0].Key != "dedicated" {
+		t.Errorf("taints after a strategic merge patch: %v, want the patch's list alone", node.Spec.Taints)
 	}
 	pvc.Spec.StorageClassName = ptr.To("slow")
 	err = c.Update(ctx, pvc)

@@ -20,7 +20,7 @@ import (
 // storageServer serves the built-in kinds with kube's strategies and Builtin's plugins;
 // withClasses adds a schema-less storage.k8s.io/v1 storageclasses resource, standing in
 // for the one issue 28 serves, so that the plugins that read classes find some.
-func storageServer(t *testing.T, withClasses bool) *apitest.Server {
+func storageServer(t testing.TB, withClasses bool) *apitest.Server {
 	t.Helper()
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
@@ -42,7 +42,7 @@ func storageServer(t *testing.T, withClasses bool) *apitest.Server {
 	return srv
 }
 
-func call(t *testing.T, srv *apitest.Server, method, path string, body any, want int) map[string]any {
+func call(t testing.TB, srv *apitest.Server, method, path string, body any, want int) map[string]any {
 	t.Helper()
 	var in io.Reader
 	if body != nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/apikit-dev/apikit/authz"
 	"github.com/apikit-dev/apikit/builtin"
-	"github.com/apikit-dev/apikit/registry/admission"
 	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
@@ -38,9 +37,8 @@ func newApikit(tb testing.TB) *apikitServer {
 		tb.Fatal(err)
 	}
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	plugins := admission.Builtin()
 	h, err := rest.New(rest.Options{Scheme: s, Storage: memory.New(memory.Options{}), Strategies: strategies.Builtin(),
-		MutatingAdmission: plugins.Mutating, ValidatingAdmission: plugins.Validating, AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Clock: func() time.Time { return at }})
+		AllowAnonymous: true, Authorizer: authz.AlwaysAllow{}, Clock: func() time.Time { return at }})
 	if err != nil {
 		tb.Fatal(err)
 	}

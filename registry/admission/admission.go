@@ -21,7 +21,10 @@ type Plugins struct {
 // kube's order; a plugin whose kinds a server does not serve lets every request pass.
 func Builtin() Plugins {
 	return Plugins{
-		Mutating:   []registry.MutatingAdmission{TaintNodesByCondition{}, DefaultStorageClass{}, StorageObjectInUseProtection{}},
-		Validating: []registry.ValidatingAdmission{PersistentVolumeClaimResize{}},
+		// kube's order (AllOrderedPlugins): ..., TaintNodesByCondition, ..., PodSecurity,
+		// Priority, ..., DefaultStorageClass, StorageObjectInUseProtection, ...,
+		// PersistentVolumeClaimResize, ...
+		Mutating:   []registry.MutatingAdmission{TaintNodesByCondition{}, Priority{}, DefaultStorageClass{}, StorageObjectInUseProtection{}},
+		Validating: []registry.ValidatingAdmission{PodSecurity{}, Priority{}, PersistentVolumeClaimResize{}},
 	}
 }

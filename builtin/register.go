@@ -42,6 +42,9 @@ func AddToScheme(s *scheme.Scheme) error {
 	if err := AddAppsToScheme(s); err != nil {
 		return err
 	}
+	if err := AddStorageAndNodesToScheme(s); err != nil {
+		return err
+	}
 	registerAppsDefaults(s)
 	if err := AddBatchToScheme(s); err != nil {
 		return err

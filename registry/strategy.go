@@ -81,6 +81,10 @@ type StrategyFor[T scheme.Object] struct {
 	// write to /status keeps all of the stored object but its status and runs the hooks
 	// above.
 	Status *StrategyFor[T]
+	// KeepStatusOnCreate keeps the status a create carries, as kube's Node strategy
+	// does for the status a kubelet registers with; without it a kind with a status
+	// subresource starts with none.
+	KeepStatusOnCreate bool
 }
 
 // typedStrategy is what every StrategyFor is, whatever its T.
@@ -94,7 +98,7 @@ func (s StrategyFor[T]) objectType() reflect.Type { return reflect.TypeFor[T]() 
 // hooks wraps each hook in a function on scheme.Object; New has checked that the
 // objects are of type T, so the assertions cannot fail.
 func (s StrategyFor[T]) hooks() hooks {
-	var h hooks
+	h := hooks{keepStatusOnCreate: s.KeepStatusOnCreate}
 	if f := s.PrepareForCreate; f != nil {
 		h.PrepareForCreate = func(ctx context.Context, obj scheme.Object) { f(ctx, obj.(T)) }
 	}
@@ -144,6 +148,8 @@ type hooks struct {
 	RespondToCreate func(ctx context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error)
 	// status are the hooks of writes to /status (StrategyFor.Status); nil means these.
 	status *hooks
+	// keepStatusOnCreate is StrategyFor.KeepStatusOnCreate.
+	keepStatusOnCreate bool
 }
 
 // forUpdate returns the hooks an update of the subresource runs: those of the status

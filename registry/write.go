@@ -56,7 +56,7 @@ func (o *op) prepareCreate(ctx context.Context, in scheme.Object) error {
 	in.SetGeneration(1)
 	in.SetDeletionTimestamp(nil)
 	in.SetDeletionGracePeriodSeconds(nil)
-	if o.res.StatusSubresource {
+	if o.res.StatusSubresource && !o.hooks.keepStatusOnCreate {
 		copyStatus(in, nil)
 	}
 	if o.isNamespaces() {

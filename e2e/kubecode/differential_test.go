@@ -308,6 +308,9 @@ func differential(t *testing.T, kinds []string) {
 	var summaries []kindSummary
 	for _, kind := range kinds {
 		apikit := newApikit(t)
+		if admittedKinds[kind] {
+			apikit = admittingApikit(t, map[string]map[string]string{"ns1": nil})
+		}
 		sum := kindSummary{kind: kind, intended: map[string]int{}}
 		served := apikit.served(kind)
 		for _, c := range Generate(kind, sd, n) {

@@ -26,7 +26,9 @@ func Builtin() Plugins {
 		// DefaultTolerationSeconds (the Pod strategy's), DefaultStorageClass,
 		// StorageObjectInUseProtection, PersistentVolumeClaimResize,
 		// DefaultIngressClass, ..., ResourceQuota last.
-		Mutating:   []registry.MutatingAdmission{LimitRanger{}, Priority{}, DefaultIngressClass{}},
-		Validating: []registry.ValidatingAdmission{LimitRanger{}, PodSecurity{}, Priority{}, ResourceQuota{}},
+		Mutating: []registry.MutatingAdmission{LimitRanger{}, TaintNodesByCondition{}, Priority{},
+			DefaultStorageClass{}, StorageObjectInUseProtection{}, DefaultIngressClass{}},
+		Validating: []registry.ValidatingAdmission{LimitRanger{}, PodSecurity{}, Priority{},
+			PersistentVolumeClaimResize{}, ResourceQuota{}},
 	}
 }

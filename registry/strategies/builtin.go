@@ -61,6 +61,7 @@ func Builtin() map[scheme.GroupResource]registry.Strategy {
 	maps.Copy(m, Discovery())
 	maps.Copy(m, ReplicationControllers())
 	maps.Copy(m, Quotas())
+	maps.Copy(m, StorageAndNodes())
 	return m
 }
 

@@ -3,8 +3,6 @@ package strategies
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/netip"
 	"regexp"
 	"strings"
 
@@ -75,7 +73,7 @@ func validateNode(n *corev1.Node) validation.ErrorList {
 	if cidrs := n.Spec.PodCIDRs; len(cidrs) > 0 {
 		p := validation.NewPath("spec", "podCIDRs")
 		for i, c := range cidrs {
-			errs = append(errs, validateLegacyCIDR(c, p.Index(i))...)
+			errs = append(errs, validateLegacyCIDR(p.Index(i), c, nil)...)
 		}
 		if len(cidrs) > 1 {
 			dual, err := dualStackCIDRs(cidrs)
@@ -161,50 +159,11 @@ func validateDeclaredFeatures(features []string, p *validation.Path) validation.
 	return errs
 }
 
-// validateLegacyCIDR is kube's IsValidCIDRForLegacyField with StrictIPCIDRValidation
-// (beta, on): a CIDR k8s.io/utils' sloppy parser reads, without leading zeros, not
-// IPv4-mapped, and without bits set beyond its prefix.
-func validateLegacyCIDR(value string, p *validation.Path) validation.ErrorList {
-	if !sloppyCIDR(value) {
-		return validation.ErrorList{validation.Invalid(p, value, "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)")}
-	}
-	prefix, err := netip.ParsePrefix(value)
-	switch {
-	case err != nil:
-		return validation.ErrorList{validation.Invalid(p, value, "must not have leading 0s in IP or prefix length")}
-	case prefix.Addr().Is4In6():
-		return validation.ErrorList{validation.Invalid(p, value, "must not have an IPv4-mapped IPv6 address")}
-	case prefix.Addr() != prefix.Masked().Addr():
-		return validation.ErrorList{validation.Invalid(p, value, "must not have bits set beyond the prefix length")}
-	}
-	return nil
-}
-
-// sloppyCIDR reports whether k8s.io/utils' ParseCIDRSloppy accepts value: Go's
-// ParseCIDR, or an IPv4 address with leading zeros and a decimal prefix length.
-func sloppyCIDR(value string) bool {
-	if _, _, err := net.ParseCIDR(value); err == nil {
-		return true
-	}
-	addr, bits, ok := strings.Cut(value, "/")
-	if !ok || !sloppyIPv4(addr) || bits == "" || len(bits) > 3 {
-		return false
-	}
-	n := 0
-	for _, c := range bits {
-		if c < '0' || c > '9' {
-			return false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n <= 32
-}
-
 // dualStackCIDRs is k8s.io/utils' IsDualStackCIDRStrings: both families present.
 func dualStackCIDRs(cidrs []string) (bool, error) {
 	v4, v6 := false, false
 	for i, c := range cidrs {
-		if !sloppyCIDR(c) {
+		if _, ok := parseCIDRSloppy(c); !ok {
 			// k8s.io/utils' ParseCIDRs, with its nil *net.IPNet.
 			return false, fmt.Errorf("invalid CIDR[%d]: <nil> (invalid CIDR address: %s)", i, c)
 		}
@@ -276,54 +235,4 @@ func nodeWarnings(n *corev1.Node) []string {
 		w = append(w, cidrWarnings(p.Index(i), c)...)
 	}
 	return w
-}
-
-// cidrWarnings is apimachinery's GetWarningsForCIDR.
-func cidrWarnings(p *validation.Path, value string) []string {
-	if !sloppyCIDR(value) {
-		return nil
-	}
-	var w []string
-	addr, bits, _ := strings.Cut(value, "/")
-	ip := parseSloppyIP(addr)
-	_, ipnet, err := net.ParseCIDR(canonicalIPv4(addr) + "/" + strings.TrimLeft(bits, "0") + zeroIfEmpty(bits))
-	if err == nil && ip != nil && !ip.Equal(ipnet.IP) {
-		_, addrlen := ipnet.Mask.Size()
-		w = append(w, fmt.Sprintf("%s: CIDR value %q is ambiguous in this context (should be %q or %q?)", p, value, ipnet.String(), fmt.Sprintf("%s/%d", ip.String(), addrlen)))
-	}
-	prefix, perr := netip.ParsePrefix(value)
-	if (perr != nil || prefix.Addr().Is4In6()) && ipnet != nil {
-		w = append(w, fmt.Sprintf("%s: non-standard CIDR value %q is invalid: use %q", p, value, ipnet.String()))
-	}
-	if len(w) == 0 && perr == nil && prefix.Addr().Is6() && prefix.String() != value {
-		w = append(w, fmt.Sprintf("%s: IPv6 CIDR value %q should be in RFC 5952 canonical format (%q)", p, value, prefix.String()))
-	}
-	return w
-}
-
-func zeroIfEmpty(bits string) string {
-	if strings.TrimLeft(bits, "0") == "" {
-		return "0"
-	}
-	return ""
-}
-
-// canonicalIPv4 drops the leading zeros of a dotted IPv4 address; other text is kept.
-func canonicalIPv4(s string) string {
-	if !sloppyIPv4(s) {
-		return s
-	}
-	parts := strings.Split(s, ".")
-	for i, p := range parts {
-		if t := strings.TrimLeft(p, "0"); t != "" {
-			parts[i] = t
-		} else {
-			parts[i] = "0"
-		}
-	}
-	return strings.Join(parts, ".")
-}
-
-func parseSloppyIP(s string) net.IP {
-	return net.ParseIP(canonicalIPv4(s))
 }

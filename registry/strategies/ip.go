@@ -11,8 +11,9 @@ import (
 )
 
 // The IP and CIDR rules of kube's legacy fields (apimachinery's util/validation ip.go
-// with StrictIPCIDRValidation, on by default in 1.37): a NetworkPolicy's ipBlock and an
-// Ingress's load-balancer status predate strict parsing, so kube first parses them as
+// with StrictIPCIDRValidation, on by default in 1.37), shared by every kind that has
+// them: a NetworkPolicy's ipBlock, an Ingress's load-balancer status and a Node's
+// podCIDRs predate strict parsing, so kube first parses them as
 // Go 1.16 did (k8s.io/utils ParseIPSloppy / ParseCIDRSloppy: IPv4 octets with leading
 // zeros accepted) and then reports what the strict parser refuses.
 

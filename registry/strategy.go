@@ -81,6 +81,15 @@ type StrategyFor[T scheme.Object] struct {
 	// write to /status keeps all of the stored object but its status and runs the hooks
 	// above.
 	Status *StrategyFor[T]
+	// Subresources are the strategies of writes to the parts of the object that the
+	// resource's scheme.Resource.OtherSubresources serve with update (pods/resize): one
+	// means for its subresource what Status means for /status. Such a subresource
+	// without one here is not served (404).
+	Subresources map[string]*StrategyFor[T]
+	// Actions perform the creates on the subresources of
+	// scheme.Resource.OtherSubresources served with create (pods/binding): a
+	// subresource without one here is not served (404).
+	Actions map[string]Action
 }
 
 // typedStrategy is what every StrategyFor is, whatever its T.
@@ -125,6 +134,25 @@ func (s StrategyFor[T]) hooks() hooks {
 		st := s.Status.hooks()
 		h.status = &st
 	}
+	for name, sub := range s.Subresources {
+		if sub == nil {
+			continue
+		}
+		if h.subresources == nil {
+			h.subresources = make(map[string]*hooks, len(s.Subresources))
+		}
+		sh := sub.hooks()
+		h.subresources[name] = &sh
+	}
+	for name, a := range s.Actions {
+		if a == nil {
+			continue
+		}
+		if h.actions == nil {
+			h.actions = make(map[string]Action, len(s.Actions))
+		}
+		h.actions[name] = a
+	}
 	return h
 }
 
@@ -144,6 +172,10 @@ type hooks struct {
 	RespondToCreate func(ctx context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error)
 	// status are the hooks of writes to /status (StrategyFor.Status); nil means these.
 	status *hooks
+	// subresources are those of writes to the other subresources (StrategyFor.Subresources).
+	subresources map[string]*hooks
+	// actions are the creates on subresources (StrategyFor.Actions).
+	actions map[string]Action
 }
 
 // forUpdate returns the hooks an update of the subresource runs: those of the status
@@ -151,6 +183,9 @@ type hooks struct {
 func (h *hooks) forUpdate(subresource string) *hooks {
 	if subresource == "status" && h.status != nil {
 		return h.status
+	}
+	if sh, ok := h.subresources[subresource]; ok {
+		return sh
 	}
 	return h
 }

@@ -86,6 +86,10 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 		rq.serveVirtual()
 		return
 	}
+	if sub := res.Subresource(info.Subresource); sub != nil {
+		rq.serveSubresource(sub) // subresource.go
+		return
+	}
 	item := len(info.Parts) > 1
 	if info.Subresource == "finalize" && info.Verb != "update" && !res.HasSubresource("finalize") {
 		// kube-apiserver serves namespaces/finalize for PUT alone.

@@ -1,0 +1,88 @@
+package rest
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/apikit-dev/apikit/apierrors"
+	"github.com/apikit-dev/apikit/scheme"
+)
+
+// serveSubresource serves one of a resource's OtherSubresources: 404 when the
+// registry's strategy serves it not, kube's 405 for a verb it does not list, a create
+// run by its registry.Action, and get, update and patch by the pipeline of the parent
+// with the subresource's strategy (registry.StrategyFor.Subresources).
+func (rq *request) serveSubresource(sub *scheme.Subresource) {
+	if !rq.h.reg.ServesSubresource(rq.gr, sub.Name) {
+		rq.h.writeStatus(rq.w, rq.r, errPathNotFound())
+		return
+	}
+	if !sub.Serves(rq.info.Verb) {
+		rq.h.writeStatus(rq.w, rq.r, errMethodNotAllowed())
+		return
+	}
+	switch rq.info.Verb {
+	case "create":
+		rq.createOnSubresource(sub)
+	case "get":
+		rq.get()
+	case "update", "patch":
+		rq.update()
+	default:
+		rq.h.writeStatus(rq.w, rq.r, errMethodNotAllowed())
+	}
+}
+
+// createOnSubresource serves POST on a subresource whose body is of its own kind (a
+// Binding, an Eviction): decoded as a create of that kind is, its namespace
+// reconciled with the URL's, then handed to the registry's Action. A Status answer is
+// served in a 201 with its own code (Success, or kube's Failure of an eviction), as
+// kube-apiserver's create handler serves a Status result.
+func (rq *request) createOnSubresource(sub *scheme.Subresource) {
+	dryRun, fv, err := rq.writeOptions("CreateOptions")
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	data, err := rq.readBody()
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	body := *rq
+	if sub.Kind.Kind != "" {
+		body.gvk, body.gv = sub.Kind, sub.Kind.GroupVersion()
+	}
+	in, err := body.decodeObject(data, fv)
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	if err := rq.ensureNamespace(in); err != nil {
+		rq.fail(err)
+		return
+	}
+	out, err := rq.h.reg.CreateOnSubresource(rq.ctx, rq.lifecycle(dryRun), rq.info.Name, in)
+	if err != nil {
+		rq.fail(err)
+		return
+	}
+	if st, ok := out.(*scheme.Status); ok {
+		if st.Code == 0 {
+			st.Code = http.StatusCreated
+		}
+		if st.APIVersion == "" {
+			st.APIVersion, st.Kind = "v1", "Status"
+		}
+		rq.respond(http.StatusCreated, st)
+		return
+	}
+	if out == nil {
+		rq.fail(apierrors.NewInternalError(errNoAnswer))
+		return
+	}
+	rq.respond(http.StatusCreated, out)
+}
+
+// errNoAnswer is the 500 of an Action that answered neither an object nor an error.
+var errNoAnswer = errors.New("the subresource's action answered nothing")

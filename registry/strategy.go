@@ -88,7 +88,9 @@ type StrategyFor[T scheme.Object] struct {
 	Subresources map[string]*StrategyFor[T]
 	// Actions perform the creates on the subresources of
 	// scheme.Resource.OtherSubresources served with create (pods/binding): a
-	// subresource without one here is not served (404).
+	// subresource without one here is not served (404). An Action for "" makes the
+	// resource create-only, each POST on its collection running it on the body's name
+	// (kube's top-level bindings).
 	Actions map[string]Action
 }
 

@@ -34,7 +34,9 @@ func (s *Store) ServesSubresource(gr scheme.GroupResource, sub string) bool {
 }
 
 // CreateOnSubresource runs the Action of rq.Subresource on the object name: 404
-// NotFound for a subresource whose strategy has none.
+// NotFound for a subresource whose strategy has none. rq.Subresource "" is a create of
+// a create-only resource whose strategy has an Action for "" (kube's bindings), name
+// the body's.
 func (s *Store) CreateOnSubresource(ctx context.Context, rq Request, name string, body scheme.Object) (scheme.Kinded, error) {
 	o := s.op(rq)
 	act, ok := o.hooks.actions[rq.Subresource]

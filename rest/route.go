@@ -86,6 +86,10 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 		rq.serveVirtual()
 		return
 	}
+	if h.reg.ServesSubresource(gr, "") {
+		rq.serveCollectionAction() // subresource.go
+		return
+	}
 	if sub := res.Subresource(info.Subresource); sub != nil {
 		rq.serveSubresource(sub) // subresource.go
 		return

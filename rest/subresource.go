@@ -33,9 +33,24 @@ func (rq *request) serveSubresource(sub *scheme.Subresource) {
 	}
 }
 
+// serveCollectionAction serves a create-only resource whose creates are an Action
+// of its strategy (registry.StrategyFor.Actions[""]), as kube's top-level bindings:
+// POST on the collection, the object's name taken from the body.
+func (rq *request) serveCollectionAction() {
+	switch {
+	case len(rq.info.Parts) > 1 || rq.info.Namespace != "" && !rq.res.Namespaced:
+		rq.h.writeStatus(rq.w, rq.r, errPathNotFound())
+	case rq.info.Verb != "create" || rq.res.Namespaced && rq.info.Namespace == "":
+		rq.h.writeStatus(rq.w, rq.r, errMethodNotAllowed())
+	default:
+		rq.createOnSubresource(nil)
+	}
+}
+
 // createOnSubresource serves POST on a subresource whose body is of its own kind (a
 // Binding, an Eviction): decoded as a create of that kind is, its namespace
-// reconciled with the URL's, then handed to the registry's Action. A Status answer is
+// reconciled with the URL's, then handed to the registry's Action (sub is nil for
+// the Action of a create-only resource, serveCollectionAction). A Status answer is
 // served in a 201 with its own code (Success, or kube's Failure of an eviction), as
 // kube-apiserver's create handler serves a Status result.
 func (rq *request) createOnSubresource(sub *scheme.Subresource) {
@@ -50,7 +65,7 @@ func (rq *request) createOnSubresource(sub *scheme.Subresource) {
 		return
 	}
 	body := *rq
-	if sub.Kind.Kind != "" {
+	if sub != nil && sub.Kind.Kind != "" {
 		body.gvk, body.gv = sub.Kind, sub.Kind.GroupVersion()
 	}
 	in, err := body.decodeObject(data, fv)
@@ -62,7 +77,11 @@ func (rq *request) createOnSubresource(sub *scheme.Subresource) {
 		rq.fail(err)
 		return
 	}
-	out, err := rq.h.reg.CreateOnSubresource(rq.ctx, rq.lifecycle(dryRun), rq.info.Name, in)
+	name := rq.info.Name
+	if sub == nil {
+		name = in.GetName()
+	}
+	out, err := rq.h.reg.CreateOnSubresource(rq.ctx, rq.lifecycle(dryRun), name, in)
 	if err != nil {
 		rq.fail(err)
 		return

@@ -5,7 +5,6 @@ import (
 	"testing"
 )
 
-
 // TestBinding_SetsTheNodeOnceAsKube holds pods/binding and the top-level bindings
 // against kube's BindingREST: the first Binding of a pod sets spec.nodeName, merges
 // its annotations and labels and sets PodScheduled True; a second is 409, a missing

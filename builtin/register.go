@@ -49,6 +49,9 @@ func AddToScheme(s *scheme.Scheme) error {
 	if err := addPodSubresourcesToScheme(s); err != nil {
 		return err
 	}
+	if err := AddPolicyToScheme(s); err != nil {
+		return err
+	}
 	if err := AddRBACToScheme(s); err != nil {
 		return err
 	}

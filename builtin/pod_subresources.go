@@ -4,15 +4,17 @@ import (
 	"fmt"
 
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
+	policyv1 "github.com/apikit-dev/apikit/builtin/policy/v1"
 	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/scheme"
 )
 
 // podSubresources are the subresources of pods that kube-apiserver v1.37.2 serves
-// beside pods/status, as its discovery lists them (pods/binding: kind Binding, create).
+// beside pods/status, as its discovery lists them (pods/binding: kind Binding, create; pods/eviction: kind policy/v1 Eviction, create).
 // registry/strategies says what each does.
 var podSubresources = []scheme.Subresource{
 	{Name: "binding", Verbs: []string{"create"}, Kind: corev1.SchemeGroupVersion.WithKind("Binding")},
+	{Name: "eviction", Verbs: []string{"create"}, Kind: policyv1.SchemeGroupVersion.WithKind("Eviction")},
 }
 
 // bindingsResource is kube's top-level bindings, create-only: the older form of

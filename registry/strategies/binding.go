@@ -155,11 +155,13 @@ func setPodCondition(status *corev1.PodStatus, c corev1.PodCondition) {
 
 // PodSubresources returns the write rules of the pod subresources kube-apiserver
 // v1.37.2 serves beside pods/status, and of the top-level bindings: pods/binding and
-// bindings set an unscheduled pod's node. They replace Builtin's pod strategy with one
+// bindings set an unscheduled pod's node; pods/eviction deletes a pod that its
+// PodDisruptionBudget lets go (eviction.go). They replace Builtin's pod strategy with one
 // that has the subresources' Actions, so wire them after it.
 func PodSubresources() map[scheme.GroupResource]registry.Strategy {
 	pods := podStrategy()
-	pods.Actions = map[string]registry.Action{"binding": bindPod}
+	pods.Status = podStatusStrategy()
+	pods.Actions = map[string]registry.Action{"binding": bindPod, "eviction": evictPod}
 	return map[scheme.GroupResource]registry.Strategy{
 		corev1.Pods:     pods,
 		corev1.Bindings: bindingStrategy(),

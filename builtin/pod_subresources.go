@@ -10,10 +10,11 @@ import (
 )
 
 // podSubresources are the subresources of pods that kube-apiserver v1.37.2 serves
-// beside pods/status, as its discovery lists them (pods/binding: kind Binding, create; pods/eviction: kind policy/v1 Eviction, create).
+// beside pods/status, as its discovery lists them (pods/binding: kind Binding, create; pods/ephemeralcontainers: kind Pod, get, patch and update; pods/eviction: kind policy/v1 Eviction, create).
 // registry/strategies says what each does.
 var podSubresources = []scheme.Subresource{
 	{Name: "binding", Verbs: []string{"create"}, Kind: corev1.SchemeGroupVersion.WithKind("Binding")},
+	{Name: "ephemeralcontainers", Verbs: []string{"get", "patch", "update"}},
 	{Name: "eviction", Verbs: []string{"create"}, Kind: policyv1.SchemeGroupVersion.WithKind("Eviction")},
 }
 

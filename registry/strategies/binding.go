@@ -156,11 +156,13 @@ func setPodCondition(status *corev1.PodStatus, c corev1.PodCondition) {
 // PodSubresources returns the write rules of the pod subresources kube-apiserver
 // v1.37.2 serves beside pods/status, and of the top-level bindings: pods/binding and
 // bindings set an unscheduled pod's node; pods/eviction deletes a pod that its
-// PodDisruptionBudget lets go (eviction.go). They replace Builtin's pod strategy with one
+// PodDisruptionBudget lets go (eviction.go); pods/ephemeralcontainers adds ephemeral
+// containers and nothing else (pod_ephemeral.go). They replace Builtin's pod strategy with one
 // that has the subresources' Actions, so wire them after it.
 func PodSubresources() map[scheme.GroupResource]registry.Strategy {
 	pods := podStrategy()
 	pods.Status = podStatusStrategy()
+	pods.Subresources = map[string]*registry.StrategyFor[*corev1.Pod]{"ephemeralcontainers": podEphemeralContainersStrategy()}
 	pods.Actions = map[string]registry.Action{"binding": bindPod, "eviction": evictPod}
 	return map[scheme.GroupResource]registry.Strategy{
 		corev1.Pods:     pods,

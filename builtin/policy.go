@@ -6,6 +6,7 @@ import (
 	policyv1 "github.com/apikit-dev/apikit/builtin/policy/v1"
 	"github.com/apikit-dev/apikit/codec/protobuf"
 	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/validation"
 )
 
 // policyResources are the policy/v1 resources as kube-apiserver v1.37.2 serves them:
@@ -14,6 +15,8 @@ import (
 var policyResources = []scheme.Resource{
 	{Group: policyv1.SchemeGroupVersion.Group, Kind: "PodDisruptionBudget", Plural: "poddisruptionbudgets", ShortNames: []string{"pdb"},
 		Namespaced: true, StatusSubresource: true,
+		// kube's PDB validation leaves the name to BeforeCreate's path-segment check.
+		NameValidation: validation.NameIsPathSegment,
 		PrinterColumns: []scheme.PrinterColumn{
 			{Name: "Min Available", Type: "string", Description: "The minimum number of pods that must be available.",
 				Cell: cellOf(func(p *policyv1.PodDisruptionBudget) any { return intOrStringOrNA(p.Spec.MinAvailable) })},

@@ -71,6 +71,15 @@ type StrategyFor[T scheme.Object] struct {
 	WarningsOnUpdate func(ctx context.Context, obj, old T) []string
 	AuthorizeCreate  func(ctx context.Context, obj T) error
 	AuthorizeUpdate  func(ctx context.Context, obj, old T) error
+	// MetadataAfterValidate runs the generic metadata checks of a create only when
+	// Validate finds nothing, as kube's rest.BeforeCreate does for a kind whose
+	// validation leaves metadata out (PodDisruptionBudget): a 422 then lists the
+	// kind's errors alone.
+	MetadataAfterValidate bool
+	// RequireResourceVersion refuses an update without metadata.resourceVersion (422
+	// "must be specified for an update") instead of writing it unconditionally, as
+	// kube's store does for a strategy whose AllowUnconditionalUpdate is false.
+	RequireResourceVersion bool
 	// Status, when set, is the strategy of writes to /status, as a kind in kube-apiserver
 	// has a status strategy beside its own: such a write runs its PrepareForUpdate,
 	// ValidateUpdate and WarningsOnUpdate instead of the ones above (its other hooks are
@@ -132,6 +141,7 @@ func (s StrategyFor[T]) hooks() hooks {
 	if f := s.AuthorizeUpdate; f != nil {
 		h.AuthorizeUpdate = func(ctx context.Context, obj, old scheme.Object) error { return f(ctx, obj.(T), old.(T)) }
 	}
+	h.metadataAfterValidate, h.requireResourceVersion = s.MetadataAfterValidate, s.RequireResourceVersion
 	if s.Status != nil {
 		st := s.Status.hooks()
 		h.status = &st
@@ -178,6 +188,8 @@ type hooks struct {
 	subresources map[string]*hooks
 	// actions are the creates on subresources (StrategyFor.Actions).
 	actions map[string]Action
+	// metadataAfterValidate and requireResourceVersion are StrategyFor's.
+	metadataAfterValidate, requireResourceVersion bool
 }
 
 // forUpdate returns the hooks an update of the subresource runs: those of the status

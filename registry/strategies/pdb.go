@@ -16,13 +16,16 @@ import (
 // (pkg/registry/policy/poddisruptionbudget): a PodDisruptionBudget is created at
 // generation 1 without status, its spec validated as kube's ValidatePodDisruptionBudget;
 // its status is written only through /status, which keeps the spec and validates the
-// counts and conditions.
+// counts and conditions. Like kube's, the strategy allows no unconditional update, and
+// a create's metadata is checked only once its spec passes.
 func Policy() map[scheme.GroupResource]registry.Strategy {
 	return map[scheme.GroupResource]registry.Strategy{policyv1.PodDisruptionBudgets: pdbStrategy()}
 }
 
 func pdbStrategy() registry.StrategyFor[*policyv1.PodDisruptionBudget] {
 	return registry.StrategyFor[*policyv1.PodDisruptionBudget]{
+		MetadataAfterValidate:  true,
+		RequireResourceVersion: true,
 		PrepareForCreate: func(_ context.Context, p *policyv1.PodDisruptionBudget) {
 			p.Status = policyv1.PodDisruptionBudgetStatus{}
 			p.Generation = 1

@@ -206,8 +206,9 @@ func TestPodSubresources_PDBInformerAndControllerRuntime(t *testing.T) {
 	}
 	factory := informers.NewSharedInformerFactory(cs, 0)
 	inf := factory.Policy().V1().PodDisruptionBudgets().Informer()
-	factory.Start(ctx.Done())
-	defer factory.Shutdown()
+	stop := make(chan struct{})
+	factory.Start(stop)
+	defer func() { close(stop); factory.Shutdown() }() // stop the informers before waiting for them
 	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
 			t.Errorf("informer of %v did not sync", typ)

@@ -165,6 +165,10 @@ type request struct {
 	warnings []string
 	// applied is set for server-side apply, which records managedFields itself.
 	applied bool
+	// subresourceBody is set while decoding the body of a subresource's create, whose
+	// kind is its own (a Binding, an Eviction): a body of another registered kind is
+	// kube's failed conversion then (subresourceKindMismatch).
+	subresourceBody bool
 	// largeSeat is set while the request, whose body is large, holds a seat
 	// (limits.takeLargeSeat); serveResource gives it back.
 	largeSeat bool

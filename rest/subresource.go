@@ -2,7 +2,9 @@ package rest
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/scheme"
@@ -51,8 +53,8 @@ func (rq *request) serveCollectionAction() {
 // Binding, an Eviction): decoded as a create of that kind is, its namespace
 // reconciled with the URL's, then handed to the registry's Action (sub is nil for
 // the Action of a create-only resource, serveCollectionAction). A Status answer is
-// served in a 201 with its own code (Success, or kube's Failure of an eviction), as
-// kube-apiserver's create handler serves a Status result.
+// served with its own code, 201 when it has none (Success), as kube-apiserver's create
+// handler serves a Status result (kube's 500 Failure of an eviction under two PDBs).
 func (rq *request) createOnSubresource(sub *scheme.Subresource) {
 	dryRun, fv, err := rq.writeOptions("CreateOptions")
 	if err != nil {
@@ -68,6 +70,7 @@ func (rq *request) createOnSubresource(sub *scheme.Subresource) {
 	if sub != nil && sub.Kind.Kind != "" {
 		body.gvk, body.gv = sub.Kind, sub.Kind.GroupVersion()
 	}
+	body.subresourceBody = true
 	in, err := body.decodeObject(data, fv)
 	if err != nil {
 		rq.fail(err)
@@ -93,7 +96,7 @@ func (rq *request) createOnSubresource(sub *scheme.Subresource) {
 		if st.APIVersion == "" {
 			st.APIVersion, st.Kind = "v1", "Status"
 		}
-		rq.respond(http.StatusCreated, st)
+		rq.respond(int(st.Code), st)
 		return
 	}
 	if out == nil {
@@ -105,3 +108,18 @@ func (rq *request) createOnSubresource(sub *scheme.Subresource) {
 
 // errNoAnswer is the 500 of an Action that answered neither an object nor an error.
 var errNoAnswer = errors.New("the subresource's action answered nothing")
+
+// subresourceKindMismatch is kube's 400 for a subresource body of another registered
+// kind: its decoder decodes the body and fails to convert it to the subresource's
+// internal type (`Pod in version "v1" cannot be handled as a Binding: converting
+// (v1.Pod) to (core.Binding): unknown conversion`).
+func subresourceKindMismatch(got, want scheme.GroupVersionKind) error {
+	internal := want.Group
+	if internal == "" {
+		internal = "core"
+	} else if i := strings.IndexByte(internal, '.'); i > 0 {
+		internal = internal[:i]
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: converting (%s.%s) to (%s.%s): unknown conversion",
+		got.Kind, got.Version, want.Kind, got.Version, got.Kind, internal, want.Kind))
+}

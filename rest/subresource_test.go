@@ -89,7 +89,7 @@ func TestOtherSubresources_RoutedWithTheirVerbsKindsAndStrategies(t *testing.T) 
 		{"action: a body of its kind runs it", "POST", widgetsPath + "/w1/ship", "application/json",
 			`{"apiVersion":"toys.example.com/v1","kind":"Warehouse","metadata":{"name":"w1"},"spec":{"location":"Oslo"}}`, 201, "", ""},
 		{"action: a body of the parent's kind is 400", "POST", widgetsPath + "/w1/ship", "application/json",
-			`{"apiVersion":"toys.example.com/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"color":"x"}}`, 400, "BadRequest", "the kind in the data (Widget) does not match the expected kind (Warehouse)"},
+			`{"apiVersion":"toys.example.com/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"color":"x"}}`, 400, "BadRequest", `Widget in version "v1" cannot be handled as a Warehouse: converting (v1.Widget) to (toys.Warehouse): unknown conversion`},
 		{"action: a missing parent is 404", "POST", widgetsPath + "/nope/ship", "application/json",
 			`{"apiVersion":"toys.example.com/v1","kind":"Warehouse","metadata":{"name":"nope"},"spec":{"location":"Oslo"}}`, 404, "NotFound", `widgets.toys.example.com "nope" not found`},
 		{"action: get is not listed", "GET", widgetsPath + "/w1/ship", "", "", 405, "MethodNotAllowed", ""},

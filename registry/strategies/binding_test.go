@@ -54,7 +54,7 @@ func TestBinding_SetsTheNodeOnceAsKube(t *testing.T) {
 		{"a target without a name is kube's 500", pods + "/c/binding", binding("c", ""), 500, "", "target.name: Required value"},
 		{"a uid precondition that fails is 409", pods + "/c/binding", binding("c", "node-1", func(b map[string]any) { b["metadata"].(map[string]any)["uid"] = "other" }), 409, "Conflict", ""},
 		{"a body of another kind is 400", pods + "/c/binding", map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "c"}}, 400, "BadRequest",
-			"the kind in the data (Pod) does not match the expected kind (Binding)"},
+			`Pod in version "v1" cannot be handled as a Binding: converting (v1.Pod) to (core.Binding): unknown conversion`},
 		{"a dry run stores nothing", pods + "/c/binding?dryRun=All", binding("c", "node-1"), 201, "", ""},
 	}
 	for _, tt := range tests {

@@ -82,11 +82,11 @@ func TestEviction_HonoursDisruptionBudgetsAsKube(t *testing.T) {
 			newPDB(t, srv, "budget", "web", nil, 1, 2, 1, true)
 		}, pod: "p", wantCode: 429, wantReason: "TooManyRequests", wantMessage: "Cannot evict pod as it would violate the pod's disruption budget.",
 			wantCause: "The disruption budget budget is still being processed by the server."},
-		{name: "two PDBs: kube's 500 Status in a 201", setup: func(t *testing.T, srv *apitest.Server) {
+		{name: "two PDBs: kube's 500 Failure Status", setup: func(t *testing.T, srv *apitest.Server) {
 			runPod(t, srv, "p", "web", true)
 			newPDB(t, srv, "one", "web", nil, 1, 2, 1, false)
 			newPDB(t, srv, "two", "web", nil, 1, 2, 1, false)
-		}, pod: "p", wantCode: 201, wantMessage: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."},
+		}, pod: "p", wantCode: 500, wantMessage: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."},
 		{name: "a PDB of other pods: deleted", setup: func(t *testing.T, srv *apitest.Server) {
 			runPod(t, srv, "p", "web", true)
 			newPDB(t, srv, "budget", "db", nil, 0, 1, 1, false)
@@ -138,7 +138,7 @@ func TestEviction_HonoursDisruptionBudgetsAsKube(t *testing.T) {
 			if tt.wantMessage != "" && out["message"] != tt.wantMessage {
 				t.Errorf("message %q\nwant    %q", out["message"], tt.wantMessage)
 			}
-			if tt.wantCode == 201 && tt.wantMessage != "" && (out["status"] != "Failure" || out["code"] != float64(500)) {
+			if tt.wantCode == 500 && (out["status"] != "Failure" || out["code"] != float64(500)) {
 				t.Errorf("answer %v, want a Failure Status with code 500", out)
 			}
 			if tt.wantCause != "" {

@@ -56,7 +56,11 @@ func Builtin() map[scheme.GroupResource]registry.Strategy {
 	maps.Copy(m, Authorization())
 	maps.Copy(m, Apps())
 	maps.Copy(m, PodSubresources())
+	maps.Copy(m, Batch())
+	maps.Copy(m, Networking())
 	maps.Copy(m, Policy())
+	maps.Copy(m, Autoscaling())
+	maps.Copy(m, Discovery())
 	return m
 }
 

@@ -13,6 +13,7 @@ import (
 // with the columns of kube's table printers.
 var podResources = []scheme.Resource{
 	{Kind: "Pod", Plural: "pods", ShortNames: []string{"po"}, Categories: []string{"all"}, Namespaced: true, StatusSubresource: true,
+		OtherSubresources: podSubresources, // pod_subresources.go
 		SelectableFields: []string{
 			"spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "spec.hostNetwork",
 			"status.phase", "status.podIP", "status.nominatedNodeName",

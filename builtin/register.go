@@ -61,6 +61,12 @@ func AddToScheme(s *scheme.Scheme) error {
 	if err := registerProtobuf(s); err != nil {
 		return fmt.Errorf("builtin: %w", err)
 	}
+	if err := addPodSubresourcesToScheme(s); err != nil {
+		return err
+	}
+	if err := AddPolicyToScheme(s); err != nil {
+		return err
+	}
 	if err := AddRBACToScheme(s); err != nil {
 		return err
 	}

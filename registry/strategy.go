@@ -71,6 +71,15 @@ type StrategyFor[T scheme.Object] struct {
 	WarningsOnUpdate func(ctx context.Context, obj, old T) []string
 	AuthorizeCreate  func(ctx context.Context, obj T) error
 	AuthorizeUpdate  func(ctx context.Context, obj, old T) error
+	// MetadataAfterValidate runs the generic metadata checks of a create only when
+	// Validate finds nothing, as kube's rest.BeforeCreate does for a kind whose
+	// validation leaves metadata out (PodDisruptionBudget): a 422 then lists the
+	// kind's errors alone.
+	MetadataAfterValidate bool
+	// RequireResourceVersion refuses an update without metadata.resourceVersion (422
+	// "must be specified for an update") instead of writing it unconditionally, as
+	// kube's store does for a strategy whose AllowUnconditionalUpdate is false.
+	RequireResourceVersion bool
 	// Status, when set, is the strategy of writes to /status, as a kind in kube-apiserver
 	// has a status strategy beside its own: such a write runs its PrepareForUpdate,
 	// ValidateUpdate and WarningsOnUpdate instead of the ones above (its other hooks are
@@ -85,6 +94,17 @@ type StrategyFor[T scheme.Object] struct {
 	// does for the status a kubelet registers with; without it a kind with a status
 	// subresource starts with none.
 	KeepStatusOnCreate bool
+	// Subresources are the strategies of writes to the parts of the object that the
+	// resource's scheme.Resource.OtherSubresources serve with update (pods/resize): one
+	// means for its subresource what Status means for /status. Such a subresource
+	// without one here is not served (404).
+	Subresources map[string]*StrategyFor[T]
+	// Actions perform the creates on the subresources of
+	// scheme.Resource.OtherSubresources served with create (pods/binding): a
+	// subresource without one here is not served (404). An Action for "" makes the
+	// resource create-only, each POST on its collection running it on the body's name
+	// (kube's top-level bindings).
+	Actions map[string]Action
 }
 
 // typedStrategy is what every StrategyFor is, whatever its T.
@@ -125,9 +145,29 @@ func (s StrategyFor[T]) hooks() hooks {
 	if f := s.AuthorizeUpdate; f != nil {
 		h.AuthorizeUpdate = func(ctx context.Context, obj, old scheme.Object) error { return f(ctx, obj.(T), old.(T)) }
 	}
+	h.metadataAfterValidate, h.requireResourceVersion = s.MetadataAfterValidate, s.RequireResourceVersion
 	if s.Status != nil {
 		st := s.Status.hooks()
 		h.status = &st
+	}
+	for name, sub := range s.Subresources {
+		if sub == nil {
+			continue
+		}
+		if h.subresources == nil {
+			h.subresources = make(map[string]*hooks, len(s.Subresources))
+		}
+		sh := sub.hooks()
+		h.subresources[name] = &sh
+	}
+	for name, a := range s.Actions {
+		if a == nil {
+			continue
+		}
+		if h.actions == nil {
+			h.actions = make(map[string]Action, len(s.Actions))
+		}
+		h.actions[name] = a
 	}
 	return h
 }
@@ -150,6 +190,12 @@ type hooks struct {
 	status *hooks
 	// keepStatusOnCreate is StrategyFor.KeepStatusOnCreate.
 	keepStatusOnCreate bool
+	// subresources are those of writes to the other subresources (StrategyFor.Subresources).
+	subresources map[string]*hooks
+	// actions are the creates on subresources (StrategyFor.Actions).
+	actions map[string]Action
+	// metadataAfterValidate and requireResourceVersion are StrategyFor's.
+	metadataAfterValidate, requireResourceVersion bool
 }
 
 // forUpdate returns the hooks an update of the subresource runs: those of the status
@@ -157,6 +203,9 @@ type hooks struct {
 func (h *hooks) forUpdate(subresource string) *hooks {
 	if subresource == "status" && h.status != nil {
 		return h.status
+	}
+	if sh, ok := h.subresources[subresource]; ok {
+		return sh
 	}
 	return h
 }

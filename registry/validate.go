@@ -18,6 +18,9 @@ func (o *op) validateCreate(ctx context.Context, obj scheme.Object) error {
 	if f := o.hooks.Validate; f != nil {
 		hookErrs = f(ctx, obj)
 	}
+	if len(hookErrs) > 0 && o.hooks.metadataAfterValidate {
+		return o.invalid(hookErrs, obj.GetName())
+	}
 	meta := validation.ValidateObjectMeta(obj, o.res.Namespaced, o.res.NameValidation, validation.NewPath("metadata"))
 	var errs validation.ErrorList
 	if u, ks := o.s.SchemaFor(obj); ks != nil {

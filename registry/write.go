@@ -11,6 +11,7 @@ import (
 	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/scheme"
 	"github.com/apikit-dev/apikit/storage"
+	"github.com/apikit-dev/apikit/validation"
 )
 
 // maxGenerateNameAttempts is how often a create with generateName tries a new name
@@ -140,6 +141,9 @@ func resetResourceVersionForCreate(obj scheme.Object) error {
 func (o *op) prepareUpdate(ctx context.Context, in, old scheme.Object) (scheme.Object, error) {
 	name := old.GetName()
 	switch rv := in.GetResourceVersion(); {
+	case rv == "" && o.hooks.requireResourceVersion:
+		return nil, validation.ErrorList{validation.Invalid(validation.NewPath("metadata", "resourceVersion"), int64(0), "must be specified for an update")}.
+			ToStatus(scheme.GroupKind{Group: o.gr.Group, Kind: o.gr.Resource}, name)
 	case rv == "":
 		in.SetResourceVersion(old.GetResourceVersion())
 	case rv != old.GetResourceVersion():

@@ -206,6 +206,9 @@ func (rq *request) decodeExternal(ser codec.Serializer, data []byte, fieldValida
 }
 
 func (rq *request) kindMismatch(gvk scheme.GroupVersionKind) error {
+	if rq.subresourceBody && rq.h.scheme.Recognizes(gvk) {
+		return subresourceKindMismatch(gvk, rq.gvk) // subresource.go
+	}
 	if gvk.GroupVersion() != rq.gv {
 		return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), rq.gv.String()))
 	}

@@ -86,6 +86,14 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 		rq.serveVirtual()
 		return
 	}
+	if h.reg.ServesSubresource(gr, "") {
+		rq.serveCollectionAction() // subresource.go
+		return
+	}
+	if sub := res.Subresource(info.Subresource); sub != nil {
+		rq.serveSubresource(sub) // subresource.go
+		return
+	}
 	item := len(info.Parts) > 1
 	if info.Subresource == "finalize" && info.Verb != "update" && !res.HasSubresource("finalize") {
 		// kube-apiserver serves namespaces/finalize for PUT alone.
@@ -157,6 +165,10 @@ type request struct {
 	warnings []string
 	// applied is set for server-side apply, which records managedFields itself.
 	applied bool
+	// subresourceBody is set while decoding the body of a subresource's create, whose
+	// kind is its own (a Binding, an Eviction): a body of another registered kind is
+	// kube's failed conversion then (subresourceKindMismatch).
+	subresourceBody bool
 	// largeSeat is set while the request, whose body is large, holds a seat
 	// (limits.takeLargeSeat); serveResource gives it back.
 	largeSeat bool

@@ -11,7 +11,8 @@ import (
 // it):
 //
 //   - a resource's list kind is not registered in a version that serves the kind, so
-//     every list would fail;
+//     every list would fail (a resource that serves neither list nor watch, such as
+//     kube's create-only bindings, needs none);
 //   - a kind's Go type does not have the JSON shape of a Kubernetes object: apiVersion
 //     and kind at the top level (TypeMeta embedded with `json:",inline"`) and metadata
 //     under "metadata" (ObjectMeta embedded with `json:"metadata,omitempty"`; without
@@ -29,7 +30,7 @@ func (s *Scheme) Check() error {
 				errs = append(errs, err)
 			}
 			list := gv.WithKind(r.ListKind)
-			if !s.Recognizes(list) {
+			if !s.Recognizes(list) && (r.Serves("list") || r.Serves("watch")) {
 				errs = append(errs, fmt.Errorf("scheme: resource %s: kind %s is not registered in %s, so lists of %s cannot be served: register a %s type (ListMeta under \"metadata\" and Items []%s under \"items\") in %s",
 					r.GroupResource(), r.ListKind, gv, r.Kind, r.ListKind, r.Kind, gv))
 				continue

@@ -63,6 +63,10 @@ type Resource struct {
 	// Scale, when set, serves /scale as an autoscaling/v1 Scale read from and written to
 	// the given paths.
 	Scale *ScaleSubresource
+	// OtherSubresources are the resource's other subresources (pods/binding,
+	// pods/eviction), each routed, authorized and listed in discovery with its own
+	// verbs and kind.
+	OtherSubresources []Subresource
 	// SelectableFields are field paths (for example "spec.color") a field selector may use,
 	// besides metadata.name and metadata.namespace, which every kind has.
 	SelectableFields []string
@@ -109,7 +113,8 @@ func (r *Resource) GroupResource() GroupResource {
 // GroupKind returns the resource's group and kind.
 func (r *Resource) GroupKind() GroupKind { return GroupKind{Group: r.Group, Kind: r.Kind} }
 
-// HasSubresource reports whether the named subresource ("status", "scale") is served.
+// HasSubresource reports whether the named subresource ("status", "scale", or one of
+// OtherSubresources) is served.
 func (r *Resource) HasSubresource(name string) bool {
 	switch name {
 	case "status":
@@ -117,7 +122,7 @@ func (r *Resource) HasSubresource(name string) bool {
 	case "scale":
 		return r.Scale != nil
 	}
-	return false
+	return r.Subresource(name) != nil
 }
 
 // Subresources lists the served subresources, in the order discovery shows them.
@@ -128,6 +133,9 @@ func (r *Resource) Subresources() []string {
 	}
 	if r.Scale != nil {
 		out = append(out, "scale")
+	}
+	for _, sub := range r.OtherSubresources {
+		out = append(out, sub.Name)
 	}
 	return out
 }

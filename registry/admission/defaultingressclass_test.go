@@ -91,13 +91,3 @@ func TestDefaultIngressClass_GivesNewIngressesTheNewestDefaultClass(t *testing.T
 		})
 	}
 }
-
-// sendExpect is send (priority_test.go) of a request that must answer want.
-func sendExpect(t *testing.T, srv *apitest.Server, method, path string, body any, want int) map[string]any {
-	t.Helper()
-	r := send(t, srv, method, path, body)
-	if r.code != want {
-		t.Fatalf("%s %s: %d, want %d: %v", method, path, r.code, want, r.body)
-	}
-	return r.body
-}

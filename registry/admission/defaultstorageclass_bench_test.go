@@ -21,12 +21,12 @@ func BenchmarkDefaultStorageClass_CreateClaim(b *testing.B) {
 				if i == classes/2 {
 					sc["metadata"].(map[string]any)["annotations"] = map[string]any{admission.IsDefaultStorageClassAnnotation: "true"}
 				}
-				call(b, srv, http.MethodPost, "/apis/storage.k8s.io/v1/storageclasses", sc, http.StatusCreated)
+				sendExpect(b, srv, http.MethodPost, "/apis/storage.k8s.io/v1/storageclasses", sc, http.StatusCreated)
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				got := call(b, srv, http.MethodPost, claims, claim(fmt.Sprintf("c-%d", i), nil), http.StatusCreated)
+				got := sendExpect(b, srv, http.MethodPost, claims, claim(fmt.Sprintf("c-%d", i), nil), http.StatusCreated)
 				if classes > 0 && at(got, "spec", "storageClassName") != fmt.Sprintf("class-%03d", classes/2) {
 					b.Fatalf("claim class %v", at(got, "spec", "storageClassName"))
 				}

@@ -1,8 +1,6 @@
 package admission_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -26,56 +24,11 @@ func newServer(t *testing.T) *apitest.Server {
 	p := admission.Builtin()
 	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin(),
 		MutatingAdmission: p.Mutating, ValidatingAdmission: p.Validating}})
-	call(t, srv, http.MethodPost, "/api/v1/namespaces", obj{"metadata": obj{"name": "ns"}}, http.StatusCreated)
+	sendExpect(t, srv, http.MethodPost, "/api/v1/namespaces", obj{"metadata": obj{"name": "ns"}}, http.StatusCreated)
 	return srv
 }
 
 type obj = map[string]any
-
-// call sends body (JSON) and decodes the answer, failing unless the code is want.
-func call(t *testing.T, srv *apitest.Server, method, path string, body any, want int) obj {
-	t.Helper()
-	var r *bytes.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = bytes.NewReader(b)
-	} else {
-		r = bytes.NewReader(nil)
-	}
-	req, err := http.NewRequest(method, srv.URL+path, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out obj
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		t.Fatalf("%s %s: decoding the answer: %v", method, path, err)
-	}
-	if resp.StatusCode != want {
-		t.Fatalf("%s %s: %d %v, want %d", method, path, resp.StatusCode, out, want)
-	}
-	return out
-}
-
-func at(m obj, path ...string) any {
-	var v any = m
-	for _, p := range path {
-		mm, ok := v.(obj)
-		if !ok {
-			return nil
-		}
-		v = mm[p]
-	}
-	return v
-}
 
 func pod(name string, resources obj, init ...obj) obj {
 	c := obj{"name": "app", "image": "nginx:1.27"}
@@ -96,11 +49,11 @@ func pod(name string, resources obj, init ...obj) obj {
 func TestLimitRanger_DefaultsAndBoundsAsKube(t *testing.T) {
 	srv := newServer(t)
 	const pods = "/api/v1/namespaces/ns/pods"
-	plain := call(t, srv, http.MethodPost, pods, pod("before", nil), http.StatusCreated)
+	plain := sendExpect(t, srv, http.MethodPost, pods, pod("before", nil), http.StatusCreated)
 	if r := at(plain, "spec", "containers").([]any)[0].(obj)["resources"]; !cmp.Equal(r, obj{}) {
 		t.Errorf("a pod without LimitRanges got resources %v", r)
 	}
-	call(t, srv, http.MethodPost, "/api/v1/namespaces/ns/limitranges", obj{"apiVersion": "v1", "kind": "LimitRange",
+	sendExpect(t, srv, http.MethodPost, "/api/v1/namespaces/ns/limitranges", obj{"apiVersion": "v1", "kind": "LimitRange",
 		"metadata": obj{"name": "limits"}, "spec": obj{"limits": []any{
 			obj{"type": "Container", "max": obj{"cpu": "1", "memory": "1Gi"}, "min": obj{"cpu": "50m"},
 				"default": obj{"cpu": "500m", "memory": "256Mi"}, "defaultRequest": obj{"cpu": "100m"},
@@ -108,7 +61,7 @@ func TestLimitRanger_DefaultsAndBoundsAsKube(t *testing.T) {
 			obj{"type": "Pod", "max": obj{"memory": "1536Mi"}},
 		}}}, http.StatusCreated)
 
-	got := call(t, srv, http.MethodPost, pods, pod("defaulted", nil, obj{"name": "init", "image": "busybox:1.36",
+	got := sendExpect(t, srv, http.MethodPost, pods, pod("defaulted", nil, obj{"name": "init", "image": "busybox:1.36",
 		"resources": obj{"limits": obj{"memory": "128Mi"}}}), http.StatusCreated)
 	wantResources := obj{"limits": obj{"cpu": "500m", "memory": "256Mi"}, "requests": obj{"cpu": "100m", "memory": "256Mi"}}
 	if d := cmp.Diff(wantResources, at(got, "spec", "containers").([]any)[0].(obj)["resources"]); d != "" {
@@ -120,7 +73,7 @@ func TestLimitRanger_DefaultsAndBoundsAsKube(t *testing.T) {
 	}
 	// The strategy's qosClass sees the defaults: kube runs PrepareForCreate after
 	// mutating admission.
-	bare := call(t, srv, http.MethodPost, pods, pod("bare", nil), http.StatusCreated)
+	bare := sendExpect(t, srv, http.MethodPost, pods, pod("bare", nil), http.StatusCreated)
 	if got := at(bare, "status", "qosClass"); got != "Burstable" {
 		t.Errorf("qosClass = %v, want Burstable (from the defaulted requests)", got)
 	}
@@ -151,7 +104,7 @@ func TestLimitRanger_DefaultsAndBoundsAsKube(t *testing.T) {
 				spec := p["spec"].(obj)
 				spec["containers"] = append(spec["containers"].([]any), obj{"name": "b", "image": "nginx:1.27", "resources": obj{"limits": obj{"memory": "768Mi"}}})
 			}
-			st := call(t, srv, http.MethodPost, pods, p, http.StatusForbidden)
+			st := sendExpect(t, srv, http.MethodPost, pods, p, http.StatusForbidden)
 			if st["reason"] != "Forbidden" || st["message"] != c.want {
 				t.Errorf("refused with %v %q, want Forbidden %q", st["reason"], st["message"], c.want)
 			}

@@ -1,8 +1,6 @@
 package admission_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -34,43 +32,6 @@ func admissionServer(t *testing.T, namespaces map[string]map[string]string) *api
 		}
 	}
 	return srv
-}
-
-// response is what a test reads of an answer.
-type response struct {
-	code     int
-	body     map[string]any
-	warnings []string
-}
-
-// send makes one request with a JSON body and returns its answer.
-func send(t *testing.T, srv *apitest.Server, method, path string, body any) response {
-	t.Helper()
-	b, err := json.Marshal(body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, err := http.NewRequest(method, srv.URL+path, bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	r := response{code: resp.StatusCode}
-	if err := json.NewDecoder(resp.Body).Decode(&r.body); err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range resp.Header.Values("Warning") {
-		// kube's `299 - "text"`, the text's quotes and backslashes escaped.
-		text := strings.TrimSuffix(strings.TrimPrefix(w, `299 - "`), `"`)
-		text = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(text)
-		r.warnings = append(r.warnings, text)
-	}
-	return r
 }
 
 // podJSON is a pod named name with one container "c" and the spec fields given.

@@ -20,19 +20,19 @@ func TestResourceQuota_ChargesAndRefusesAsKube(t *testing.T) {
 	cm := func(name string) obj {
 		return obj{"apiVersion": "v1", "kind": "ConfigMap", "metadata": obj{"name": name}}
 	}
-	q := call(t, srv, http.MethodPost, ns+"/resourcequotas", obj{"apiVersion": "v1", "kind": "ResourceQuota", "metadata": obj{"name": "q"},
+	q := sendExpect(t, srv, http.MethodPost, ns+"/resourcequotas", obj{"apiVersion": "v1", "kind": "ResourceQuota", "metadata": obj{"name": "q"},
 		"spec": obj{"hard": obj{"configmaps": "2", "pods": "1", "requests.cpu": "1"}}}, http.StatusCreated)
 	// No status yet: nothing is constrained, nothing charged.
-	call(t, srv, http.MethodPost, ns+"/configmaps", cm("before"), http.StatusCreated)
+	sendExpect(t, srv, http.MethodPost, ns+"/configmaps", cm("before"), http.StatusCreated)
 	q["status"] = obj{"hard": obj{"configmaps": "2", "pods": "1", "requests.cpu": "1"}, "used": obj{"configmaps": "1", "pods": "0", "requests.cpu": "0"}}
-	call(t, srv, http.MethodPut, ns+"/resourcequotas/q/status", q, http.StatusOK)
+	sendExpect(t, srv, http.MethodPut, ns+"/resourcequotas/q/status", q, http.StatusOK)
 
-	call(t, srv, http.MethodPost, ns+"/configmaps?dryRun=All", cm("dry"), http.StatusCreated)
-	if used := at(call(t, srv, http.MethodGet, ns+"/resourcequotas/q", nil, http.StatusOK), "status", "used", "configmaps"); used != "1" {
+	sendExpect(t, srv, http.MethodPost, ns+"/configmaps?dryRun=All", cm("dry"), http.StatusCreated)
+	if used := at(sendExpect(t, srv, http.MethodGet, ns+"/resourcequotas/q", nil, http.StatusOK), "status", "used", "configmaps"); used != "1" {
 		t.Errorf("after a dry run: used configmaps %v, want 1", used)
 	}
-	call(t, srv, http.MethodPost, ns+"/configmaps", cm("second"), http.StatusCreated)
-	if used := at(call(t, srv, http.MethodGet, ns+"/resourcequotas/q", nil, http.StatusOK), "status", "used", "configmaps"); used != "2" {
+	sendExpect(t, srv, http.MethodPost, ns+"/configmaps", cm("second"), http.StatusCreated)
+	if used := at(sendExpect(t, srv, http.MethodGet, ns+"/resourcequotas/q", nil, http.StatusOK), "status", "used", "configmaps"); used != "2" {
 		t.Errorf("after a create: used configmaps %v, want 2", used)
 	}
 	for _, c := range []struct {
@@ -48,24 +48,24 @@ func TestResourceQuota_ChargesAndRefusesAsKube(t *testing.T) {
 			`pods "big" is forbidden: exceeded quota: q, requested: requests.cpu=1500m, used: requests.cpu=0, limited: requests.cpu=1`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			st := call(t, srv, http.MethodPost, c.path, c.body, http.StatusForbidden)
+			st := sendExpect(t, srv, http.MethodPost, c.path, c.body, http.StatusForbidden)
 			if st["reason"] != "Forbidden" || st["message"] != c.want {
 				t.Errorf("refused with %v %q, want Forbidden %q", st["reason"], st["message"], c.want)
 			}
 		})
 	}
-	call(t, srv, http.MethodPost, ns+"/pods", pod("fits", obj{"requests": obj{"cpu": "500m"}}), http.StatusCreated)
-	used := at(call(t, srv, http.MethodGet, ns+"/resourcequotas/q", nil, http.StatusOK), "status", "used")
+	sendExpect(t, srv, http.MethodPost, ns+"/pods", pod("fits", obj{"requests": obj{"cpu": "500m"}}), http.StatusCreated)
+	used := at(sendExpect(t, srv, http.MethodGet, ns+"/resourcequotas/q", nil, http.StatusOK), "status", "used")
 	if u := used.(obj); u["pods"] != "1" || u["requests.cpu"] != "500m" {
 		t.Errorf("after the pod: used %v, want pods 1 and requests.cpu 500m", used)
 	}
 
 	// A quota whose status.used lacks a resource of its status.hard.
-	u := call(t, srv, http.MethodPost, ns+"/resourcequotas", obj{"apiVersion": "v1", "kind": "ResourceQuota", "metadata": obj{"name": "unknown"},
+	u := sendExpect(t, srv, http.MethodPost, ns+"/resourcequotas", obj{"apiVersion": "v1", "kind": "ResourceQuota", "metadata": obj{"name": "unknown"},
 		"spec": obj{"hard": obj{"secrets": "5"}}}, http.StatusCreated)
 	u["status"] = obj{"hard": obj{"secrets": "5"}}
-	call(t, srv, http.MethodPut, ns+"/resourcequotas/unknown/status", u, http.StatusOK)
-	st := call(t, srv, http.MethodPost, ns+"/secrets", obj{"apiVersion": "v1", "kind": "Secret", "metadata": obj{"name": "s"}}, http.StatusForbidden)
+	sendExpect(t, srv, http.MethodPut, ns+"/resourcequotas/unknown/status", u, http.StatusOK)
+	st := sendExpect(t, srv, http.MethodPost, ns+"/secrets", obj{"apiVersion": "v1", "kind": "Secret", "metadata": obj{"name": "s"}}, http.StatusForbidden)
 	if want := `secrets "s" is forbidden: status unknown for quota: unknown, resources: secrets`; st["message"] != want {
 		t.Errorf("refused with %q, want %q", st["message"], want)
 	}
@@ -79,10 +79,10 @@ func TestResourceQuota_ChargesAndRefusesAsKube(t *testing.T) {
 func TestResourceQuota_ConcurrentCreatesAreEachChargedOnce(t *testing.T) {
 	srv := newServer(t)
 	const ns = "/api/v1/namespaces/ns"
-	q := call(t, srv, http.MethodPost, ns+"/resourcequotas", obj{"apiVersion": "v1", "kind": "ResourceQuota", "metadata": obj{"name": "q"},
+	q := sendExpect(t, srv, http.MethodPost, ns+"/resourcequotas", obj{"apiVersion": "v1", "kind": "ResourceQuota", "metadata": obj{"name": "q"},
 		"spec": obj{"hard": obj{"configmaps": "1000"}}}, http.StatusCreated)
 	q["status"] = obj{"hard": obj{"configmaps": "1000"}, "used": obj{"configmaps": "0"}}
-	call(t, srv, http.MethodPut, ns+"/resourcequotas/q/status", q, http.StatusOK)
+	sendExpect(t, srv, http.MethodPut, ns+"/resourcequotas/q/status", q, http.StatusOK)
 	const workers, each = 4, 6
 	var wg sync.WaitGroup
 	codes := make(chan int, workers*each)
@@ -112,7 +112,7 @@ func TestResourceQuota_ConcurrentCreatesAreEachChargedOnce(t *testing.T) {
 			t.Errorf("a create answered %d", c)
 		}
 	}
-	used := at(call(t, srv, http.MethodGet, ns+"/resourcequotas/q", nil, http.StatusOK), "status", "used", "configmaps")
+	used := at(sendExpect(t, srv, http.MethodGet, ns+"/resourcequotas/q", nil, http.StatusOK), "status", "used", "configmaps")
 	if used != fmt.Sprint(created) || created != workers*each {
 		t.Errorf("created %d of %d, status.used configmaps %v", created, workers*each, used)
 	}

@@ -1,9 +1,6 @@
 package admission_test
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
 	"net/http"
 	"testing"
 
@@ -38,50 +35,8 @@ func storageServer(t testing.TB, withClasses bool) *apitest.Server {
 	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{
 		Strategies: strategies.Builtin(), MutatingAdmission: p.Mutating, ValidatingAdmission: p.Validating,
 	}})
-	call(t, srv, http.MethodPost, "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "default"}}, http.StatusCreated)
+	sendExpect(t, srv, http.MethodPost, "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "default"}}, http.StatusCreated)
 	return srv
-}
-
-func call(t testing.TB, srv *apitest.Server, method, path string, body any, want int) map[string]any {
-	t.Helper()
-	var in io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, srv.URL+path, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out map[string]any
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != want {
-		t.Fatalf("%s %s: status %d, want %d: %v", method, path, resp.StatusCode, want, out)
-	}
-	return out
-}
-
-func at(m map[string]any, path ...string) any {
-	var v any = m
-	for _, p := range path {
-		mm, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = mm[p]
-	}
-	return v
 }
 
 func claim(name string, extra map[string]any) map[string]any {
@@ -127,16 +82,16 @@ func TestStorageAndNodePlugins_MutateNewObjectsAsKube(t *testing.T) {
 			[]string{"spec", "taints"}, []any{map[string]any{"key": "node.kubernetes.io/not-ready", "value": "x", "effect": "NoSchedule"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := call(t, srv, http.MethodPost, c.path, c.obj, http.StatusCreated)
+			got := sendExpect(t, srv, http.MethodPost, c.path, c.obj, http.StatusCreated)
 			if d := cmp.Diff(c.want, at(got, c.field...)); d != "" {
 				t.Errorf("%v (-want +got):\n%s", c.field, d)
 			}
 		})
 	}
 	// An update adds nothing: the plugins act on creates.
-	n := call(t, srv, http.MethodGet, "/api/v1/nodes/n1", nil, http.StatusOK)
+	n := sendExpect(t, srv, http.MethodGet, "/api/v1/nodes/n1", nil, http.StatusOK)
 	n["spec"].(map[string]any)["taints"] = []any{}
-	if got := call(t, srv, http.MethodPut, "/api/v1/nodes/n1", n, http.StatusOK); at(got, "spec", "taints") != nil {
+	if got := sendExpect(t, srv, http.MethodPut, "/api/v1/nodes/n1", n, http.StatusOK); at(got, "spec", "taints") != nil {
 		t.Errorf("an update got taints %v, want none", at(got, "spec", "taints"))
 	}
 }
@@ -166,22 +121,22 @@ func TestPersistentVolumeClaimResize_RefusesAsKube(t *testing.T) {
 					{"metadata": map[string]any{"name": "slow"}, "provisioner": "example.com/csi"},
 				} {
 					sc["apiVersion"], sc["kind"] = "storage.k8s.io/v1", "StorageClass"
-					call(t, srv, http.MethodPost, "/apis/storage.k8s.io/v1/storageclasses", sc, http.StatusCreated)
+					sendExpect(t, srv, http.MethodPost, "/apis/storage.k8s.io/v1/storageclasses", sc, http.StatusCreated)
 				}
 			}
 			extra := map[string]any{"storageClassName": c.class}
-			pvc := call(t, srv, http.MethodPost, claims, claim("data", extra), http.StatusCreated)
+			pvc := sendExpect(t, srv, http.MethodPost, claims, claim("data", extra), http.StatusCreated)
 			pvc["spec"].(map[string]any)["volumeName"] = "pv-1"
-			pvc = call(t, srv, http.MethodPut, claims+"/data", pvc, http.StatusOK)
+			pvc = sendExpect(t, srv, http.MethodPut, claims+"/data", pvc, http.StatusOK)
 			pvc["status"] = map[string]any{"phase": "Bound", "capacity": map[string]any{"storage": "1Gi"}}
-			pvc = call(t, srv, http.MethodPut, claims+"/data/status", pvc, http.StatusOK)
+			pvc = sendExpect(t, srv, http.MethodPut, claims+"/data/status", pvc, http.StatusOK)
 			pvc["spec"].(map[string]any)["resources"] = map[string]any{"requests": map[string]any{"storage": "2Gi"}}
-			got := call(t, srv, http.MethodPut, claims+"/data", pvc, c.want)
+			got := sendExpect(t, srv, http.MethodPut, claims+"/data", pvc, c.want)
 			if c.want == http.StatusForbidden && (got["message"] != refusal || got["reason"] != "Forbidden") {
 				t.Errorf("refused with %v %q, want Forbidden %q", got["reason"], got["message"], refusal)
 			}
 			if c.withClasses {
-				d := call(t, srv, http.MethodPost, claims, claim("defaulted", nil), http.StatusCreated)
+				d := sendExpect(t, srv, http.MethodPost, claims, claim("defaulted", nil), http.StatusCreated)
 				if got := at(d, "spec", "storageClassName"); got != "fast" {
 					t.Errorf("a claim without a class got %v, want the default class fast", got)
 				}

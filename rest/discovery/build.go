@@ -94,7 +94,7 @@ func apiResources(rm resourceModel, version string) []APIResource {
 	}}
 	for _, sub := range r.Subresources() {
 		gvk := subresourceKind(r, version, sub)
-		res := APIResource{Name: r.Plural + "/" + sub, Namespaced: r.Namespaced, Kind: gvk.Kind, Verbs: SubresourceVerbs}
+		res := APIResource{Name: r.Plural + "/" + sub, Namespaced: r.Namespaced, Kind: gvk.Kind, Verbs: subresourceVerbs(r, sub)}
 		if gvk.Group != r.Group || gvk.Version != version {
 			res.Group, res.Version = gvk.Group, gvk.Version
 		}
@@ -128,7 +128,7 @@ func aggregatedGroup(g groupModel) APIGroupDiscovery {
 				rd.Subresources = append(rd.Subresources, APISubresourceDiscovery{
 					Subresource:  sub,
 					ResponseKind: &GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind},
-					Verbs:        SubresourceVerbs,
+					Verbs:        subresourceVerbs(r, sub),
 				})
 			}
 			vd.Resources = append(vd.Resources, rd)

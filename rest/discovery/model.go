@@ -86,7 +86,19 @@ func subresourceKind(r *scheme.Resource, v, sub string) scheme.GroupVersionKind 
 	if sub == "scale" {
 		return scaleKind
 	}
+	if o := r.Subresource(sub); o != nil && o.Kind.Kind != "" {
+		return o.Kind
+	}
 	return scheme.GroupVersionKind{Group: r.Group, Version: v, Kind: r.Kind}
+}
+
+// subresourceVerbs are the verbs discovery lists for a subresource: its own for one of
+// OtherSubresources, else those of status and scale.
+func subresourceVerbs(r *scheme.Resource, sub string) []string {
+	if o := r.Subresource(sub); o != nil {
+		return o.Verbs
+	}
+	return SubresourceVerbs
 }
 
 func groupVersionString(group, version string) string {

@@ -43,6 +43,9 @@ func AddToScheme(s *scheme.Scheme) error {
 		return err
 	}
 	registerAppsDefaults(s)
+	if err := AddBatchToScheme(s); err != nil {
+		return err
+	}
 	if err := AddNetworkingToScheme(s); err != nil {
 		return err
 	}

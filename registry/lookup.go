@@ -24,6 +24,7 @@ type callKey struct{}
 type call struct {
 	store *Store
 	attrs authz.Attributes
+	warn  func(texts ...string) // the Request's warnings (AddWarning)
 }
 
 // errNoStore is what Get and List answer outside a call of a Store.
@@ -33,7 +34,7 @@ var errNoStore = errors.New("registry: no Store in the context: Get and List rea
 // create by POST and a deletecollection, as the request's URL names none): they may
 // read with Get and List and ask AttributesFrom.
 func withCall(ctx context.Context, o *op, verb, name string) context.Context {
-	c := &call{store: o.s}
+	c := &call{store: o.s, warn: o.warn}
 	if o.rq.Attributes != nil {
 		c.attrs = *o.rq.Attributes
 	} else {

@@ -21,6 +21,8 @@ type Plugins struct {
 // kube's order; a plugin whose kinds a server does not serve lets every request pass.
 func Builtin() Plugins {
 	return Plugins{
-		Mutating: []registry.MutatingAdmission{DefaultIngressClass{}},
+		// kube's order (AllOrderedPlugins): ..., PodSecurity, Priority, ..., DefaultIngressClass, ...
+		Mutating:   []registry.MutatingAdmission{Priority{}, DefaultIngressClass{}},
+		Validating: []registry.ValidatingAdmission{PodSecurity{}, Priority{}},
 	}
 }

@@ -1,9 +1,6 @@
 package admission_test
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -57,14 +54,14 @@ func TestDefaultIngressClass_GivesNewIngressesTheNewestDefaultClass(t *testing.T
 				Strategies: strategies.Builtin(), MutatingAdmission: admission.Builtin().Mutating,
 				Clock: func() time.Time { return base.Add(time.Duration(now.Load()) * time.Second) },
 			}})
-			send(t, srv, http.MethodPost, "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "default"}}, http.StatusCreated)
+			expect(t, srv, http.MethodPost, "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "default"}}, http.StatusCreated)
 			for _, c := range tt.classes {
 				now.Store(c.second)
 				meta := map[string]any{"name": c.name}
 				if c.isDefault != "" {
 					meta["annotations"] = map[string]any{"ingressclass.kubernetes.io/is-default-class": c.isDefault}
 				}
-				send(t, srv, http.MethodPost, "/apis/networking.k8s.io/v1/ingressclasses", map[string]any{
+				expect(t, srv, http.MethodPost, "/apis/networking.k8s.io/v1/ingressclasses", map[string]any{
 					"apiVersion": "networking.k8s.io/v1", "kind": "IngressClass", "metadata": meta,
 					"spec": map[string]any{"controller": "example.com/" + c.name}}, http.StatusCreated)
 			}
@@ -82,11 +79,11 @@ func TestDefaultIngressClass_GivesNewIngressesTheNewestDefaultClass(t *testing.T
 			if tt.onUpdate {
 				// Created with a class, then updated without one: the update keeps none.
 				ing["spec"].(map[string]any)["ingressClassName"] = "x"
-				created := send(t, srv, http.MethodPost, path, ing, http.StatusCreated)
+				created := expect(t, srv, http.MethodPost, path, ing, http.StatusCreated)
 				delete(created["spec"].(map[string]any), "ingressClassName")
-				got = send(t, srv, http.MethodPut, path+"/web", created, http.StatusOK)
+				got = expect(t, srv, http.MethodPut, path+"/web", created, http.StatusOK)
 			} else {
-				got = send(t, srv, http.MethodPost, path, ing, http.StatusCreated)
+				got = expect(t, srv, http.MethodPost, path, ing, http.StatusCreated)
 			}
 			if c := got["spec"].(map[string]any)["ingressClassName"]; c != tt.want {
 				t.Errorf("spec.ingressClassName %#v, want %#v", c, tt.want)
@@ -95,28 +92,12 @@ func TestDefaultIngressClass_GivesNewIngressesTheNewestDefaultClass(t *testing.T
 	}
 }
 
-func send(t *testing.T, srv *apitest.Server, method, path string, body any, want int) map[string]any {
+// expect sends the request (send, of priority_test.go) and fails unless it is answered want.
+func expect(t *testing.T, srv *apitest.Server, method, path string, body any, want int) map[string]any {
 	t.Helper()
-	b, err := json.Marshal(body)
-	if err != nil {
-		t.Fatal(err)
+	r := send(t, srv, method, path, body)
+	if r.code != want {
+		t.Fatalf("%s %s: %d, want %d: %v", method, path, r.code, want, r.body)
 	}
-	req, err := http.NewRequest(method, srv.URL+path, bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out map[string]any
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != want {
-		t.Fatalf("%s %s: %d, want %d: %v", method, path, resp.StatusCode, want, fmt.Sprint(out))
-	}
-	return out
+	return r.body
 }

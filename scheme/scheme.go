@@ -139,6 +139,10 @@ type ScaleSubresource struct {
 	StatusReplicasPath string
 	// LabelSelectorPath, optional, points at a string holding the serialized label selector.
 	LabelSelectorPath string
+	// SelectorIsLabelSet says LabelSelectorPath holds a map of labels (a
+	// ReplicationController's spec.selector), which the Scale serves as the string of
+	// the selector that matches them all, as kube's labels.SelectorFromSet renders it.
+	SelectorIsLabelSet bool
 }
 
 // PrinterColumn is one column of table output, read from the object by a JSONPath

@@ -54,14 +54,14 @@ func TestDefaultIngressClass_GivesNewIngressesTheNewestDefaultClass(t *testing.T
 				Strategies: strategies.Builtin(), MutatingAdmission: admission.Builtin().Mutating,
 				Clock: func() time.Time { return base.Add(time.Duration(now.Load()) * time.Second) },
 			}})
-			expect(t, srv, http.MethodPost, "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "default"}}, http.StatusCreated)
+			sendExpect(t, srv, http.MethodPost, "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "default"}}, http.StatusCreated)
 			for _, c := range tt.classes {
 				now.Store(c.second)
 				meta := map[string]any{"name": c.name}
 				if c.isDefault != "" {
 					meta["annotations"] = map[string]any{"ingressclass.kubernetes.io/is-default-class": c.isDefault}
 				}
-				expect(t, srv, http.MethodPost, "/apis/networking.k8s.io/v1/ingressclasses", map[string]any{
+				sendExpect(t, srv, http.MethodPost, "/apis/networking.k8s.io/v1/ingressclasses", map[string]any{
 					"apiVersion": "networking.k8s.io/v1", "kind": "IngressClass", "metadata": meta,
 					"spec": map[string]any{"controller": "example.com/" + c.name}}, http.StatusCreated)
 			}
@@ -79,11 +79,11 @@ func TestDefaultIngressClass_GivesNewIngressesTheNewestDefaultClass(t *testing.T
 			if tt.onUpdate {
 				// Created with a class, then updated without one: the update keeps none.
 				ing["spec"].(map[string]any)["ingressClassName"] = "x"
-				created := expect(t, srv, http.MethodPost, path, ing, http.StatusCreated)
+				created := sendExpect(t, srv, http.MethodPost, path, ing, http.StatusCreated)
 				delete(created["spec"].(map[string]any), "ingressClassName")
-				got = expect(t, srv, http.MethodPut, path+"/web", created, http.StatusOK)
+				got = sendExpect(t, srv, http.MethodPut, path+"/web", created, http.StatusOK)
 			} else {
-				got = expect(t, srv, http.MethodPost, path, ing, http.StatusCreated)
+				got = sendExpect(t, srv, http.MethodPost, path, ing, http.StatusCreated)
 			}
 			if c := got["spec"].(map[string]any)["ingressClassName"]; c != tt.want {
 				t.Errorf("spec.ingressClassName %#v, want %#v", c, tt.want)
@@ -92,8 +92,8 @@ func TestDefaultIngressClass_GivesNewIngressesTheNewestDefaultClass(t *testing.T
 	}
 }
 
-// expect sends the request (send, of priority_test.go) and fails unless it is answered want.
-func expect(t *testing.T, srv *apitest.Server, method, path string, body any, want int) map[string]any {
+// sendExpect is send (priority_test.go) of a request that must answer want.
+func sendExpect(t *testing.T, srv *apitest.Server, method, path string, body any, want int) map[string]any {
 	t.Helper()
 	r := send(t, srv, method, path, body)
 	if r.code != want {

@@ -42,6 +42,9 @@ func AddToScheme(s *scheme.Scheme) error {
 	if err := AddAppsToScheme(s); err != nil {
 		return err
 	}
+	if err := AddServicesToScheme(s); err != nil {
+		return err
+	}
 	registerAppsDefaults(s)
 	if err := registerProtobuf(s); err != nil {
 		return fmt.Errorf("builtin: %w", err)

@@ -71,6 +71,11 @@ type StrategyFor[T scheme.Object] struct {
 	WarningsOnUpdate func(ctx context.Context, obj, old T) []string
 	AuthorizeCreate  func(ctx context.Context, obj T) error
 	AuthorizeUpdate  func(ctx context.Context, obj, old T) error
+	// AfterDelete runs once obj is removed from storage (a delete without pending
+	// finalizers, or the update that removed the last one), not on a dry run: it
+	// releases what the object reserved (Release), as kube's service storage releases
+	// a deleted Service's cluster IPs and node ports in its AfterDelete.
+	AfterDelete func(ctx context.Context, obj T)
 	// Status, when set, is the strategy of writes to /status, as a kind in kube-apiserver
 	// has a status strategy beside its own: such a write runs its PrepareForUpdate,
 	// ValidateUpdate and WarningsOnUpdate instead of the ones above (its other hooks are
@@ -121,6 +126,9 @@ func (s StrategyFor[T]) hooks() hooks {
 	if f := s.AuthorizeUpdate; f != nil {
 		h.AuthorizeUpdate = func(ctx context.Context, obj, old scheme.Object) error { return f(ctx, obj.(T), old.(T)) }
 	}
+	if f := s.AfterDelete; f != nil {
+		h.AfterDelete = func(ctx context.Context, obj scheme.Object) { f(ctx, obj.(T)) }
+	}
 	if s.Status != nil {
 		st := s.Status.hooks()
 		h.status = &st
@@ -140,6 +148,7 @@ type hooks struct {
 	WarningsOnUpdate func(ctx context.Context, obj, old scheme.Object) []string
 	AuthorizeCreate  func(ctx context.Context, obj scheme.Object) error
 	AuthorizeUpdate  func(ctx context.Context, obj, old scheme.Object) error
+	AfterDelete      func(ctx context.Context, obj scheme.Object)
 	// respondToCreate makes the resource create-only and storage-free (virtual.go).
 	RespondToCreate func(ctx context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error)
 	// status are the hooks of writes to /status (StrategyFor.Status); nil means these.

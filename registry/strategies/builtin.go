@@ -55,6 +55,7 @@ func Builtin() map[scheme.GroupResource]registry.Strategy {
 	maps.Copy(m, RBAC())
 	maps.Copy(m, Authorization())
 	maps.Copy(m, Apps())
+	maps.Copy(m, Services())
 	return m
 }
 

@@ -70,7 +70,8 @@ func serviceStrategy() registry.StrategyFor[*corev1.Service] {
 }
 
 // normalizeClusterIPs is kube's: clusterIP and clusterIPs kept in step for a client
-// that sets only the singular field, or clears it, or keeps it on an update.
+// that sets only the singular field, or clears it, or keeps it on an update. (Its
+// "same cluster IPs" compares clusterIPs alone, as kube's service storage's does.)
 func normalizeClusterIPs(s, old *corev1.Service) {
 	if old == nil {
 		if s.Spec.ClusterIP != "" && len(s.Spec.ClusterIPs) == 0 {
@@ -83,10 +84,10 @@ func normalizeClusterIPs(s, old *corev1.Service) {
 	}
 	if old.Spec.ClusterIP != s.Spec.ClusterIP {
 		if old.Spec.ClusterIP != "" && s.Spec.ClusterIP == "" {
-			if sameClusterIPs(old, s) {
+			if slices.Equal(old.Spec.ClusterIPs, s.Spec.ClusterIPs) {
 				s.Spec.ClusterIPs = nil
 			}
-		} else if sameClusterIPs(old, s) {
+		} else if slices.Equal(old.Spec.ClusterIPs, s.Spec.ClusterIPs) {
 			s.Spec.ClusterIPs = []string{s.Spec.ClusterIP}
 		}
 	}

@@ -60,7 +60,7 @@ func initIPFamilyFields(s, old *corev1.Service) validation.ErrorList {
 	var errs validation.ErrorList
 	single := *s.Spec.IPFamilyPolicy == corev1.IPFamilyPolicySingleStack
 	if old != nil && single {
-		if sameClusterIPs(old, s) && len(s.Spec.ClusterIPs) > 1 {
+		if slices.Equal(old.Spec.ClusterIPs, s.Spec.ClusterIPs) && len(s.Spec.ClusterIPs) > 1 {
 			s.Spec.ClusterIPs = s.Spec.ClusterIPs[:1]
 		}
 		if slices.Equal(old.Spec.IPFamilies, s.Spec.IPFamilies) && len(s.Spec.IPFamilies) > 1 {

@@ -43,9 +43,11 @@ func serviceStrategy() registry.StrategyFor[*corev1.Service] {
 		// exactly where and how these hooks run.
 		AuthorizeCreate: func(ctx context.Context, s *corev1.Service) error { return allocateService(ctx, s, nil) },
 		AuthorizeUpdate: func(ctx context.Context, s, old *corev1.Service) error { return allocateService(ctx, s, old) },
-		Validate:        func(_ context.Context, s *corev1.Service) validation.ErrorList { return validateService(s, nil) },
+		Validate: func(_ context.Context, s *corev1.Service) validation.ErrorList {
+			return dropExternalNameTrafficPolicy(s, validateService(s, nil))
+		},
 		ValidateUpdate: func(_ context.Context, s, old *corev1.Service) validation.ErrorList {
-			return validateServiceUpdate(s, old)
+			return dropExternalNameTrafficPolicy(s, validateServiceUpdate(s, old))
 		},
 		WarningsOnCreate: func(_ context.Context, s *corev1.Service) []string { return serviceWarnings(s, nil) },
 		WarningsOnUpdate: func(_ context.Context, s, old *corev1.Service) []string { return serviceWarnings(s, old) },
@@ -67,6 +69,18 @@ func serviceStrategy() registry.StrategyFor[*corev1.Service] {
 			},
 		},
 	}
+}
+
+// dropExternalNameTrafficPolicy gives a valid ExternalName service what kube's
+// service storage shows of it on every read (defaultOnReadInternalTrafficPolicy): no
+// internalTrafficPolicy, which an update from another type carries over. It is
+// dropped once validated, as kube validates the field before it hides it. errs are
+// the validation's errors, returned as they are.
+func dropExternalNameTrafficPolicy(s *corev1.Service, errs validation.ErrorList) validation.ErrorList {
+	if len(errs) == 0 && s.Spec.Type == corev1.ServiceTypeExternalName {
+		s.Spec.InternalTrafficPolicy = nil
+	}
+	return errs
 }
 
 // normalizeClusterIPs is kube's: clusterIP and clusterIPs kept in step for a client

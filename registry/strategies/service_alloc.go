@@ -36,6 +36,9 @@ var (
 	errIPAllocated   = errors.New("provided IP is already allocated")
 	errPortAllocated = errors.New("provided port is already allocated")
 	errRangeFull     = errors.New("range is full")
+	// errMismatchedNetwork is kube's ipallocator.ErrMismatchedNetwork: the address is in
+	// none of the cluster's service CIDRs.
+	errMismatchedNetwork = errors.New("the provided network does not match the current range")
 )
 
 // allocateService is kube's service REST storage's allocation (BeginCreate,
@@ -148,13 +151,23 @@ func (a *allocation) clusterIPs() error {
 			if err != nil {
 				return apierrors.NewInternalError(fmt.Errorf("failed to parse service IP %q", ip))
 			}
-			if !inClusterIPRange(addr) {
-				err = fmt.Errorf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s", ip, serviceCIDR)
-			} else if err = a.reserve(clusterIPSpace, addr.String(), errIPAllocated); err != nil && !errors.Is(err, errIPAllocated) {
-				return err
+			var refused error
+			switch {
+			case !serviceCIDR.Contains(addr):
+				// kube's MultiCIDRServiceAllocator (GA) finds no ServiceCIDR of the address.
+				refused = errMismatchedNetwork
+			case !inClusterIPRange(addr):
+				refused = fmt.Errorf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s", ip, serviceCIDR)
+			default:
+				switch err := a.reserve(clusterIPSpace, addr.String(), errIPAllocated); {
+				case errors.Is(err, errIPAllocated):
+					refused = err
+				case err != nil:
+					return err
+				}
 			}
-			if err != nil {
-				return a.invalid(validation.Invalid(validation.NewPath("spec", "clusterIPs"), s.Spec.ClusterIPs, fmt.Sprintf("failed to allocate IP %s: %v", ip, err)))
+			if refused != nil {
+				return a.invalid(validation.Invalid(validation.NewPath("spec", "clusterIPs"), s.Spec.ClusterIPs, fmt.Sprintf("failed to allocate IP %s: %v", ip, refused)))
 			}
 		}
 		if i == 0 {

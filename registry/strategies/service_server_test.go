@@ -170,7 +170,7 @@ func TestServiceAllocation_RefusesTakenAndOutOfRangeValuesAsKube(t *testing.T) {
 		{"taken cluster IP", map[string]any{"clusterIP": "10.0.0.20"},
 			"spec.clusterIPs", `Invalid value: ["10.0.0.20"]: failed to allocate IP 10.0.0.20: provided IP is already allocated`},
 		{"cluster IP out of range", map[string]any{"clusterIP": "10.0.1.5"},
-			"spec.clusterIPs", `Invalid value: ["10.0.1.5"]: failed to allocate IP 10.0.1.5: the provided IP (10.0.1.5) is not in the valid range. The range of valid IPs is 10.0.0.0/24`},
+			"spec.clusterIPs", `Invalid value: ["10.0.1.5"]: failed to allocate IP 10.0.1.5: the provided network does not match the current range`},
 		{"broadcast cluster IP", map[string]any{"clusterIP": "10.0.0.255"},
 			"spec.clusterIPs", `Invalid value: ["10.0.0.255"]: failed to allocate IP 10.0.0.255: the provided IP (10.0.0.255) is not in the valid range. The range of valid IPs is 10.0.0.0/24`},
 		{"taken node port", map[string]any{"type": "NodePort", "ports": []any{map[string]any{"port": 80, "nodePort": 30020}}},

@@ -25,6 +25,7 @@ type callKey struct{}
 type call struct {
 	store *Store
 	attrs authz.Attributes
+	warn  func(texts ...string) // the Request's warnings (AddWarning)
 	// op is the operation, res its reservations (reservations.go).
 	op   *op
 	once sync.Once
@@ -38,7 +39,7 @@ var errNoStore = errors.New("registry: no Store in the context: Get and List rea
 // create by POST and a deletecollection, as the request's URL names none): they may
 // read with Get and List and ask AttributesFrom.
 func withCall(ctx context.Context, o *op, verb, name string) context.Context {
-	c := &call{store: o.s, op: o}
+	c := &call{store: o.s, warn: o.warn, op: o}
 	if o.rq.Attributes != nil {
 		c.attrs = *o.rq.Attributes
 	} else {

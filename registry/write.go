@@ -168,6 +168,14 @@ func (o *op) prepareUpdate(ctx context.Context, in, old scheme.Object) (scheme.O
 	in.SetDeletionTimestamp(old.GetDeletionTimestamp())
 	in.SetDeletionGracePeriodSeconds(old.GetDeletionGracePeriodSeconds())
 	in.SetGeneration(old.GetGeneration())
+	// Mutating admission before the generation and the strategy, as kube's update
+	// handler runs it on the updated object before the store's BeforeUpdate: a field an
+	// admission plugin carries over from the stored object (Priority's spec.priority)
+	// is no change of the spec.
+	a := o.admissionAttributes(ctx, "update", OperationUpdate, name, old)
+	if err := o.mutate(ctx, a, in); err != nil {
+		return nil, err
+	}
 	same, err := specEqual(in, old, !o.res.StatusSubresource)
 	if err != nil {
 		return nil, err
@@ -177,10 +185,6 @@ func (o *op) prepareUpdate(ctx context.Context, in, old scheme.Object) (scheme.O
 	}
 	if f := o.hooks.PrepareForUpdate; f != nil && h == o.hooks {
 		f(ctx, in, old)
-	}
-	a := o.admissionAttributes(ctx, "update", OperationUpdate, name, old)
-	if err := o.mutate(ctx, a, in); err != nil {
-		return nil, err
 	}
 	// After admission, as kube's BeforeUpdate does: every update path reconciled the
 	// namespace before it already (or, for /scale, took the stored object's).

@@ -20,5 +20,9 @@ type Plugins struct {
 // envtest's kube-apiserver runs them (every default plugin but ServiceAccount), in
 // kube's order; a plugin whose kinds a server does not serve lets every request pass.
 func Builtin() Plugins {
-	return Plugins{}
+	return Plugins{
+		// kube's order (AllOrderedPlugins): ..., PodSecurity, Priority, ...
+		Mutating:   []registry.MutatingAdmission{Priority{}},
+		Validating: []registry.ValidatingAdmission{PodSecurity{}, Priority{}},
+	}
 }

@@ -22,7 +22,7 @@ const servicesPath = "/api/v1/namespaces/default/services"
 
 // serviceServers starts n servers over one memory store, as replicas share an etcd,
 // with the default namespace created.
-func serviceServers(t *testing.T, n int) []*apitest.Server {
+func serviceServers(t testing.TB, n int) []*apitest.Server {
 	t.Helper()
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
@@ -33,7 +33,14 @@ func serviceServers(t *testing.T, n int) []*apitest.Server {
 	for range n {
 		out = append(out, apitest.NewServer(t, s, apitest.Options{Storage: store, REST: rest.Options{Strategies: strategies.Builtin()}}))
 	}
-	call(t, out[0], http.MethodPost, "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "default"}}, http.StatusCreated)
+	resp, err := out[0].Client().Post(out[0].URL+"/api/v1/namespaces", "application/json", strings.NewReader(`{"metadata":{"name":"default"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("creating the default namespace: %d", resp.StatusCode)
+	}
 	return out
 }
 

@@ -6,15 +6,18 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/codec"
 	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage/bolt"
 	"github.com/apikit-dev/apikit/storage/memory"
 )
 
@@ -327,4 +330,48 @@ func TestServiceAllocation_ReservationsAreOutsideEveryResource(t *testing.T) {
 	if items := list["items"].([]any); len(items) != 1 {
 		t.Errorf("%d services listed, want 1", len(items))
 	}
+}
+
+// TestServiceAllocation_ReservationsSurviveARestartOnBolt holds that the reservations
+// are records of the storage itself: a server restarted over the same bolt file still
+// refuses the address and node port a stored service holds, and frees them once it is
+// deleted.
+func TestServiceAllocation_ReservationsSurviveARestartOnBolt(t *testing.T) {
+	s := scheme.New()
+	if err := builtin.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "state.db")
+	start := func() (*apitest.Server, *bolt.Store) {
+		store, err := bolt.New(path, bolt.Options{Codec: bolt.SerializerCodec(codec.NewJSON(s)), NoSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return apitest.NewServer(t, s, apitest.Options{Storage: store, REST: rest.Options{Strategies: strategies.Builtin()}}), store
+	}
+	srv, store := start()
+	call(t, srv, http.MethodPost, "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "default"}}, http.StatusCreated)
+	held := svc("held", map[string]any{"type": "NodePort", "clusterIP": "10.0.0.50", "ports": []any{map[string]any{"port": 80, "nodePort": 30050}}})
+	call(t, srv, http.MethodPost, servicesPath, held, http.StatusCreated)
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	srv, store = start()
+	t.Cleanup(func() { _ = srv.Close(); _ = store.Close() })
+	other := svc("other", map[string]any{"type": "NodePort", "clusterIP": "10.0.0.50", "ports": []any{map[string]any{"port": 80, "nodePort": 30050}}})
+	c := cause(t, call(t, srv, http.MethodPost, servicesPath, other, http.StatusUnprocessableEntity))
+	if c["field"] != "spec.clusterIPs" {
+		t.Errorf("cause %v, want the taken cluster IP", c)
+	}
+	specOf(other)["clusterIP"] = "10.0.0.51"
+	c = cause(t, call(t, srv, http.MethodPost, servicesPath, other, http.StatusUnprocessableEntity))
+	if c["field"] != "spec.ports[0].nodePort" {
+		t.Errorf("cause %v, want the taken node port", c)
+	}
+	call(t, srv, http.MethodDelete, servicesPath+"/held", nil, http.StatusOK)
+	specOf(other)["clusterIP"] = "10.0.0.50"
+	call(t, srv, http.MethodPost, servicesPath, other, http.StatusCreated)
 }

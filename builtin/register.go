@@ -46,10 +46,22 @@ func AddToScheme(s *scheme.Scheme) error {
 		return err
 	}
 	registerAppsDefaults(s)
+	if err := AddBatchToScheme(s); err != nil {
+		return err
+	}
+	if err := AddNetworkingToScheme(s); err != nil {
+		return err
+	}
 	if err := registerProtobuf(s); err != nil {
 		return fmt.Errorf("builtin: %w", err)
 	}
 	if err := AddRBACToScheme(s); err != nil {
+		return err
+	}
+	if err := AddAutoscalingToScheme(s); err != nil {
+		return err
+	}
+	if err := AddDiscoveryToScheme(s); err != nil {
 		return err
 	}
 	return AddAuthorizationToScheme(s)

@@ -66,6 +66,10 @@ type Resource struct {
 	// SelectableFields are field paths (for example "spec.color") a field selector may use,
 	// besides metadata.name and metadata.namespace, which every kind has.
 	SelectableFields []string
+	// FieldPaths maps a selectable field to the JSON path its value is read from, for a
+	// field whose selector name is not its path (a Job's status.successful is
+	// status.succeeded, as kube's JobToSelectableFields names it).
+	FieldPaths map[string]string
 	// PrinterColumns are the columns of table output besides Name and Age.
 	PrinterColumns []PrinterColumn
 	// StorageVersion is the version objects are stored at; defaults to the group's preferred.

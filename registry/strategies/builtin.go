@@ -56,6 +56,10 @@ func Builtin() map[scheme.GroupResource]registry.Strategy {
 	maps.Copy(m, Authorization())
 	maps.Copy(m, Apps())
 	maps.Copy(m, Services())
+	maps.Copy(m, Batch())
+	maps.Copy(m, Networking())
+	maps.Copy(m, Autoscaling())
+	maps.Copy(m, Discovery())
 	return m
 }
 

@@ -19,19 +19,19 @@ const endpointsManagedBy = "endpoints.kubernetes.io/managed-by"
 // emits it from the type's prerelease lifecycle.
 func endpointsStrategy() registry.StrategyFor[*corev1.Endpoints] {
 	return registry.StrategyFor[*corev1.Endpoints]{
-		Validate: func(_ context.Context, e *corev1.Endpoints) validation.ErrorList { return validateEndpoints(e, nil) },
+		Validate: func(_ context.Context, e *corev1.Endpoints) validation.ErrorList { return validateEndpointsSubsets(e, nil) },
 		ValidateUpdate: func(_ context.Context, e, old *corev1.Endpoints) validation.ErrorList {
-			return validateEndpoints(e, old)
+			return validateEndpointsSubsets(e, old)
 		},
 		WarningsOnCreate: func(_ context.Context, e *corev1.Endpoints) []string { return endpointsWarnings(e) },
 		WarningsOnUpdate: func(_ context.Context, e, _ *corev1.Endpoints) []string { return endpointsWarnings(e) },
 	}
 }
 
-// validateEndpoints is kube's ValidateEndpoints: subsets with addresses, each a valid
+// validateEndpointsSubsets is kube's ValidateEndpoints: subsets with addresses, each a valid
 // endpoint IP, hostname a DNS label, nodeName a DNS subdomain, ports named (when more
 // than one) and in range. An update that leaves invalid subsets as they were stands.
-func validateEndpoints(e, old *corev1.Endpoints) validation.ErrorList {
+func validateEndpointsSubsets(e, old *corev1.Endpoints) validation.ErrorList {
 	var errs validation.ErrorList
 	subsets := validation.NewPath("subsets")
 	for i := range e.Subsets {
@@ -41,13 +41,13 @@ func validateEndpoints(e, old *corev1.Endpoints) validation.ErrorList {
 			errs = append(errs, validation.Required(p, "must specify `addresses` or `notReadyAddresses`"))
 		}
 		for j := range ss.Addresses {
-			errs = append(errs, validateEndpointAddress(&ss.Addresses[j], p.Child("addresses").Index(j))...)
+			errs = append(errs, validateEndpointsAddress(&ss.Addresses[j], p.Child("addresses").Index(j))...)
 		}
 		for j := range ss.NotReadyAddresses {
-			errs = append(errs, validateEndpointAddress(&ss.NotReadyAddresses[j], p.Child("notReadyAddresses").Index(j))...)
+			errs = append(errs, validateEndpointsAddress(&ss.NotReadyAddresses[j], p.Child("notReadyAddresses").Index(j))...)
 		}
 		for j := range ss.Ports {
-			errs = append(errs, validateEndpointPort(&ss.Ports[j], len(ss.Ports) > 1, p.Child("ports").Index(j))...)
+			errs = append(errs, validateEndpointsPort(&ss.Ports[j], len(ss.Ports) > 1, p.Child("ports").Index(j))...)
 		}
 	}
 	if len(errs) > 0 && old != nil && reflect.DeepEqual(old.Subsets, e.Subsets) {
@@ -56,7 +56,7 @@ func validateEndpoints(e, old *corev1.Endpoints) validation.ErrorList {
 	return errs
 }
 
-func validateEndpointAddress(a *corev1.EndpointAddress, path *validation.Path) validation.ErrorList {
+func validateEndpointsAddress(a *corev1.EndpointAddress, path *validation.Path) validation.ErrorList {
 	errs := validateLegacyIP(a.IP, path.Child("ip"))
 	if a.Hostname != "" {
 		errs = append(errs, validateDNS1123Label(a.Hostname, path.Child("hostname"))...)
@@ -66,10 +66,10 @@ func validateEndpointAddress(a *corev1.EndpointAddress, path *validation.Path) v
 			errs = append(errs, validation.Invalid(path.Child("nodeName"), *a.NodeName, msg))
 		}
 	}
-	return append(errs, validateEndpointIP(a.IP, path.Child("ip"))...)
+	return append(errs, svcEndpointIP(a.IP, path.Child("ip"))...)
 }
 
-func validateEndpointPort(p *corev1.EndpointPort, requireName bool, path *validation.Path) validation.ErrorList {
+func validateEndpointsPort(p *corev1.EndpointPort, requireName bool, path *validation.Path) validation.ErrorList {
 	var errs validation.ErrorList
 	switch {
 	case requireName && p.Name == "":
@@ -83,7 +83,7 @@ func validateEndpointPort(p *corev1.EndpointPort, requireName bool, path *valida
 	switch {
 	case p.Protocol == "":
 		errs = append(errs, validation.Required(path.Child("protocol"), ""))
-	case !containsString(serviceProtocols, string(p.Protocol)):
+	case !svcContains(serviceProtocols, string(p.Protocol)):
 		errs = append(errs, validation.NotSupported(path.Child("protocol"), string(p.Protocol), serviceProtocols))
 	}
 	if p.AppProtocol != nil {
@@ -92,7 +92,7 @@ func validateEndpointPort(p *corev1.EndpointPort, requireName bool, path *valida
 	return errs
 }
 
-func containsString(list []string, s string) bool {
+func svcContains(list []string, s string) bool {
 	for _, v := range list {
 		if v == s {
 			return true
@@ -111,10 +111,10 @@ func endpointsWarnings(e *corev1.Endpoints) []string {
 	for i, ss := range e.Subsets {
 		p := validation.NewPath("subsets").Index(i)
 		for j, a := range ss.Addresses {
-			out = append(out, legacyIPWarnings(p.Child("addresses").Index(j).Child("ip"), a.IP)...)
+			out = append(out, svcIPWarnings(p.Child("addresses").Index(j).Child("ip"), a.IP)...)
 		}
 		for j, a := range ss.NotReadyAddresses {
-			out = append(out, legacyIPWarnings(p.Child("notReadyAddresses").Index(j).Child("ip"), a.IP)...)
+			out = append(out, svcIPWarnings(p.Child("notReadyAddresses").Index(j).Child("ip"), a.IP)...)
 		}
 	}
 	return out

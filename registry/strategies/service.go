@@ -62,7 +62,7 @@ func serviceStrategy() registry.StrategyFor[*corev1.Service] {
 				var out []string
 				for i, ing := range s.Status.LoadBalancer.Ingress {
 					if ing.IP != "" {
-						out = append(out, legacyIPWarnings(validation.NewPath("status", "loadBalancer", "ingress").Index(i), ing.IP)...)
+						out = append(out, svcIPWarnings(validation.NewPath("status", "loadBalancer", "ingress").Index(i), ing.IP)...)
 					}
 				}
 				return out

@@ -197,10 +197,10 @@ func validateService(s, old *corev1.Service) validation.ErrorList {
 	}
 	for i, ip := range s.Spec.ExternalIPs {
 		p := spec.Child("externalIPs").Index(i)
-		if e := validateLegacyIPOf(ip, oldExternal, p); len(e) > 0 {
+		if e := svcLegacyIPOf(ip, oldExternal, p); len(e) > 0 {
 			errs = append(errs, e...)
 		} else {
-			errs = append(errs, validateEndpointIP(ip, p)...)
+			errs = append(errs, svcEndpointIP(ip, p)...)
 		}
 	}
 	switch {
@@ -252,7 +252,7 @@ func validateService(s, old *corev1.Service) validation.ErrorList {
 			}
 		}
 		for i, v := range s.Spec.LoadBalancerSourceRanges {
-			errs = append(errs, validateLegacyCIDR(strings.TrimSpace(v), existing, p.Index(i))...)
+			errs = append(errs, svcLegacyCIDR(strings.TrimSpace(v), existing, p.Index(i))...)
 		}
 	} else if v, ok := s.Annotations[sourceRangesAnnotation]; ok {
 		p := meta.Child("annotations").Key(sourceRangesAnnotation)
@@ -262,7 +262,7 @@ func validateService(s, old *corev1.Service) validation.ErrorList {
 		if old == nil || old.Annotations[sourceRangesAnnotation] != v {
 			if v = strings.TrimSpace(v); v != "" {
 				for _, c := range strings.Split(v, ",") {
-					errs = append(errs, validateLegacyCIDR(strings.TrimSpace(c), nil, p)...)
+					errs = append(errs, svcLegacyCIDR(strings.TrimSpace(c), nil, p)...)
 				}
 			}
 		}
@@ -389,7 +389,7 @@ func validateClusterIPsRelatedFields(s, old *corev1.Service) validation.ErrorLis
 			}
 			continue
 		}
-		e := validateLegacyIPOf(ip, existing, ipsPath.Index(i))
+		e := svcLegacyIPOf(ip, existing, ipsPath.Index(i))
 		invalidIPs = invalidIPs || len(e) > 0
 		errs = append(errs, e...)
 	}
@@ -555,7 +555,7 @@ func validateLoadBalancerStatus(st, old *corev1.LoadBalancerStatus, spec *corev1
 	for i, ing := range st.Ingress {
 		p := ingress.Index(i)
 		if ing.IP != "" {
-			errs = append(errs, validateLegacyIPOf(ing.IP, existing, p.Child("ip"))...)
+			errs = append(errs, svcLegacyIPOf(ing.IP, existing, p.Child("ip"))...)
 		}
 		switch {
 		case ing.IPMode == nil:
@@ -571,7 +571,7 @@ func validateLoadBalancerStatus(st, old *corev1.LoadBalancerStatus, spec *corev1
 			for _, msg := range validation.IsDNS1123Subdomain(ing.Hostname) {
 				errs = append(errs, validation.Invalid(p.Child("hostname"), ing.Hostname, msg))
 			}
-			if parseIPSloppy(ing.Hostname) != nil {
+			if svcParseIPSloppy(ing.Hostname) != nil {
 				errs = append(errs, validation.Invalid(p.Child("hostname"), ing.Hostname, "must be a DNS name, not an IP address"))
 			}
 		}
@@ -579,21 +579,21 @@ func validateLoadBalancerStatus(st, old *corev1.LoadBalancerStatus, spec *corev1
 	return errs
 }
 
-// validateLegacyIPOf is kube's IsValidIPForLegacyField: a value the old object already
+// svcLegacyIPOf is kube's IsValidIPForLegacyField: a value the old object already
 // had passes as it is.
-func validateLegacyIPOf(ip string, old []string, path *validation.Path) validation.ErrorList {
+func svcLegacyIPOf(ip string, old []string, path *validation.Path) validation.ErrorList {
 	if slices.Contains(old, ip) {
 		return nil
 	}
 	return validateLegacyIP(ip, path)
 }
 
-// validateLegacyCIDR is kube's IsValidCIDRForLegacyField with StrictIPCIDRValidation.
-func validateLegacyCIDR(v string, old []string, path *validation.Path) validation.ErrorList {
+// svcLegacyCIDR is kube's IsValidCIDRForLegacyField with StrictIPCIDRValidation.
+func svcLegacyCIDR(v string, old []string, path *validation.Path) validation.ErrorList {
 	if slices.Contains(old, v) {
 		return nil
 	}
-	if _, _, err := net.ParseCIDR(v); err != nil && !sloppyCIDR(v) {
+	if _, _, err := net.ParseCIDR(v); err != nil && !svcSloppyCIDR(v) {
 		return validation.ErrorList{validation.Invalid(path, v, "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)")}
 	}
 	prefix, err := netip.ParsePrefix(v)
@@ -608,9 +608,9 @@ func validateLegacyCIDR(v string, old []string, path *validation.Path) validatio
 	return nil
 }
 
-// sloppyCIDR reports whether v is a CIDR that only k8s.io/utils' sloppy parser takes:
+// svcSloppyCIDR reports whether v is a CIDR that only k8s.io/utils' sloppy parser takes:
 // an IPv4 address with leading zeros, or a prefix length with them.
-func sloppyCIDR(v string) bool {
+func svcSloppyCIDR(v string) bool {
 	addr, bits, ok := strings.Cut(v, "/")
 	if !ok || bits == "" || len(bits) > 3 {
 		return false
@@ -623,8 +623,8 @@ func sloppyCIDR(v string) bool {
 	return sloppyIPv4(addr) || net.ParseIP(addr) != nil
 }
 
-// parseIPSloppy is k8s.io/utils' ParseIPSloppy: net.ParseIP, with IPv4 leading zeros.
-func parseIPSloppy(s string) net.IP {
+// svcParseIPSloppy is k8s.io/utils' ParseIPSloppy: net.ParseIP, with IPv4 leading zeros.
+func svcParseIPSloppy(s string) net.IP {
 	if ip := net.ParseIP(s); ip != nil {
 		return ip
 	}
@@ -643,10 +643,10 @@ func parseIPSloppy(s string) net.IP {
 	return nil
 }
 
-// validateEndpointIP is kube's ValidateEndpointIP: no unspecified, loopback or
+// svcEndpointIP is kube's ValidateEndpointIP: no unspecified, loopback or
 // link-local address.
-func validateEndpointIP(v string, path *validation.Path) validation.ErrorList {
-	ip := parseIPSloppy(v)
+func svcEndpointIP(v string, path *validation.Path) validation.ErrorList {
+	ip := svcParseIPSloppy(v)
 	if ip == nil {
 		return validation.ErrorList{validation.Invalid(path, v, "must be a valid IP address")}
 	}
@@ -666,10 +666,10 @@ func validateEndpointIP(v string, path *validation.Path) validation.ErrorList {
 	return errs
 }
 
-// legacyIPWarnings is apimachinery's GetWarningsForIP: a non-standard form that kube still
+// svcIPWarnings is apimachinery's GetWarningsForIP: a non-standard form that kube still
 // takes, or an IPv6 address not in canonical form.
-func legacyIPWarnings(path *validation.Path, v string) []string {
-	ip := parseIPSloppy(v)
+func svcIPWarnings(path *validation.Path, v string) []string {
+	ip := svcParseIPSloppy(v)
 	if ip == nil {
 		return nil
 	}
@@ -691,7 +691,7 @@ func serviceWarnings(s, _ *corev1.Service) []string {
 	}
 	if len(s.Spec.ClusterIPs) > 0 && s.Spec.ClusterIPs[0] != clusterIPNone && s.Spec.ClusterIPs[0] != "" {
 		for i, ip := range s.Spec.ClusterIPs {
-			out = append(out, legacyIPWarnings(validation.NewPath("spec", "clusterIPs").Index(i), ip)...)
+			out = append(out, svcIPWarnings(validation.NewPath("spec", "clusterIPs").Index(i), ip)...)
 		}
 	}
 	// The warnings' own notion of headless.
@@ -708,13 +708,13 @@ func serviceWarnings(s, _ *corev1.Service) []string {
 		}
 	}
 	for i, ip := range s.Spec.ExternalIPs {
-		out = append(out, legacyIPWarnings(validation.NewPath("spec", "externalIPs").Index(i), ip)...)
+		out = append(out, svcIPWarnings(validation.NewPath("spec", "externalIPs").Index(i), ip)...)
 	}
 	if len(s.Spec.ExternalIPs) > 0 && !headless && s.Spec.Type != corev1.ServiceTypeExternalName {
 		out = append(out, "spec.externalIPs is deprecated and may no longer be implemented in some clusters")
 	}
 	if s.Spec.LoadBalancerIP != "" {
-		out = append(out, legacyIPWarnings(validation.NewPath("spec", "loadBalancerIP"), s.Spec.LoadBalancerIP)...)
+		out = append(out, svcIPWarnings(validation.NewPath("spec", "loadBalancerIP"), s.Spec.LoadBalancerIP)...)
 	}
 	if s.Spec.Type == corev1.ServiceTypeExternalName && len(s.Spec.ExternalIPs) > 0 {
 		out = append(out, `spec.externalIPs is ignored when spec.type is "ExternalName"`)

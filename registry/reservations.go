@@ -237,8 +237,11 @@ func finishReservations(ctx context.Context, stored bool) {
 		opts := storage.DeleteOptions{}
 		if uid != "" {
 			// A release removes the holder's own reservation only.
+			// A hook that reserves before the Store gives a new object its uid (a
+			// strategy's AuthorizeCreate) records none: such a record is the holder's
+			// to release by the value alone, as only the holder names it.
 			opts.Validate = func(_ context.Context, cur scheme.Object) error {
-				if refs := cur.GetOwnerReferences(); len(refs) != 1 || refs[0].UID != uid {
+				if refs := cur.GetOwnerReferences(); len(refs) != 1 || (refs[0].UID != "" && refs[0].UID != uid) {
 					return errNotHolder
 				}
 				return nil

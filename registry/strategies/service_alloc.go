@@ -51,6 +51,11 @@ var (
 // dry run reserves nothing but is given the values a create would take, as kube's
 // dry-run allocators give them.
 func allocateService(ctx context.Context, s, old *corev1.Service) error {
+	if old == nil {
+		// kube's beginCreate keeps clusterIP and clusterIPs in step before it allocates
+		// (an update's PrepareForUpdate, which runs before, has done it).
+		normalizeClusterIPs(s, nil)
+	}
 	if errs := initIPFamilyFields(s, old); len(errs) > 0 {
 		return errs.ToStatus(corev1.SchemeGroupVersion.WithKind("Service").GroupKind(), s.Name)
 	}

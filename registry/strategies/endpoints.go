@@ -19,7 +19,9 @@ const endpointsManagedBy = "endpoints.kubernetes.io/managed-by"
 // emits it from the type's prerelease lifecycle.
 func endpointsStrategy() registry.StrategyFor[*corev1.Endpoints] {
 	return registry.StrategyFor[*corev1.Endpoints]{
-		Validate: func(_ context.Context, e *corev1.Endpoints) validation.ErrorList { return validateEndpointsSubsets(e, nil) },
+		Validate: func(_ context.Context, e *corev1.Endpoints) validation.ErrorList {
+			return validateEndpointsSubsets(e, nil)
+		},
 		ValidateUpdate: func(_ context.Context, e, old *corev1.Endpoints) validation.ErrorList {
 			return validateEndpointsSubsets(e, old)
 		},

@@ -232,6 +232,7 @@ func AddAppsToScheme(s *scheme.Scheme) error {
 		&appsv1.ReplicaSet{}, &appsv1.ControllerRevision{}); err != nil {
 		return fmt.Errorf("builtin: %w", err)
 	}
+	registerAppsDefaults(s)
 	return nil
 }
 

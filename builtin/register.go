@@ -14,11 +14,14 @@ import (
 	"github.com/apikit-dev/apikit/scheme/openapi"
 )
 
-// AddToScheme registers the built-in kinds, their protobuf field numbers and their
-// resources as kube-apiserver serves them: names, scope, short names and the columns of
-// kubectl get, with the apps/v1 kinds (AddAppsToScheme), the RBAC kinds (AddRBACToScheme)
-// and the access reviews (AddAuthorizationToScheme). Call it once per scheme; hosts that do not call it serve
-// none of them.
+// AddToScheme registers the built-in kinds, their protobuf field numbers, their defaults
+// and their resources as kube-apiserver serves them: names, scope, short names,
+// subresources and the columns of kubectl get. It covers core/v1 (its pods, services,
+// volumes, nodes, replication controllers, quotas and limit ranges), events, leases,
+// apps/v1, batch/v1, networking.k8s.io/v1, policy/v1, autoscaling/v1 and v2,
+// discovery.k8s.io/v1, RBAC and the access reviews, each group also by its own
+// Add<Group>ToScheme. Call it once per scheme; hosts that do not call it serve none of
+// them.
 func AddToScheme(s *scheme.Scheme) error {
 	s.AddKnownTypes(corev1.SchemeGroupVersion, &corev1.Namespace{}, &corev1.NamespaceList{}, &corev1.ConfigMap{}, &corev1.ConfigMapList{},
 		&corev1.Secret{}, &corev1.SecretList{}, &corev1.ServiceAccount{}, &corev1.ServiceAccountList{}, &corev1.Event{}, &corev1.EventList{},
@@ -39,44 +42,22 @@ func AddToScheme(s *scheme.Scheme) error {
 	registerGeneratedAtomicTypes(s)
 	// meta/v1 LabelSelector is +structType=atomic too.
 	openapi.Customize[metav1.LabelSelector](s, atomicStruct)
-	if err := AddAppsToScheme(s); err != nil {
-		return err
-	}
-	if err := AddStorageAndNodesToScheme(s); err != nil {
-		return err
-	}
-	registerAppsDefaults(s)
-	if err := AddBatchToScheme(s); err != nil {
-		return err
-	}
-	if err := AddNetworkingToScheme(s); err != nil {
-		return err
-	}
-	if err := AddReplicationControllersToScheme(s); err != nil {
-		return err
-	}
-	if err := AddQuotaToScheme(s); err != nil {
-		return err
-	}
 	if err := registerProtobuf(s); err != nil {
 		return fmt.Errorf("builtin: %w", err)
 	}
-	if err := addPodSubresourcesToScheme(s); err != nil {
-		return err
+	// Each group registers its kinds, resources, protobuf messages and defaults.
+	for _, add := range []func(*scheme.Scheme) error{
+		AddAppsToScheme,
+		AddServicesToScheme, AddStorageAndNodesToScheme, AddReplicationControllersToScheme, AddQuotaToScheme,
+		addPodSubresourcesToScheme,
+		AddBatchToScheme, AddNetworkingToScheme, AddPolicyToScheme, AddAutoscalingToScheme, AddDiscoveryToScheme,
+		AddRBACToScheme, AddAuthorizationToScheme,
+	} {
+		if err := add(s); err != nil {
+			return err
+		}
 	}
-	if err := AddPolicyToScheme(s); err != nil {
-		return err
-	}
-	if err := AddRBACToScheme(s); err != nil {
-		return err
-	}
-	if err := AddAutoscalingToScheme(s); err != nil {
-		return err
-	}
-	if err := AddDiscoveryToScheme(s); err != nil {
-		return err
-	}
-	return AddAuthorizationToScheme(s)
+	return nil
 }
 
 // resources are the built-in resources as kube-apiserver's discovery lists them; the

@@ -225,6 +225,7 @@ func (o *op) deleteObject(ctx context.Context, verb, name string, opts *DeleteOp
 			if err != nil {
 				return nil, false, o.s.toStatus(err, o.gr, name)
 			}
+			o.afterDelete(ctx, out)
 			return out, true, nil
 		}
 		return o.markDeleting(ctx, key, name, opts)
@@ -308,8 +309,12 @@ func (o *op) markDeleting(ctx context.Context, key, name string, opts *DeleteOpt
 		return out, false, err
 	}
 	uid, rv := out.GetUID(), out.GetResourceVersion()
-	if _, err := o.s.store.Delete(ctx, key, storage.DeleteOptions{Preconditions: &storage.Preconditions{UID: &uid, ResourceVersion: &rv}}); err != nil && !errors.Is(err, storage.ErrNotFound) {
+	gone, err := o.s.store.Delete(ctx, key, storage.DeleteOptions{Preconditions: &storage.Preconditions{UID: &uid, ResourceVersion: &rv}})
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return nil, false, o.s.toStatus(err, o.gr, name)
+	}
+	if err == nil {
+		o.afterDelete(ctx, gone)
 	}
 	return out, true, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/apikit-dev/apikit/authz"
 
@@ -25,6 +26,10 @@ type call struct {
 	store *Store
 	attrs authz.Attributes
 	warn  func(texts ...string) // the Request's warnings (AddWarning)
+	// op is the operation, res its reservations (reservations.go).
+	op   *op
+	once sync.Once
+	res  *reservations
 }
 
 // errNoStore is what Get and List answer outside a call of a Store.
@@ -34,7 +39,7 @@ var errNoStore = errors.New("registry: no Store in the context: Get and List rea
 // create by POST and a deletecollection, as the request's URL names none): they may
 // read with Get and List and ask AttributesFrom.
 func withCall(ctx context.Context, o *op, verb, name string) context.Context {
-	c := &call{store: o.s, warn: o.warn}
+	c := &call{store: o.s, warn: o.warn, op: o}
 	if o.rq.Attributes != nil {
 		c.attrs = *o.rq.Attributes
 	} else {

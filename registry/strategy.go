@@ -80,6 +80,11 @@ type StrategyFor[T scheme.Object] struct {
 	// "must be specified for an update") instead of writing it unconditionally, as
 	// kube's store does for a strategy whose AllowUnconditionalUpdate is false.
 	RequireResourceVersion bool
+	// AfterDelete runs once obj is removed from storage (a delete without pending
+	// finalizers, or the update that removed the last one), not on a dry run: it
+	// releases what the object reserved (Release), as kube's service storage releases
+	// a deleted Service's cluster IPs and node ports in its AfterDelete.
+	AfterDelete func(ctx context.Context, obj T)
 	// Status, when set, is the strategy of writes to /status, as a kind in kube-apiserver
 	// has a status strategy beside its own: such a write runs its PrepareForUpdate,
 	// ValidateUpdate and WarningsOnUpdate instead of the ones above (its other hooks are
@@ -146,6 +151,9 @@ func (s StrategyFor[T]) hooks() hooks {
 		h.AuthorizeUpdate = func(ctx context.Context, obj, old scheme.Object) error { return f(ctx, obj.(T), old.(T)) }
 	}
 	h.metadataAfterValidate, h.requireResourceVersion = s.MetadataAfterValidate, s.RequireResourceVersion
+	if f := s.AfterDelete; f != nil {
+		h.AfterDelete = func(ctx context.Context, obj scheme.Object) { f(ctx, obj.(T)) }
+	}
 	if s.Status != nil {
 		st := s.Status.hooks()
 		h.status = &st
@@ -184,6 +192,7 @@ type hooks struct {
 	WarningsOnUpdate func(ctx context.Context, obj, old scheme.Object) []string
 	AuthorizeCreate  func(ctx context.Context, obj scheme.Object) error
 	AuthorizeUpdate  func(ctx context.Context, obj, old scheme.Object) error
+	AfterDelete      func(ctx context.Context, obj scheme.Object)
 	// respondToCreate makes the resource create-only and storage-free (virtual.go).
 	RespondToCreate func(ctx context.Context, user *authn.User, obj scheme.Object) (scheme.Object, error)
 	// status are the hooks of writes to /status (StrategyFor.Status); nil means these.

@@ -80,7 +80,8 @@ func (o *op) prepareCreate(ctx context.Context, in scheme.Object) error {
 
 // createObject runs the create pipeline on an internal object and returns the stored
 // object at the Request's version.
-func (o *op) createObject(ctx context.Context, in scheme.Object) (scheme.Object, error) {
+func (o *op) createObject(ctx context.Context, in scheme.Object) (_ scheme.Object, err error) {
+	defer func() { finishReservations(ctx, err == nil) }()
 	o.trackManagedFields(nil, in)
 	if err := o.prepareCreate(ctx, in); err != nil {
 		return nil, err
@@ -221,7 +222,8 @@ func (o *op) prepareUpdate(ctx context.Context, in, old scheme.Object) (scheme.O
 // through the create or update pipeline and is stored unless the Request is a dry run. An update that
 // removes the last finalizer of an object being deleted deletes it. It returns the
 // result at the Request's version and whether it was created.
-func (o *op) updateObject(ctx context.Context, name string, allowCreate bool, next UpdateFunc) (scheme.Object, bool, error) {
+func (o *op) updateObject(ctx context.Context, name string, allowCreate bool, next UpdateFunc) (_ scheme.Object, _ bool, err error) {
+	defer func() { finishReservations(ctx, err == nil) }()
 	key := o.key(name)
 	var created bool
 	var finalized, stored scheme.Object // set when the update empties the finalizers of a deleting object
@@ -231,6 +233,7 @@ func (o *op) updateObject(ctx context.Context, name string, allowCreate bool, ne
 	}
 	try := func(cur scheme.Object) (scheme.Object, error) {
 		created, finalized, stored = false, nil, cur
+		retryReservations(ctx)
 		if o.rq.Warnings != nil {
 			*o.rq.Warnings = warnings
 		}
@@ -286,7 +289,6 @@ func (o *op) updateObject(ctx context.Context, name string, allowCreate bool, ne
 		return out, nil
 	}
 	var out scheme.Object
-	var err error
 	if o.rq.DryRun {
 		cur, gerr := o.s.store.Get(ctx, key, storage.GetOptions{})
 		switch {
@@ -304,6 +306,9 @@ func (o *op) updateObject(ctx context.Context, name string, allowCreate bool, ne
 		if errors.Is(err, errEmptiedFinalizers) {
 			uid, rv := stored.GetUID(), stored.GetResourceVersion()
 			out, err = o.s.store.Delete(ctx, key, storage.DeleteOptions{Preconditions: &storage.Preconditions{UID: &uid, ResourceVersion: &rv}})
+			if err == nil {
+				o.afterDelete(ctx, out)
+			}
 		}
 	}
 	if err != nil {

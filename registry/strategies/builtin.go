@@ -56,6 +56,7 @@ func Builtin() map[scheme.GroupResource]registry.Strategy {
 	maps.Copy(m, Authorization())
 	maps.Copy(m, Apps())
 	maps.Copy(m, PodSubresources())
+	maps.Copy(m, Services())
 	maps.Copy(m, Batch())
 	maps.Copy(m, Networking())
 	maps.Copy(m, Policy())

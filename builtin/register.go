@@ -43,6 +43,18 @@ func AddToScheme(s *scheme.Scheme) error {
 		return err
 	}
 	registerAppsDefaults(s)
+	if err := AddBatchToScheme(s); err != nil {
+		return err
+	}
+	if err := AddNetworkingToScheme(s); err != nil {
+		return err
+	}
+	if err := AddReplicationControllersToScheme(s); err != nil {
+		return err
+	}
+	if err := AddQuotaToScheme(s); err != nil {
+		return err
+	}
 	if err := registerProtobuf(s); err != nil {
 		return fmt.Errorf("builtin: %w", err)
 	}

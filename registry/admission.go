@@ -69,10 +69,25 @@ func (o *op) admissionError(err error, name string) error {
 func (o *op) mutate(ctx context.Context, a AdmissionAttributes, obj scheme.Object) error {
 	for _, m := range o.s.opts.MutatingAdmission {
 		if err := m.Admit(ctx, a, obj); err != nil {
-			return o.admissionError(err, a.Name)
+			return o.admissionError(err, a.ObjectName(obj))
 		}
 	}
 	return nil
+}
+
+// ObjectName is the name kube's admission errors give obj, the object of the write a
+// describes: the request's name, else the object's, else (a create runs mutating
+// admission before the name is generated) its generateName.
+func (a AdmissionAttributes) ObjectName(obj scheme.Object) string {
+	switch {
+	case a.Name != "":
+		return a.Name
+	case obj == nil:
+		return ""
+	case obj.GetName() != "":
+		return obj.GetName()
+	}
+	return obj.GetGenerateName()
 }
 
 // validateAdmission runs the validating admission plugins in order.

@@ -162,3 +162,22 @@ func (st *Store) forHooks(obj scheme.Object, res *scheme.Resource) (scheme.Objec
 	}
 	return out, nil
 }
+
+// UpdateStatus writes, for a hook, the status of the stored object name of resource gr
+// in namespace through the Store whose call runs the hook, as a PUT to its status
+// subresource: obj is the new object (internal version, with the status to store) and
+// its resourceVersion a precondition, so that a write over a changed object is kube's
+// 409 Conflict, which the caller answers by reading again. kube's ResourceQuota
+// admission writes a quota's status.used so. Outside a call of a Store, it fails.
+func UpdateStatus(ctx context.Context, gr scheme.GroupResource, namespace string, obj scheme.Object) (scheme.Object, error) {
+	st, res, err := storeFor(ctx, gr)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil || !res.StatusSubresource {
+		return nil, apierrors.NewNotFound(gr, obj.GetName())
+	}
+	out, _, err := st.Update(ctx, Request{Resource: res, Namespace: namespace, Subresource: "status", FieldManager: "kube-apiserver"}, obj.GetName(), false,
+		func(context.Context, scheme.Object) (scheme.Object, error) { return obj, nil })
+	return out, err
+}

@@ -21,14 +21,32 @@ const maxGenerateNameAttempts = 5
 // object being deleted: the object is deleted instead.
 var errEmptiedFinalizers = errors.New("the update removed the last finalizer of an object being deleted")
 
-// prepareCreate sets the server's fields on a new internal object, then runs the
-// strategy, mutating admission, validation and validating admission.
+// prepareCreate runs, on a new internal object, what kube-apiserver's create handler and
+// generic store run, in their order: NamespaceLifecycle, mutating admission (before the
+// server's fields and the strategy, so that the strategy sees what admission set: a
+// Pod's QoS class is computed from the limits LimitRanger defaults; a generateName
+// object has no name yet), AuthorizeCreate, the server's fields and the name generated
+// from generateName, the strategy, validation and validating admission.
 func (o *op) prepareCreate(ctx context.Context, in scheme.Object) error {
 	if err := o.ensureNamespace(in); err != nil {
 		return err
 	}
 	if err := o.admitNamespacedCreate(ctx, in); err != nil {
 		return err
+	}
+	a := o.admissionAttributes(ctx, "create", OperationCreate, in.GetName(), nil)
+	if err := o.mutate(ctx, a, in); err != nil {
+		return err
+	}
+	// Again after admission, as kube's BeforeCreate does.
+	if err := o.ensureNamespace(in); err != nil {
+		return err
+	}
+	// Where kube's RBAC storage checks escalation: before the generic store's create.
+	if f := o.hooks.AuthorizeCreate; f != nil {
+		if err := f(ctx, in); err != nil {
+			return o.admissionError(err, in.GetName())
+		}
 	}
 	if in.GetName() == "" && in.GetGenerateName() != "" {
 		in.SetName(generateName(in.GetGenerateName()))
@@ -48,19 +66,6 @@ func (o *op) prepareCreate(ctx context.Context, in scheme.Object) error {
 	}
 	if f := o.hooks.PrepareForCreate; f != nil {
 		f(ctx, in)
-	}
-	a := o.admissionAttributes(ctx, "create", OperationCreate, in.GetName(), nil)
-	if err := o.mutate(ctx, a, in); err != nil {
-		return err
-	}
-	// Again after admission, as kube's BeforeCreate does.
-	if err := o.ensureNamespace(in); err != nil {
-		return err
-	}
-	if f := o.hooks.AuthorizeCreate; f != nil {
-		if err := f(ctx, in); err != nil {
-			return o.admissionError(err, in.GetName())
-		}
 	}
 	if err := o.validateCreate(ctx, in); err != nil {
 		return err

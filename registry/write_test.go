@@ -123,7 +123,9 @@ func TestCreate_ServerFieldsHooksAndAdmissionInKubesOrder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []string{"prepare", "mutate CREATE " + out.GetName() + " by alice", "authorize", "validate", "admit CREATE " + out.GetName() + " by alice"}
+			// As kube's create handler and store: mutating admission first, before the
+			// name is generated (its attributes have none), then the strategy.
+			want := []string{"mutate CREATE  by alice", "authorize", "prepare", "validate", "admit CREATE " + out.GetName() + " by alice"}
 			if !slices.Equal(log, want) {
 				t.Errorf("ran %q, want %q", log, want)
 			}

@@ -53,7 +53,7 @@ func (rq *request) predicate() (storage.Predicate, error) {
 		}
 	}
 	if custom {
-		fields := rq.res.SelectableFields
+		fields, paths := rq.res.SelectableFields, rq.res.FieldPaths
 		p.GetAttrs = func(obj scheme.Object) (map[string]string, map[string]string, error) {
 			labels, set, _ := storage.DefaultAttrs(obj)
 			m, err := conversion.ObjectMap(obj)
@@ -61,11 +61,15 @@ func (rq *request) predicate() (storage.Predicate, error) {
 				return nil, nil, err
 			}
 			for _, f := range fields {
-				v, ok := readPath(m, f)
+				path := f
+				if p, ok := paths[f]; ok {
+					path = p
+				}
+				v, ok := readPath(m, path)
 				if !ok {
 					// A typed field its JSON omits holds its Go zero value: kube's field
 					// selectors read Go fields (spec.hostNetwork=false of a Pod without it).
-					v = zeroField(reflect.TypeOf(obj), f)
+					v = zeroField(reflect.TypeOf(obj), path)
 				}
 				set[f] = fieldString(v)
 			}

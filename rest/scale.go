@@ -70,6 +70,10 @@ func (rq *request) scaleOf(obj scheme.Object) (*Scale, error) {
 			case string:
 				sc.Status.Selector = sel
 			case map[string]any:
+				if paths.SelectorIsLabelSet {
+					sc.Status.Selector = labelSetString(sel)
+					break
+				}
 				// A built-in kind's metav1.LabelSelector, served in its string form as
 				// kube's scale subresources serve it; kube answers 400 when it does not convert.
 				if sc.Status.Selector, err = labelSelectorString(sel); err != nil {
@@ -110,6 +114,16 @@ func labelSelectorString(sel map[string]any) (string, error) {
 		reqs = append(reqs, r)
 	}
 	return storage.NewLabelSelector(reqs...).String(), nil
+}
+
+// labelSetString is the String of labels.SelectorFromSet of a label map in its JSON
+// form ("app=web,tier=db"); "" for an empty map.
+func labelSetString(set map[string]any) string {
+	labels := make(map[string]string, len(set))
+	for k, v := range set {
+		labels[k], _ = v.(string)
+	}
+	return storage.LabelSelectorFromSet(labels).String()
 }
 
 // scaleKind is the kind a refused Scale is named by.

@@ -66,6 +66,10 @@ type Resource struct {
 	// SelectableFields are field paths (for example "spec.color") a field selector may use,
 	// besides metadata.name and metadata.namespace, which every kind has.
 	SelectableFields []string
+	// FieldPaths maps a selectable field to the JSON path its value is read from, for a
+	// field whose selector name is not its path (a Job's status.successful is
+	// status.succeeded, as kube's JobToSelectableFields names it).
+	FieldPaths map[string]string
 	// PrinterColumns are the columns of table output besides Name and Age.
 	PrinterColumns []PrinterColumn
 	// StorageVersion is the version objects are stored at; defaults to the group's preferred.
@@ -135,6 +139,10 @@ type ScaleSubresource struct {
 	StatusReplicasPath string
 	// LabelSelectorPath, optional, points at a string holding the serialized label selector.
 	LabelSelectorPath string
+	// SelectorIsLabelSet says LabelSelectorPath holds a map of labels (a
+	// ReplicationController's spec.selector), which the Scale serves as the string of
+	// the selector that matches them all, as kube's labels.SelectorFromSet renders it.
+	SelectorIsLabelSet bool
 }
 
 // PrinterColumn is one column of table output, read from the object by a JSONPath

@@ -81,6 +81,10 @@ type Error struct {
 // unknown count).
 type omitValue struct{}
 
+// OmitValue as the value of Invalid leaves the value out of the message
+// ("p: Invalid value: detail"), as kube's field.OmitValueType does.
+var OmitValue any = omitValue{}
+
 // Error renders "field: body", for example
 // `spec.color: Unsupported value: "pink": supported values: "blue", "green"`.
 func (e *Error) Error() string {

@@ -44,6 +44,16 @@ func NameIsDNSSubdomain(name string, prefix bool) []string {
 	return IsDNS1123Subdomain(name)
 }
 
+// NameIsLongName is the DNS subdomain name rule as kube's declarative validation words
+// it (validate.LongName, k8s-long-name), which replaces the handwritten rule of the kinds
+// it covers (ReplicationControllers): its length limit says "bytes".
+func NameIsLongName(name string, prefix bool) []string {
+	if prefix {
+		name = maskTrailingDash(name)
+	}
+	return isDNS1123Subdomain(name, maxLenBytesError)
+}
+
 // NameIsDNSLabel is the name rule of kinds whose names must be a DNS label
 // (namespaces, for one). With prefix a trailing '-' is allowed.
 func NameIsDNSLabel(name string, prefix bool) []string {

@@ -21,8 +21,12 @@ type Plugins struct {
 // kube's order; a plugin whose kinds a server does not serve lets every request pass.
 func Builtin() Plugins {
 	return Plugins{
-		// kube's order (AllOrderedPlugins): ..., PodSecurity, Priority, ...
-		Mutating:   []registry.MutatingAdmission{Priority{}},
-		Validating: []registry.ValidatingAdmission{PodSecurity{}, Priority{}},
+		// kube's order (AllOrderedPlugins): NamespaceLifecycle (the registry's own),
+		// LimitRanger, TaintNodesByCondition, PodSecurity, Priority,
+		// DefaultTolerationSeconds (the Pod strategy's), DefaultStorageClass,
+		// StorageObjectInUseProtection, PersistentVolumeClaimResize,
+		// DefaultIngressClass, ..., ResourceQuota last.
+		Mutating:   []registry.MutatingAdmission{LimitRanger{}, Priority{}, DefaultIngressClass{}},
+		Validating: []registry.ValidatingAdmission{LimitRanger{}, PodSecurity{}, Priority{}, ResourceQuota{}},
 	}
 }

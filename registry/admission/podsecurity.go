@@ -82,7 +82,7 @@ func validateNamespacePolicy(ctx context.Context, a registry.AdmissionAttributes
 	}
 	policy, errs := policyOf(ns.Labels)
 	invalid := func() error {
-		return errs.ToStatus(scheme.GroupKind{Kind: "Namespace"}, objectName(a, ns))
+		return errs.ToStatus(scheme.GroupKind{Kind: "Namespace"}, a.ObjectName(ns))
 	}
 	if a.Operation == registry.OperationCreate {
 		if len(errs) > 0 {

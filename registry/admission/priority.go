@@ -86,7 +86,7 @@ func (Priority) Admit(ctx context.Context, a registry.AdmissionAttributes, obj s
 		}
 		return nil
 	case registry.OperationCreate:
-		return admitPodPriority(ctx, objectName(a, pod), pod)
+		return admitPodPriority(ctx, a.ObjectName(pod), pod)
 	}
 	return nil
 }
@@ -201,16 +201,7 @@ func (Priority) Validate(ctx context.Context, a registry.AdmissionAttributes, ob
 		return apierrors.NewInternalError(fmt.Errorf("failed to get default priority class: %v", err))
 	}
 	if d := defaultPriorityClass(classes); d != nil && (a.Operation == registry.OperationCreate || d.Metadata.Name != pc.Metadata.Name) {
-		return apierrors.NewForbidden(PriorityClasses, objectName(a, obj), fmt.Errorf("PriorityClass %v is already marked as default. Only one default can exist", d.Metadata.Name))
+		return apierrors.NewForbidden(PriorityClasses, a.ObjectName(obj), fmt.Errorf("PriorityClass %v is already marked as default. Only one default can exist", d.Metadata.Name))
 	}
 	return nil
-}
-
-// objectName is the name of the object admission is asked about, as kube's
-// admission.NewForbidden finds it: the request's, else the object's.
-func objectName(a registry.AdmissionAttributes, obj scheme.Object) string {
-	if a.Name != "" {
-		return a.Name
-	}
-	return obj.GetName()
 }

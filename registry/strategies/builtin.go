@@ -55,8 +55,12 @@ func Builtin() map[scheme.GroupResource]registry.Strategy {
 	maps.Copy(m, RBAC())
 	maps.Copy(m, Authorization())
 	maps.Copy(m, Apps())
+	maps.Copy(m, Batch())
+	maps.Copy(m, Networking())
 	maps.Copy(m, Autoscaling())
 	maps.Copy(m, Discovery())
+	maps.Copy(m, ReplicationControllers())
+	maps.Copy(m, Quotas())
 	return m
 }
 

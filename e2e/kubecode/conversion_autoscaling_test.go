@@ -244,3 +244,62 @@ func TestHPAConversion_RoundTripAsKube(t *testing.T) {
 		t.Errorf("%d of %d came back unchanged: the generator does not cover both kinds of object", lossless, n)
 	}
 }
+
+// BenchmarkHPAConversion converts one generated v2 HPA with every kind of metric,
+// a behavior and a status to v1 and back, with kube's conversion and with apikit's.
+func BenchmarkHPAConversion(b *testing.B) {
+	s := newApikit(b).scheme
+	r := rand.New(rand.NewPCG(1, 7))
+	var in []byte
+	for i := 0; ; i++ {
+		o := genHPAV2(r, i)
+		if len(sliceAt(o, "spec", "metrics")) >= 3 && o["spec"].(Object)["behavior"] != nil {
+			in = JSON(o)
+			break
+		}
+	}
+	b.Run("kube", func(b *testing.B) {
+		var src kautoscalingv2.HorizontalPodAutoscaler
+		if err := json.Unmarshal(in, &src); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			var internal, back autoscaling.HorizontalPodAutoscaler
+			var out1 kautoscalingv1.HorizontalPodAutoscaler
+			var out2 kautoscalingv2.HorizontalPodAutoscaler
+			for _, step := range []struct{ in, out any }{{&src, &internal}, {&internal, &out1}, {&out1, &back}, {&back, &out2}} {
+				if err := legacyscheme.Scheme.Convert(step.in, step.out, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("apikit", func(b *testing.B) {
+		var src autoscalingv2.HorizontalPodAutoscaler
+		if err := json.Unmarshal(in, &src); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			o1, err := conversion.ToVersion(s, &src, autoscalingv1.SchemeGroupVersion)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := conversion.ToVersion(s, o1, autoscalingv2.SchemeGroupVersion); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// sliceAt returns the slice at path in o, nil when absent.
+func sliceAt(o Object, path ...string) []any {
+	var v any = o
+	for _, p := range path {
+		m, _ := v.(Object)
+		v = m[p]
+	}
+	l, _ := v.([]any)
+	return l
+}

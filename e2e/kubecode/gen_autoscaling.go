@@ -66,7 +66,13 @@ func hpaMutations() []Mutation {
 	return []Mutation{
 		// Valid.
 		{Name: "hpa: omit minReplicas", Kinds: both, Apply: func(_ *rand.Rand, o Object) { delete(spec(o), "minReplicas") }},
-		{Name: "hpa: omit metrics (cpu 80% default)", Kinds: v2, Apply: func(_ *rand.Rand, o Object) { delete(spec(o), "metrics") }},
+		{Name: "hpa: omit metrics (cpu 80% default)", Kinds: v2, Apply: func(_ *rand.Rand, o Object) {
+			delete(spec(o), "metrics")
+			// Scaling to zero needs an object or external metric.
+			if spec(o)["minReplicas"] == 0 {
+				spec(o)["minReplicas"] = 1
+			}
+		}},
 		{Name: "hpa: omit the cpu target (cpu 80% default)", Kinds: v1, Apply: func(_ *rand.Rand, o Object) { delete(spec(o), "targetCPUUtilizationPercentage") }},
 		{Name: "hpa: partial behavior (defaults fill it)", Kinds: v2, Apply: func(_ *rand.Rand, o Object) {
 			behavior(o, "scaleUp", Object{"selectPolicy": "Min"})

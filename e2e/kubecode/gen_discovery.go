@@ -41,10 +41,18 @@ func endpointSliceMutations() []Mutation {
 		ep0(o)["addresses"] = addrs
 		o["endpoints"] = eps(o)[:1]
 	}
-	manyEndpoints := func(n int) []any {
+	// manyEndpoints are n endpoints of one address each, of the slice's address type.
+	manyEndpoints := func(o Object, n int) []any {
 		out := make([]any, n)
 		for i := range out {
-			out[i] = Object{"addresses": []any{fmt.Sprintf("10.2.%d.%d", i/250, 1+i%250)}}
+			addr := fmt.Sprintf("10.2.%d.%d", i/250, 1+i%250)
+			switch o["addressType"] {
+			case "IPv6":
+				addr = fmt.Sprintf("fd00::%x", 1+i)
+			case "FQDN":
+				addr = fmt.Sprintf("h%d.example.com", i)
+			}
+			out[i] = Object{"addresses": []any{addr}}
 		}
 		return out
 	}
@@ -64,11 +72,11 @@ func endpointSliceMutations() []Mutation {
 			at(ep0(o), "hints")["forNodes"] = []any{Object{"name": "node-0"}}
 			ep0(o)["hostname"] = "web-0"
 		}},
-		{Name: "eps: 1000 endpoints", Kinds: es, Apply: func(_ *rand.Rand, o Object) { o["endpoints"] = manyEndpoints(1000) }},
+		{Name: "eps: 1000 endpoints", Kinds: es, Apply: func(_ *rand.Rand, o Object) { o["endpoints"] = manyEndpoints(o, 1000) }},
 		{Name: "eps: managed by the controller (no IP warnings)", Kinds: es, Apply: func(_ *rand.Rand, o Object) {
 			at(o, "metadata", "labels")["endpointslice.kubernetes.io/managed-by"] = "endpointslice-controller.k8s.io"
 		}},
-		{Name: "eps: IPv6 slice with a mapped address warning", Kinds: es, Apply: func(_ *rand.Rand, o Object) {
+		{Name: "eps: IPv6 slice with a mapped address warning", Kinds: es, ImmutableIn: es, Apply: func(_ *rand.Rand, o Object) {
 			o["addressType"] = "IPv6"
 			for _, e := range eps(o) {
 				e.(Object)["addresses"] = []any{"fd00::1"}
@@ -94,7 +102,7 @@ func endpointSliceMutations() []Mutation {
 			}
 			ep0(o)["addresses"] = addrs
 		}},
-		{Name: "eps: 1001 endpoints", Invalid: true, Kinds: es, Apply: func(_ *rand.Rand, o Object) { o["endpoints"] = manyEndpoints(1001) }},
+		{Name: "eps: 1001 endpoints", Invalid: true, Kinds: es, Apply: func(_ *rand.Rand, o Object) { o["endpoints"] = manyEndpoints(o, 1001) }},
 		{Name: "eps: bad nodeName and hostname", Invalid: true, Kinds: es, Apply: func(_ *rand.Rand, o Object) {
 			ep0(o)["nodeName"], ep0(o)["hostname"] = "Node_0", "web.0"
 		}},

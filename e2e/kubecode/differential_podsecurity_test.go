@@ -181,7 +181,8 @@ func TestDifferential_PodSecurity(t *testing.T) {
 			"%d answers compared (%d forbidden, %d warned by kube), %d differ", kind, n, invalid, appArmorSynced, compared, forbidden, warned, diffs)
 		// Pods are enforced; workload templates only ever warned.
 		for _, r := range psReasons {
-			if reached[r] == 0 {
+			// -short generates a tenth of the pods: too few to reach every reason.
+			if reached[r] == 0 && !testing.Short() {
 				t.Errorf("no generated case reached the forbidden reason %q", r)
 			}
 		}

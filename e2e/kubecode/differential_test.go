@@ -285,7 +285,7 @@ func runCase(t *testing.T, kube *Server, apikit *apikitServer, c Case) (kr, ar R
 		t.Fatalf("%s: kube refused the base manifest: %v %d %s", c, err, kold.Code, kold.Message)
 	}
 	aold := apikit.Create(c.Kind, c.Namespace, old)
-	kr, err = kube.Update(c.Kind, c.Namespace, kold.Object, body)
+	kr, err = kube.Update(c.Kind, c.Namespace, kold.Object, UpdateBody(c, kold.Object))
 	if err != nil {
 		t.Fatalf("%s: kube: %v", c, err)
 	}
@@ -294,7 +294,7 @@ func runCase(t *testing.T, kube *Server, apikit *apikitServer, c Case) (kr, ar R
 		// stands for it.
 		return kr, aold
 	}
-	return kr, apikit.Update(c.Kind, c.Namespace, c.Old["metadata"].(Object)["name"].(string), body)
+	return kr, apikit.Update(c.Kind, c.Namespace, c.Old["metadata"].(Object)["name"].(string), UpdateBody(c, aold.Object))
 }
 
 // differential runs the generated cases of kinds through both sides and reports.

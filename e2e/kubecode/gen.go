@@ -72,6 +72,12 @@ type Mutation struct {
 	// not change (valid on a create, refused on an update). A Pod's spec is immutable but
 	// for what podUpdatable lists.
 	ImmutableIn []string
+	// ValidIn are the kinds in which an Invalid mutation is valid (a PodDisruptionBudget's
+	// name need only be a path segment).
+	ValidIn []string
+	// InvalidIn are the kinds in which it is refused though valid elsewhere (a Job's
+	// template must name its restartPolicy).
+	InvalidIn []string
 	// Apply changes o; r is the case's random source.
 	Apply func(r *rand.Rand, o Object)
 }
@@ -100,7 +106,30 @@ var (
 	templatePaths = map[string][]any{}
 	// kindMutations are the mutations of the plugged-in kinds.
 	kindMutations []func() []Mutation
+	// updateBodies make an update's body from the stored object, as a client's
+	// read-modify-write does, for kinds whose server fills what the manifest leaves out
+	// (a Job's generated selector and labels carry the stored uid).
+	updateBodies = map[string]func(stored, body Object) Object{}
+	// templateImmutable are the kinds whose pod template an update may not change (a
+	// Job's): the pod spec mutations are refused in their updates.
+	templateImmutable []string
+	// pathSegmentNamed are the kinds whose names need only be path segments.
+	pathSegmentNamed []string
 )
+
+// UpdateBody is the body of c's update of stored (the server's answer to the create
+// of c.Old): c.Body, with what a client's read-modify-write carries over from stored.
+func UpdateBody(c Case, stored []byte) []byte {
+	f := updateBodies[c.Kind]
+	if f == nil {
+		return JSON(c.Body)
+	}
+	var st Object
+	if err := json.Unmarshal(stored, &st); err != nil {
+		return JSON(c.Body)
+	}
+	return JSON(f(st, clone(c.Body)))
+}
 
 // PodTemplate builds the template a workload's base manifest carries: labels, an
 // annotation and a fully featured pod spec.
@@ -183,8 +212,9 @@ func Generate(kind string, seed uint64, n int) []Case {
 			}
 			body = next
 			c.Mutations = append(c.Mutations, m.Name)
-			c.Invalid = c.Invalid || m.Invalid || m.UpdateOnly
-			if isUpdate && (slices.Contains(m.ImmutableIn, kind) || kind == "Pod" && !slices.Contains(podUpdatable, m.Name)) {
+			c.Invalid = c.Invalid || m.Invalid && !slices.Contains(m.ValidIn, kind) || m.UpdateOnly || slices.Contains(m.InvalidIn, kind)
+			if isUpdate && (slices.Contains(m.ImmutableIn, kind) || kind == "Pod" && !slices.Contains(podUpdatable, m.Name) ||
+				slices.Contains(templateImmutable, kind) && m.Kinds == nil) {
 				c.Invalid = true
 			}
 		}

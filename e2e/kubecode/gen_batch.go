@@ -33,6 +33,8 @@ func init() {
 		o["spec"] = spec
 	}
 	templatePaths["CronJob"] = []any{"spec", "jobTemplate", "spec", "template"}
+	updateBodies["Job"] = jobUpdateBody
+	templateImmutable = append(templateImmutable, "Job")
 	allKinds = append(allKinds, "Job", "CronJob")
 	withPodSpec = append(withPodSpec, "Job", "CronJob")
 	kindMutations = append(kindMutations, batchMutations)
@@ -109,7 +111,7 @@ func batchMutations() []Mutation {
 			delete(s, "completions")
 			s["parallelism"] = 1 + r.IntN(4)
 		}},
-		{Name: "pod failure policy condition status omitted", Kinds: batch, Apply: func(_ *rand.Rand, o Object) {
+		{Name: "pod failure policy condition status omitted", Kinds: batch, ImmutableIn: jobs, Apply: func(_ *rand.Rand, o Object) {
 			s := jobSpecOf(o)
 			podSpecOf(o)["restartPolicy"] = "Never"
 			s["podFailurePolicy"] = Object{"rules": []any{Object{"action": "FailJob", "onPodConditions": []any{Object{"type": "ConfigIssue"}}}}}
@@ -298,4 +300,49 @@ func batchMutations() []Mutation {
 			s["timeZone"] = pick(r, []string{"Asia/Tokyo", "Local"})
 		}},
 	}
+}
+
+// generatedJobLabels are the labels kube's Job strategy generates on a Job's template.
+var generatedJobLabels = []string{"batch.kubernetes.io/controller-uid", "batch.kubernetes.io/job-name", "controller-uid", "job-name"}
+
+// jobUpdateBody is a client's update of a stored Job: its manifest, with the selector and
+// the template labels the server generated at the create (a client that reads, changes
+// and writes back the Job keeps them; the template is immutable, its selector too).
+func jobUpdateBody(stored, body Object) Object {
+	spec, _ := stored["spec"].(Object)
+	if spec == nil || spec["manualSelector"] == true {
+		return body
+	}
+	bspec, _ := body["spec"].(Object)
+	if bspec == nil {
+		return body
+	}
+	if _, ok := bspec["selector"]; !ok && spec["selector"] != nil {
+		bspec["selector"] = cloneAny(spec["selector"])
+	}
+	storedTmpl, _ := spec["template"].(Object)
+	storedMeta, _ := storedTmpl["metadata"].(Object)
+	storedLabels, _ := storedMeta["labels"].(Object)
+	tmpl, _ := bspec["template"].(Object)
+	if tmpl == nil {
+		return body
+	}
+	meta, _ := tmpl["metadata"].(Object)
+	if meta == nil {
+		meta = Object{}
+		tmpl["metadata"] = meta
+	}
+	labels, _ := meta["labels"].(Object)
+	if labels == nil {
+		labels = Object{}
+	}
+	for _, k := range generatedJobLabels {
+		if v, ok := storedLabels[k]; ok {
+			labels[k] = v
+		}
+	}
+	if len(labels) > 0 {
+		meta["labels"] = labels
+	}
+	return body
 }

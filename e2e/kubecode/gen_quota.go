@@ -110,7 +110,12 @@ func init() {
 			{Name: "rq: status is reset", Kinds: rq, Apply: func(_ *rand.Rand, o Object) {
 				o["status"] = Object{"hard": Object{"pods": "10"}, "used": Object{"pods": "1"}}
 			}},
-			{Name: "rq: hugepages", Kinds: rq, Apply: func(_ *rand.Rand, o Object) { hard(o)["requests.hugepages-2Mi"] = "1Gi" }},
+			// Unscoped: a scoped quota tracks only the pod resources its scopes support.
+			{Name: "rq: hugepages", Kinds: rq, Apply: func(_ *rand.Rand, o Object) {
+				delete(at(o, "spec"), "scopes")
+				delete(at(o, "spec"), "scopeSelector")
+				hard(o)["requests.hugepages-2Mi"] = "1Gi"
+			}},
 			// ResourceQuota, invalid.
 			{Name: "rq: unknown bare resource", Invalid: true, Kinds: rq, Apply: func(r *rand.Rand, o Object) {
 				hard(o)[pick(r, []string{"gpus", "storage", "requests.gpus"})] = "1"

@@ -66,7 +66,10 @@ func serviceMutations() []Mutation {
 	return []Mutation{
 		// Valid.
 		{Name: "omit service defaults", Kinds: svc, Apply: func(_ *rand.Rand, o Object) {
-			for _, k := range []string{"type", "sessionAffinity", "internalTrafficPolicy"} {
+			if spec(o)["type"] == "ClusterIP" {
+				delete(spec(o), "type") // the default; another type keeps its fields
+			}
+			for _, k := range []string{"sessionAffinity", "internalTrafficPolicy"} {
 				delete(spec(o), k)
 			}
 			for i := range 2 {

@@ -113,7 +113,7 @@ func storageMutations() []Mutation {
 	spec := func(o Object) Object { return at(o, "spec") }
 	// removeSources leaves a volume without any source.
 	removeSources := func(o Object) {
-		for _, k := range []string{"nfs", "hostPath", "csi", "local", "nodeAffinity", "volumeAttributesClassName"} {
+		for _, k := range []string{"nfs", "hostPath", "csi", "local", "iscsi", "rbd", "nodeAffinity", "volumeAttributesClassName"} {
 			delete(spec(o), k)
 		}
 	}
@@ -203,7 +203,10 @@ func storageMutations() []Mutation {
 			removeSources(o)
 			spec(o)["rbd"] = Object{"monitors": []any{"10.0.0.1:6789"}, "image": "img"}
 		}},
-		{Name: "volume with the mount options annotation", Kinds: volume, Apply: func(_ *rand.Rand, o Object) {
+		// On NFS, which takes mount options (a hostPath or local volume does not).
+		{Name: "volume with the mount options annotation", Kinds: volume, ImmutableIn: volume, Apply: func(_ *rand.Rand, o Object) {
+			removeSources(o)
+			spec(o)["nfs"] = Object{"server": "nfs.example.com", "path": "/exports/data"}
 			at(o, "metadata", "annotations")["volume.beta.kubernetes.io/mount-options"] = "hard"
 		}},
 		// Volumes, invalid.

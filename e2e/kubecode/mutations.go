@@ -29,7 +29,7 @@ func Mutations() []Mutation {
 			delete(spec(o), "persistentVolumeClaimRetentionPolicy")
 			delete(at(o, "spec", "volumeClaimTemplates", 0, "spec"), "storageClassName")
 		}},
-		{Name: "omit pod spec defaults", Apply: func(_ *rand.Rand, o Object) {
+		{Name: "omit pod spec defaults", InvalidIn: []string{"Job", "CronJob"}, Apply: func(_ *rand.Rand, o Object) {
 			ps := podSpecOf(o)
 			for _, k := range []string{"terminationGracePeriodSeconds", "securityContext", "restartPolicy", "dnsPolicy", "schedulerName"} {
 				delete(ps, k)
@@ -291,7 +291,7 @@ func Mutations() []Mutation {
 		{Name: "bad service account name", Invalid: true, Apply: func(_ *rand.Rand, o Object) {
 			podSpecOf(o)["serviceAccountName"] = "Bad_SA"
 		}},
-		{Name: "name not a DNS subdomain", Invalid: true, Kinds: allKinds, Apply: func(r *rand.Rand, o Object) {
+		{Name: "name not a DNS subdomain", Invalid: true, Kinds: allKinds, ValidIn: pathSegmentNamed, ImmutableIn: allKinds, Apply: func(r *rand.Rand, o Object) {
 			at(o, "metadata")["name"] = pick(r, []string{"Web_App", "web..app", "-web", "web.App"})
 		}},
 		{Name: "name too long", Invalid: true, Kinds: allKinds, Apply: func(_ *rand.Rand, o Object) {

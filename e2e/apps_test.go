@@ -214,7 +214,8 @@ func TestApps_InformersSync(t *testing.T) {
 		factory.Apps().V1().DaemonSets().Informer(), factory.Apps().V1().ReplicaSets().Informer(),
 		factory.Apps().V1().ControllerRevisions().Informer(), factory.Core().V1().Pods().Informer()}
 	factory.Start(ctx.Done())
-	defer factory.Shutdown()
+	// Shutdown waits for the informers, which stop when ctx ends: cancel first.
+	defer func() { cancel(); factory.Shutdown() }()
 	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
 			t.Errorf("informer of %v did not sync", typ)

@@ -119,7 +119,8 @@ func TestBatch_InformersSync(t *testing.T) {
 	jobs := factory.Batch().V1().Jobs().Informer()
 	_ = factory.Batch().V1().CronJobs().Informer()
 	factory.Start(ctx.Done())
-	defer factory.Shutdown()
+	// Shutdown waits for the informers, which stop when ctx ends: cancel first.
+	defer func() { cancel(); factory.Shutdown() }()
 	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
 			t.Errorf("informer of %v did not sync", typ)

@@ -184,7 +184,8 @@ func TestStorage_InformersSync(t *testing.T) {
 	_ = factory.Core().V1().PersistentVolumes().Informer()
 	_ = factory.Core().V1().PersistentVolumeClaims().Informer()
 	factory.Start(ctx.Done())
-	defer factory.Shutdown()
+	// Shutdown waits for the informers, which stop when ctx ends: cancel first.
+	defer func() { cancel(); factory.Shutdown() }()
 	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
 			t.Errorf("informer of %v did not sync", typ)

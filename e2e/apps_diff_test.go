@@ -172,6 +172,34 @@ type appsDiffAnswer struct {
 	Stored  map[string]any
 }
 
+// setRefusal fills a's Reason, Message and Causes from the Status body m. The causes
+// are sorted, and so is the bracketed list of a message that names several: kube
+// validates some fields by ranging over a map (a node's capacity), so the order of
+// its causes differs from run to run while the set does not.
+func (a *appsDiffAnswer) setRefusal(m map[string]any) {
+	a.Reason, _ = m["reason"].(string)
+	a.Message, _ = m["message"].(string)
+	if i := strings.Index(a.Message, ": ["); i >= 0 && strings.HasSuffix(a.Message, "]") {
+		parts := strings.Split(a.Message[i+3:len(a.Message)-1], ", ")
+		slices.Sort(parts)
+		a.Message = a.Message[:i+3] + strings.Join(parts, ", ") + "]"
+	}
+	causes, _ := get(m, "details", "causes").([]any)
+	for _, cause := range causes {
+		cm, _ := cause.(map[string]any)
+		a.Causes = append(a.Causes, fmt.Sprintf("%v %v: %v", cm["reason"], cm["field"], cm["message"]))
+	}
+	slices.Sort(a.Causes)
+}
+
+// copyJSON is a deep copy of the JSON object m, to normalize while m stays a fixture.
+func copyJSON(m map[string]any) map[string]any {
+	raw, _ := json.Marshal(m)
+	var cp map[string]any
+	_ = json.Unmarshal(raw, &cp)
+	return cp
+}
+
 // TestSideBySide_AppsManifestsAsKubeAPIServer creates and updates the manifests of
 // appsDiffCases on kube-apiserver and on apikit and compares the answers and the stored
 // objects.
@@ -211,19 +239,10 @@ func TestSideBySide_AppsManifestsAsKubeAPIServer(t *testing.T) {
 			}
 			ans := appsDiffAnswer{Code: code}
 			if m["kind"] == "Status" {
-				ans.Reason, _ = m["reason"].(string)
-				ans.Message, _ = m["message"].(string)
-				causes, _ := get(m, "details", "causes").([]any)
-				for _, cause := range causes {
-					cm, _ := cause.(map[string]any)
-					ans.Causes = append(ans.Causes, fmt.Sprintf("%v %v: %v", cm["reason"], cm["field"], cm["message"]))
-				}
-				slices.Sort(ans.Causes)
+				ans.setRefusal(m)
 			} else {
 				// A copy: the stored object is the fixture of later updates.
-				raw, _ := json.Marshal(m)
-				var cp map[string]any
-				_ = json.Unmarshal(raw, &cp)
+				cp := copyJSON(m)
 				ans.Stored = normalizeStored(cp)
 			}
 			answers[i] = append(answers[i], ans)

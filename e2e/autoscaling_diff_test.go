@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -142,19 +141,10 @@ func TestSideBySide_AutoscalingAndEndpointSlicesAsKubeAPIServer(t *testing.T) {
 			code, m := sv.do(t, hc, st.method, st.path, ctype, body)
 			ans := appsDiffAnswer{Code: code}
 			if m["kind"] == "Status" {
-				ans.Reason, _ = m["reason"].(string)
-				ans.Message, _ = m["message"].(string)
-				causes, _ := get(m, "details", "causes").([]any)
-				for _, cause := range causes {
-					cm, _ := cause.(map[string]any)
-					ans.Causes = append(ans.Causes, fmt.Sprintf("%v %v: %v", cm["reason"], cm["field"], cm["message"]))
-				}
-				slices.Sort(ans.Causes)
+				ans.setRefusal(m)
 			} else if code < 300 {
 				got[st.name] = m
-				raw, _ := json.Marshal(m)
-				var cp map[string]any
-				_ = json.Unmarshal(raw, &cp)
+				cp := copyJSON(m)
 				ans.Stored = normalizeStored(cp)
 			}
 			answers[i] = append(answers[i], ans)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -223,14 +222,7 @@ func TestSideBySide_BatchManifestsAsKubeAPIServer(t *testing.T) {
 			_ = json.Unmarshal(raw, &cp)
 			ans := appsDiffAnswer{Code: code}
 			if cp["kind"] == "Status" {
-				ans.Reason, _ = cp["reason"].(string)
-				ans.Message, _ = cp["message"].(string)
-				causes, _ := get(cp, "details", "causes").([]any)
-				for _, cause := range causes {
-					cm, _ := cause.(map[string]any)
-					ans.Causes = append(ans.Causes, fmt.Sprintf("%v %v: %v", cm["reason"], cm["field"], cm["message"]))
-				}
-				slices.Sort(ans.Causes)
+				ans.setRefusal(cp)
 			} else {
 				ans.Stored = normalizeStored(cp)
 			}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/registry/admission"
 	"github.com/apikit-dev/apikit/registry/strategies"
 	apikitrest "github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/scheme"
@@ -46,7 +47,10 @@ type sideBySide struct {
 	uids map[string]string
 }
 
-// startSideBySide starts the real control plane (skipping without it) and apikit.
+// startSideBySide starts the real control plane (skipping without it) and apikit as
+// the envtest drop-in and examples/testenv assemble it: the built-in kinds, their
+// strategies, kube's default admission plugins (admission.Builtin()), the controllers
+// and the CRD API.
 func startSideBySide(t *testing.T, apiserverExtra ...string) []*sideBySide {
 	t.Helper()
 	kcp := startKubeControlPlane(t, apiserverExtra...)
@@ -54,7 +58,9 @@ func startSideBySide(t *testing.T, apiserverExtra ...string) []*sideBySide {
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apitest.NewServer(t, s, apitest.Options{REST: apikitrest.Options{Strategies: strategies.Builtin()}, Controllers: true, CRDAPI: true})
+	plugins := admission.Builtin()
+	srv := apitest.NewServer(t, s, apitest.Options{REST: apikitrest.Options{Strategies: strategies.Builtin(),
+		MutatingAdmission: plugins.Mutating, ValidatingAdmission: plugins.Validating}, Controllers: true, CRDAPI: true})
 	apikitCfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)

@@ -7,20 +7,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
-
-	"github.com/apikit-dev/apikit/apitest"
-	"github.com/apikit-dev/apikit/builtin"
-	"github.com/apikit-dev/apikit/registry/admission"
-	"github.com/apikit-dev/apikit/registry/strategies"
-	apikitrest "github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/scheme"
 )
 
 // The side-by-side check of issue 26 for networking.k8s.io/v1: the same Ingresses,
@@ -28,38 +18,6 @@ import (
 // (started as envtest starts it) and to apikit with kube's default admission plugins
 // (admission.Builtin()), answered and stored alike: kube's defaults, the default
 // IngressClass given to an Ingress without one, the same causes for the refused ones.
-
-// startNetworkingSideBySide is startSideBySide with apikit's default admission plugins,
-// which DefaultIngressClass is one of.
-func startNetworkingSideBySide(t *testing.T) []*sideBySide {
-	t.Helper()
-	kcp := startKubeControlPlane(t, "--disable-admission-plugins=ServiceAccount")
-	s := scheme.New()
-	if err := builtin.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	plugins := admission.Builtin()
-	srv := apitest.NewServer(t, s, apitest.Options{REST: apikitrest.Options{Strategies: strategies.Builtin(),
-		MutatingAdmission: plugins.Mutating, ValidatingAdmission: plugins.Validating}, Controllers: true})
-	apikitCfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []*sideBySide
-	for _, c := range []struct {
-		name string
-		cfg  *rest.Config
-	}{{"kube", kcp.Config}, {"apikit", apikitCfg}} {
-		cfg := rest.CopyConfig(c.cfg)
-		cfg.QPS, cfg.Burst, cfg.Timeout = -1, -1, 30*time.Second
-		dc, err := dynamic.NewForConfig(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, &sideBySide{name: c.name, dc: dc, cfg: cfg, uids: map[string]string{}})
-	}
-	return out
-}
 
 // networkingDiffCase is one write: a manifest POSTed to its collection, or with update
 // set, a change PUT over the object fixture names (to its subresource when set).
@@ -189,7 +147,7 @@ func networkingDiffCases() []networkingDiffCase {
 // networkingDiffCases on kube-apiserver and on apikit and compares the answers and the
 // stored objects.
 func TestSideBySide_NetworkingManifestsAsKubeAPIServer(t *testing.T) {
-	servers := startNetworkingSideBySide(t)
+	servers := startSideBySide(t, "--disable-admission-plugins=ServiceAccount")
 	cases := networkingDiffCases()
 	answers := make([][]appsDiffAnswer, len(servers))
 	for i, sv := range servers {
@@ -231,18 +189,9 @@ func TestSideBySide_NetworkingManifestsAsKubeAPIServer(t *testing.T) {
 			}
 			ans := appsDiffAnswer{Code: code}
 			if m["kind"] == "Status" {
-				ans.Reason, _ = m["reason"].(string)
-				ans.Message, _ = m["message"].(string)
-				causes, _ := get(m, "details", "causes").([]any)
-				for _, cause := range causes {
-					cm, _ := cause.(map[string]any)
-					ans.Causes = append(ans.Causes, fmt.Sprintf("%v %v: %v", cm["reason"], cm["field"], cm["message"]))
-				}
-				slices.Sort(ans.Causes)
+				ans.setRefusal(m)
 			} else {
-				raw, _ := json.Marshal(m)
-				var cp map[string]any
-				_ = json.Unmarshal(raw, &cp)
+				cp := copyJSON(m)
 				ans.Stored = normalizeStored(cp)
 			}
 			answers[i] = append(answers[i], ans)

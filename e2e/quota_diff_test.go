@@ -4,22 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
-
-	"github.com/apikit-dev/apikit/apitest"
-	"github.com/apikit-dev/apikit/builtin"
-	"github.com/apikit-dev/apikit/registry/admission"
-	"github.com/apikit-dev/apikit/registry/strategies"
-	apikitrest "github.com/apikit-dev/apikit/rest"
-	"github.com/apikit-dev/apikit/scheme"
 )
 
 // The side-by-side check of issue 26 for ReplicationControllers, ResourceQuotas and
@@ -27,38 +16,6 @@ import (
 // on apikit with kube's default admission plugins (admission.Builtin()), read back
 // equal; invalid ones refused alike; a pod defaulted by a LimitRange stored alike and a
 // pod past its max refused with the same 403.
-
-// startQuotaSideBySide is startSideBySide with apikit running admission.Builtin(), as
-// the envtest drop-in and examples/testenv run it.
-func startQuotaSideBySide(t *testing.T) []*sideBySide {
-	t.Helper()
-	kcp := startKubeControlPlane(t, "--disable-admission-plugins=ServiceAccount")
-	s := scheme.New()
-	if err := builtin.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	p := admission.Builtin()
-	srv := apitest.NewServer(t, s, apitest.Options{REST: apikitrest.Options{Strategies: strategies.Builtin(),
-		MutatingAdmission: p.Mutating, ValidatingAdmission: p.Validating}, Controllers: true})
-	apikitCfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []*sideBySide
-	for _, c := range []struct {
-		name string
-		cfg  *rest.Config
-	}{{"kube", kcp.Config}, {"apikit", apikitCfg}} {
-		cfg := rest.CopyConfig(c.cfg)
-		cfg.QPS, cfg.Burst, cfg.Timeout = -1, -1, 30*time.Second
-		dc, err := dynamic.NewForConfig(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, &sideBySide{name: c.name, dc: dc, cfg: cfg, uids: map[string]string{}})
-	}
-	return out
-}
 
 // quotaDiffCase is one POST of a YAML manifest to a collection, or with patch set a
 // merge patch of the object at collection.
@@ -129,7 +86,7 @@ func quotaDiffCases() []quotaDiffCase {
 // TestSideBySide_QuotaManifestsAsKubeAPIServer creates the manifests of quotaDiffCases
 // on kube-apiserver and on apikit and compares the answers and the stored objects.
 func TestSideBySide_QuotaManifestsAsKubeAPIServer(t *testing.T) {
-	servers := startQuotaSideBySide(t)
+	servers := startSideBySide(t, "--disable-admission-plugins=ServiceAccount")
 	cases := quotaDiffCases()
 	answers := make([][]appsDiffAnswer, len(servers))
 	for i, sv := range servers {
@@ -149,14 +106,7 @@ func TestSideBySide_QuotaManifestsAsKubeAPIServer(t *testing.T) {
 			code, m := sv.do(t, hc, method, c.collection, ctype, string(body))
 			ans := appsDiffAnswer{Code: code}
 			if m["kind"] == "Status" {
-				ans.Reason, _ = m["reason"].(string)
-				ans.Message, _ = m["message"].(string)
-				causes, _ := get(m, "details", "causes").([]any)
-				for _, cause := range causes {
-					cm, _ := cause.(map[string]any)
-					ans.Causes = append(ans.Causes, fmt.Sprintf("%v %v: %v", cm["reason"], cm["field"], cm["message"]))
-				}
-				slices.Sort(ans.Causes)
+				ans.setRefusal(m)
 			} else {
 				ans.Stored = normalizeStored(m)
 				if c.collection == "/api/v1/namespaces" {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/netip"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -241,18 +240,9 @@ func TestSideBySide_ServicesAsKubeAPIServer(t *testing.T) {
 			}
 			ans := svcDiffAnswer{Code: code, Warnings: warnings}
 			if m["kind"] == "Status" {
-				ans.Reason, _ = m["reason"].(string)
-				ans.Message, _ = m["message"].(string)
-				causes, _ := get(m, "details", "causes").([]any)
-				for _, cause := range causes {
-					cm, _ := cause.(map[string]any)
-					ans.Causes = append(ans.Causes, fmt.Sprintf("%v %v: %v", cm["reason"], cm["field"], cm["message"]))
-				}
-				slices.Sort(ans.Causes)
+				ans.setRefusal(m)
 			} else {
-				raw, _ := json.Marshal(m)
-				var cp map[string]any
-				_ = json.Unmarshal(raw, &cp)
+				cp := copyJSON(m)
 				normalizeAllocated(cp)
 				ans.Stored = normalizeStored(cp)
 			}

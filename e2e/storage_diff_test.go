@@ -2,9 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"slices"
 	"testing"
 	"time"
 
@@ -159,21 +157,12 @@ func TestSideBySide_StorageAndNodesAsKubeAPIServer(t *testing.T) {
 			}
 			ans := appsDiffAnswer{Code: code}
 			if m["kind"] == "Status" {
-				ans.Reason, _ = m["reason"].(string)
-				ans.Message, _ = m["message"].(string)
-				causes, _ := get(m, "details", "causes").([]any)
-				for _, cause := range causes {
-					cm, _ := cause.(map[string]any)
-					ans.Causes = append(ans.Causes, fmt.Sprintf("%v %v: %v", cm["reason"], cm["field"], cm["message"]))
-				}
-				slices.Sort(ans.Causes)
+				ans.setRefusal(m)
 			} else {
 				if code < 300 {
 					stored[get(m, "metadata", "name").(string)] = m
 				}
-				raw, _ := json.Marshal(m)
-				var cp map[string]any
-				_ = json.Unmarshal(raw, &cp)
+				cp := copyJSON(m)
 				ans.Stored = normalizeStorageStored(cp)
 			}
 			answers[i] = append(answers[i], ans)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/conversion"
@@ -122,30 +121,30 @@ func (c *webhookConverter) convert(obj *scheme.Unstructured, gv scheme.GroupVers
 		if errors.As(err, &ce) {
 			err = ce.Err
 		}
-		return fail("conversion webhook for %v failed: %v", gvkString(src), err)
+		return fail("conversion webhook for %v failed: %v", src, err)
 	}
 	converted, err := convertedObjectsOf(c.reviewVersion, uid, &answer)
 	if err != nil {
-		return fail("conversion webhook for %v failed: %v", gvkString(src), err)
+		return fail("conversion webhook for %v failed: %v", src, err)
 	}
 	if len(converted) != 1 {
-		return fail("conversion webhook for %v returned %d objects, expected %d", gvkString(src), len(converted), 1)
+		return fail("conversion webhook for %v returned %d objects, expected %d", src, len(converted), 1)
 	}
 	out, err := decodeConverted(converted[0])
 	if err != nil {
 		return fail("%v", err)
 	}
 	if got := out.GetAPIVersion(); got != desired {
-		return fail("conversion webhook for %v returned invalid object at index 0: invalid groupVersion (expected %v, received %v)", gvkString(src), desired, groupVersionString(got))
+		return fail("conversion webhook for %v returned invalid object at index 0: invalid groupVersion (expected %v, received %v)", src, desired, scheme.FromAPIVersionAndKind(got, "").GroupVersion())
 	}
 	if got := out.GetKind(); got != src.Kind {
-		return fail("conversion webhook for %v returned invalid object at index 0: invalid kind (expected %v, received %v)", gvkString(src), src.Kind, got)
+		return fail("conversion webhook for %v returned invalid object at index 0: invalid kind (expected %v, received %v)", src, src.Kind, got)
 	}
 	if err := sameIdentity(obj, out); err != nil {
-		return fail("conversion webhook for %v returned invalid object: %v", gvkString(src), err)
+		return fail("conversion webhook for %v returned invalid object: %v", src, err)
 	}
 	if err := keepLabelsAndAnnotations(obj, out); err != nil {
-		return fail("conversion webhook for %v returned invalid metadata: %v", gvkString(src), err)
+		return fail("conversion webhook for %v returned invalid metadata: %v", src, err)
 	}
 	obj.Object = out.Object
 	return nil
@@ -156,7 +155,7 @@ func (c *webhookConverter) convert(obj *scheme.Unstructured, gv scheme.GroupVers
 func convertedObjectsOf(version string, uid scheme.UID, answer *conversionReview) ([]json.RawMessage, error) {
 	if version == "v1" {
 		if answer.APIVersion != GroupVersion.String() || answer.Kind != "ConversionReview" {
-			return nil, fmt.Errorf("expected webhook response of %s, Kind=ConversionReview, got %s", GroupVersion.String(), gvkString(scheme.FromAPIVersionAndKind(answer.APIVersion, answer.Kind)))
+			return nil, fmt.Errorf("expected webhook response of %s, Kind=ConversionReview, got %s", GroupVersion.String(), scheme.FromAPIVersionAndKind(answer.APIVersion, answer.Kind))
 		}
 	}
 	if answer.Response == nil {
@@ -275,22 +274,4 @@ func jsonTypeName(v any) string {
 		return "map[string]interface {}"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// gvkString is apimachinery's GroupVersionKind.String: "group/version, Kind=kind".
-func gvkString(gvk scheme.GroupVersionKind) string {
-	return gvk.Group + "/" + gvk.Version + ", Kind=" + gvk.Kind
-}
-
-// groupVersionString is apimachinery's GroupVersion.String of an apiVersion as parsed:
-// "" for none, the version alone for the core group.
-func groupVersionString(apiVersion string) string {
-	group, version, found := strings.Cut(apiVersion, "/")
-	if !found {
-		return apiVersion
-	}
-	if group == "" {
-		return version
-	}
-	return group + "/" + version
 }

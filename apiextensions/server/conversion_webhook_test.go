@@ -121,6 +121,27 @@ func TestCRD_ConversionWebhookServesEveryVersionAndItsFailureIsKubes500(t *testi
 	if code != http.StatusOK || len(items) != 1 || spec(items[0].(map[string]any))["colour"] != "red" || items[0].(map[string]any)["apiVersion"] != "tools.example.com/v2" {
 		t.Fatalf("list in v2: %d %v", code, list)
 	}
+	// A watch in v2 sees an object written in v1 converted.
+	watch, err := http.Get(srv.URL + v2 + "?watch=1&resourceVersion=" + created["metadata"].(map[string]any)["resourceVersion"].(string) + "&timeoutSeconds=5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, got := s.do("POST", v1, `{"apiVersion":"tools.example.com/v1","kind":"Gadget","metadata":{"name":"w"},"spec":{"color":"teal"}}`); code != http.StatusCreated {
+		t.Fatalf("create in v1: %d %v", code, got)
+	}
+	var event struct {
+		Type   string         `json:"type"`
+		Object map[string]any `json:"object"`
+	}
+	err = json.NewDecoder(watch.Body).Decode(&event)
+	watch.Body.Close()
+	if err != nil || event.Type != "ADDED" || event.Object["apiVersion"] != "tools.example.com/v2" || spec(event.Object)["colour"] != "teal" {
+		t.Fatalf("watch in v2: %v %+v", err, event)
+	}
+	if code, _ := s.do("DELETE", v1+"/w", ""); code != http.StatusOK {
+		t.Fatalf("delete w: %d", code)
+	}
+
 	before := calls.Load()
 	if code, _ := s.do("GET", v1, ""); code != http.StatusOK || calls.Load() != before {
 		t.Errorf("a read in the storage version called the webhook (%d calls; %d)", calls.Load()-before, code)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -30,7 +31,7 @@ type reviewSeen struct {
 
 // lyingWebhook converts Robots between v1 (spec.color) and v1beta1 (spec.colour), and
 // lies in the way its path asks for.
-func lyingWebhook(t *testing.T, hang chan struct{}, seen func(reviewSeen)) http.Handler {
+func lyingWebhook(t testing.TB, hang chan struct{}, seen func(reviewSeen)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var in reviewSeen
 		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
@@ -211,5 +212,41 @@ func TestInstall_RefusesAConversionWebhookWithAnUnreadableCABundle(t *testing.T)
 	err := apiextensions.Install(scheme.New(), webhookRobotsCRD(t, "https://127.0.0.1:1/", []byte("not a PEM"), "v1"), apiextensions.InstallOptions{})
 	if err == nil || !strings.Contains(err.Error(), "unable to load root certificates: unable to parse bytes as PEM block") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// BenchmarkWebhookConverter_OneObject is the cost of one conversion through a local TLS
+// webhook (a kept-alive connection): what a read in a non-storage version adds.
+func BenchmarkWebhookConverter_OneObject(b *testing.B) {
+	srv := httptest.NewTLSServer(lyingWebhook(b, nil, func(reviewSeen) {}))
+	defer srv.Close()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	data, err := os.ReadFile(testdataCRD)
+	if err != nil {
+		b.Fatal(err)
+	}
+	crds, err := apiextensions.Decode(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	crd := crds[0]
+	url := srv.URL + "/"
+	crd.Spec.Conversion = &apiextensions.CustomResourceConversion{Strategy: apiextensions.WebhookConverter, Webhook: &apiextensions.WebhookConversion{
+		ClientConfig: &apiextensions.WebhookClientConfig{URL: &url, CABundle: ca}, ConversionReviewVersions: []string{"v1"},
+	}}
+	s := scheme.New()
+	if err := apiextensions.Install(s, crd, apiextensions.InstallOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	in := &scheme.Unstructured{Object: map[string]any{
+		"apiVersion": "fleet.example.com/v1", "kind": "Robot",
+		"metadata": map[string]any{"name": "r", "uid": "u-1"}, "spec": map[string]any{"model": "R2", "color": "red"},
+	}}
+	gv := scheme.GroupVersion{Group: "fleet.example.com", Version: "v1beta1"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := conversion.ToVersion(s, in, gv); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

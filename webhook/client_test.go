@@ -5,11 +5,13 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -151,6 +153,54 @@ func TestCall_AnswersOrFailsAsKubeApiserversWebhookClient(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// serveAs starts a TLS server whose certificate, signed by a new CA, names dnsName
+// only, and returns it with the CA's PEM.
+func serveAs(t *testing.T, dnsName string, h http.Handler) (*httptest.Server, []byte) {
+	t.Helper()
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "ca"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caCert, _ := x509.ParseCertificate(caDER)
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	leaf := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: dnsName}, DNSNames: []string{dnsName}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, KeyUsage: x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, leaf, caCert, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(h)
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
+}
+
+func TestCall_AServiceIsReachedThroughTheResolverUnderItsOwnName(t *testing.T) {
+	srv, ca := serveAs(t, "convert.system.svc", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(review{UID: "ok", Seen: r.Host + r.URL.Path})
+	}))
+	addr, _ := url.Parse(srv.URL)
+	var asked string
+	resolve := func(namespace, name string, port int32) (*url.URL, error) {
+		asked = fmt.Sprintf("%s/%s:%d", namespace, name, port)
+		return addr, nil
+	}
+	c, err := webhook.New("hook", webhook.ClientConfig{Service: &webhook.ServiceReference{Namespace: "system", Name: "convert", Path: "/convert", Port: 9443}, CABundle: ca}, webhook.Options{Resolver: resolve})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var out review
+	if err := c.Call(context.Background(), review{}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.UID != "ok" || out.Seen != "convert.system.svc:9443/convert" || asked != "system/convert:9443" {
+		t.Errorf("the webhook saw %q (resolver asked for %q), want the Service's host and path", out.Seen, asked)
 	}
 }
 

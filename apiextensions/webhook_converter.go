@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/conversion"
@@ -261,11 +262,14 @@ func keepLabelsAndAnnotations(in, out *scheme.Unstructured) error {
 
 // jsonTypeName names a decoded JSON value's type as kube's %T of the same value does.
 func jsonTypeName(v any) string {
-	switch v.(type) {
+	switch v := v.(type) {
 	case string:
 		return "string"
-	case float64, json.Number:
-		return "int64"
+	case float64:
+		if v == math.Trunc(v) {
+			return "int64" // kube's JSON decoding makes integers int64
+		}
+		return "float64"
 	case bool:
 		return "bool"
 	case []any:

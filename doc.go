@@ -59,7 +59,9 @@
 //     tests.
 //   - [github.com/apikit-dev/apikit/apiextensions]: CustomResourceDefinitions: apikit's
 //     own apiextensions.k8s.io/v1 types, loading of manifests, kube's validation of a CRD
-//     and its installation into a scheme as schema-only kinds;
+//     and its installation into a scheme as schema-only kinds, a CRD with conversion
+//     strategy Webhook converting through its webhook, which
+//     [github.com/apikit-dev/apikit/webhook] calls as kube-apiserver calls webhooks;
 //     [github.com/apikit-dev/apikit/validation/structural] gives their structural
 //     schemas kube's semantics (validation, pruning, defaulting), and
 //     [github.com/apikit-dev/apikit/apiextensions/server] serves the customresourcedefinitions

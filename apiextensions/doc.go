@@ -15,10 +15,12 @@
 // defined in Go, enforcing the schema (pruning, defaulting, validation).
 //
 // Versions of a CRD convert by rewriting apiVersion (spec.conversion.strategy None) or,
-// for strategy Webhook, with a Go function given as InstallOptions.Convert in place of
-// the webhook. AddToScheme registers the CustomResourceDefinition kind itself, for a
+// for strategy Webhook, through the CRD's conversion webhook (NewWebhookConverter:
+// ConversionReview v1 or v1beta1, package webhook's client), or a Go function given as
+// InstallOptions.Convert in its place. AddToScheme registers the CustomResourceDefinition kind itself, for a
 // server that serves customresourcedefinitions.
 //
 // apiextensions sits above scheme, scheme/openapi, validation, validation/structural,
-// conversion and codec, and below rest; it imports nothing from k8s.io.
+// conversion, codec, apierrors and webhook, and below rest; it imports nothing from
+// k8s.io.
 package apiextensions

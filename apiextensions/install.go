@@ -10,6 +10,7 @@ import (
 	"github.com/apikit-dev/apikit/scheme/openapi"
 	"github.com/apikit-dev/apikit/validation"
 	"github.com/apikit-dev/apikit/validation/structural"
+	"github.com/apikit-dev/apikit/webhook"
 )
 
 // creationTimestampDescription is the description of the Age column kube-apiserver
@@ -19,10 +20,14 @@ const creationTimestampDescription = "CreationTimestamp is a timestamp represent
 // InstallOptions adjust Install.
 type InstallOptions struct {
 	// Convert stands in for the conversion webhook of a CRD whose spec.conversion.strategy
-	// is Webhook: it converts obj (a copy) in place to the version to. Install refuses
-	// such a CRD without it. With strategy None it is not used: objects convert by
-	// rewriting apiVersion.
+	// is Webhook: it converts obj (a copy) in place to the version to. Without it, such
+	// a CRD's webhook is called (NewWebhookConverter, with Webhook). With strategy None
+	// it is not used: objects convert by rewriting apiVersion.
 	Convert conversion.UnstructuredConverter
+	// Webhook bounds the calls of conversion webhooks and resolves the Services they are
+	// behind; without a Resolver, a webhook named by a Service is unreachable (apikit
+	// reaches no cluster DNS), and reads and writes that need it fail as kube's do.
+	Webhook webhook.Options
 	// Rules, if set, compiles the CEL rules (x-kubernetes-validations) of each version's
 	// schema at Install, so that a CRD with a rule that does not compile or costs too
 	// much is refused there, as kube-apiserver refuses it at creation. Without it, the
@@ -40,7 +45,8 @@ type InstallOptions struct {
 //     list kind, the storage version, and each deprecated version's warning
 //     (Resource.Deprecations, "" for kube's default text);
 //   - the conversion between versions: apiVersion rewriting (strategy None) or
-//     opts.Convert (strategy Webhook), through conversion.RegisterUnstructured.
+//     the CRD's conversion webhook or opts.Convert (strategy Webhook), through
+//     conversion.RegisterUnstructured.
 //
 // A scheme.Resource has one set of subresources, printer columns and selectable fields,
 // where a CRD has one per version: Install takes the storage version's (kube-apiserver
@@ -64,8 +70,12 @@ func Install(s *scheme.Scheme, crd *CustomResourceDefinition, opts InstallOption
 		}
 	}
 	spec := &crd.Spec
-	if spec.Conversion != nil && spec.Conversion.Strategy == WebhookConverter && opts.Convert == nil {
-		return fmt.Errorf("apiextensions: CustomResourceDefinition %q converts through a webhook (spec.conversion.strategy: Webhook); set InstallOptions.Convert to a Go function that stands in for it", crd.Name)
+	convert := opts.Convert
+	if spec.Conversion != nil && spec.Conversion.Strategy == WebhookConverter && convert == nil {
+		var err error
+		if convert, err = NewWebhookConverter(crd, opts.Webhook); err != nil {
+			return err
+		}
 	}
 	storage := storageVersionOf(crd)
 	if storage == nil || !storage.Served {
@@ -94,7 +104,7 @@ func Install(s *scheme.Scheme, crd *CustomResourceDefinition, opts InstallOption
 		}
 	}
 	if spec.Conversion != nil && spec.Conversion.Strategy == WebhookConverter {
-		conversion.RegisterUnstructured(s, scheme.GroupKind{Group: spec.Group, Kind: spec.Names.Kind}, opts.Convert)
+		conversion.RegisterUnstructured(s, scheme.GroupKind{Group: spec.Group, Kind: spec.Names.Kind}, convert)
 	}
 	res := scheme.Resource{
 		Group:             spec.Group,

@@ -149,7 +149,7 @@ func TestInstall_RefusesAKindAnotherResourceServesAtOtherVersions(t *testing.T) 
 	}
 }
 
-func TestInstall_WebhookStrategyNeedsAConvertFunction(t *testing.T) {
+func TestInstall_WebhookStrategyCallsTheWebhookOrTheConvertFunction(t *testing.T) {
 	crd := robotsCRD(t)
 	crd.Spec.Conversion = &apiextensions.CustomResourceConversion{
 		Strategy: apiextensions.WebhookConverter,
@@ -158,9 +158,18 @@ func TestInstall_WebhookStrategyNeedsAConvertFunction(t *testing.T) {
 			ConversionReviewVersions: []string{"v1"},
 		},
 	}
-	err := apiextensions.Install(scheme.New(), crd, apiextensions.InstallOptions{})
-	if err == nil || !strings.Contains(err.Error(), "set InstallOptions.Convert") {
-		t.Fatalf("err = %v, want a message naming InstallOptions.Convert", err)
+	called := scheme.New()
+	if err := apiextensions.Install(called, crd, apiextensions.InstallOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	robot := &scheme.Unstructured{Object: map[string]any{
+		"apiVersion": "fleet.example.com/v1", "kind": "Robot",
+		"metadata": map[string]any{"name": "r"}, "spec": map[string]any{"model": "R2"},
+	}}
+	// Without a resolver, the Service's name is looked up as a host without cluster DNS.
+	_, err := conversion.ToVersion(called, robot, scheme.GroupVersion{Group: "fleet.example.com", Version: "v1beta1"})
+	if want := `conversion webhook for fleet.example.com/v1, Kind=Robot failed: Post "https://webhook.fleet.svc:443/?timeout=30s": dial tcp: lookup webhook.fleet.svc: no such host`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want %q", err, want)
 	}
 
 	s := scheme.New()

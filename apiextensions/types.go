@@ -59,7 +59,7 @@ type ConversionStrategyType string
 const (
 	// NoneConverter converts by rewriting apiVersion only.
 	NoneConverter ConversionStrategyType = "None"
-	// WebhookConverter calls a conversion webhook (in apikit: InstallOptions.Convert).
+	// WebhookConverter calls a conversion webhook (or InstallOptions.Convert in its place).
 	WebhookConverter ConversionStrategyType = "Webhook"
 )
 
@@ -69,8 +69,9 @@ type CustomResourceConversion struct {
 	Webhook  *WebhookConversion     `json:"webhook,omitempty"`
 }
 
-// WebhookConversion is spec.conversion.webhook. apikit keeps it as data: a Go function
-// given to Install stands in for the webhook.
+// WebhookConversion is spec.conversion.webhook: where the webhook is and the
+// ConversionReview versions it reads (NewWebhookConverter calls it; a Go function
+// given to Install may stand in for it).
 type WebhookConversion struct {
 	ClientConfig             *WebhookClientConfig `json:"clientConfig,omitempty"`
 	ConversionReviewVersions []string             `json:"conversionReviewVersions"`

@@ -33,5 +33,6 @@
 // are accepted and ignored, so that suites setting them compile unchanged; ControlPlane,
 // whose type is internal to controller-runtime, is not there. UseExistingCluster (and
 // the USE_EXISTING_CLUSTER variable) is refused: there is no cluster to connect to.
-// Webhooks (WebhookInstallOptions) are not served.
+// A CRD with conversion strategy Webhook calls its webhook (by URL; a Service is not
+// reached); admission webhooks (WebhookInstallOptions) are not served.
 package envtest

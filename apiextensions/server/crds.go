@@ -75,8 +75,9 @@ type Options struct {
 	REST rest.Options
 	// Discovery are the options of the discovery handler built with each rest.Handler.
 	Discovery discovery.Options
-	// Install are the options every CRD is installed with (the conversion hook of CRDs
-	// with a Webhook strategy).
+	// Install are the options every CRD is installed with: for CRDs with a Webhook
+	// conversion strategy, the webhook client's timeout and Service resolver, or a Go
+	// function in place of the webhook.
 	Install apiextensions.InstallOptions
 	// CRDs are created before the first handler is built, those that Storage does not
 	// hold yet, after the validation the API gives them: how a server starts with its

@@ -130,12 +130,8 @@ func svcDiffCases() []svcDiffCase {
 
 // svcDiffAnswer is what a server answered to a write, with its warnings, and stored.
 type svcDiffAnswer struct {
-	Code     int
-	Reason   string
-	Message  string
-	Causes   []string
+	appsDiffAnswer
 	Warnings []string
-	Stored   map[string]any
 }
 
 // svcDo is one request, with the Warning headers of the answer.
@@ -221,7 +217,7 @@ func TestSideBySide_ServicesAsKubeAPIServer(t *testing.T) {
 				obj := stored[c.fixture]
 				if obj == nil {
 					// Compared as such: the other server may have created it.
-					answers[i] = append(answers[i], svcDiffAnswer{Message: "no fixture " + c.fixture})
+					answers[i] = append(answers[i], svcDiffAnswer{appsDiffAnswer: appsDiffAnswer{Message: "no fixture " + c.fixture}})
 					continue
 				}
 				raw, _ := json.Marshal(obj)
@@ -238,7 +234,7 @@ func TestSideBySide_ServicesAsKubeAPIServer(t *testing.T) {
 					stored[c.fixture] = m
 				}
 			}
-			ans := svcDiffAnswer{Code: code, Warnings: warnings}
+			ans := svcDiffAnswer{appsDiffAnswer: appsDiffAnswer{Code: code}, Warnings: warnings}
 			if m["kind"] == "Status" {
 				ans.setRefusal(m)
 			} else {

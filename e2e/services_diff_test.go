@@ -130,7 +130,7 @@ func svcDiffCases() []svcDiffCase {
 
 // svcDiffAnswer is what a server answered to a write, with its warnings, and stored.
 type svcDiffAnswer struct {
-	appsDiffAnswer
+	Answer   appsDiffAnswer
 	Warnings []string
 }
 
@@ -217,7 +217,7 @@ func TestSideBySide_ServicesAsKubeAPIServer(t *testing.T) {
 				obj := stored[c.fixture]
 				if obj == nil {
 					// Compared as such: the other server may have created it.
-					answers[i] = append(answers[i], svcDiffAnswer{appsDiffAnswer: appsDiffAnswer{Message: "no fixture " + c.fixture}})
+					answers[i] = append(answers[i], svcDiffAnswer{Answer: appsDiffAnswer{Message: "no fixture " + c.fixture}})
 					continue
 				}
 				raw, _ := json.Marshal(obj)
@@ -234,13 +234,13 @@ func TestSideBySide_ServicesAsKubeAPIServer(t *testing.T) {
 					stored[c.fixture] = m
 				}
 			}
-			ans := svcDiffAnswer{appsDiffAnswer: appsDiffAnswer{Code: code}, Warnings: warnings}
+			ans := svcDiffAnswer{Answer: appsDiffAnswer{Code: code}, Warnings: warnings}
 			if m["kind"] == "Status" {
-				ans.setRefusal(m)
+				ans.Answer.setRefusal(m)
 			} else {
 				cp := copyJSON(m)
 				normalizeAllocated(cp)
-				ans.Stored = normalizeStored(cp)
+				ans.Answer.Stored = normalizeStored(cp)
 			}
 			answers[i] = append(answers[i], ans)
 		}

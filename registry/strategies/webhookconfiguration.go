@@ -33,6 +33,7 @@ func AdmissionRegistration() map[scheme.GroupResource]registry.Strategy {
 func validatingWebhookConfigurationStrategy() registry.StrategyFor[*admissionregistrationv1.ValidatingWebhookConfiguration] {
 	type config = admissionregistrationv1.ValidatingWebhookConfiguration
 	return registry.StrategyFor[*config]{
+		RequireResourceVersion: true, // kube's AllowUnconditionalUpdate is false
 		PrepareForCreate: func(_ context.Context, c *config) { c.Generation = 1 },
 		PrepareForUpdate: func(_ context.Context, c, old *config) {
 			bumpGenerationUnless(&c.ObjectMeta, &old.ObjectMeta, reflect.DeepEqual(c.Webhooks, old.Webhooks))
@@ -54,6 +55,7 @@ func validatingWebhookConfigurationStrategy() registry.StrategyFor[*admissionreg
 func mutatingWebhookConfigurationStrategy() registry.StrategyFor[*admissionregistrationv1.MutatingWebhookConfiguration] {
 	type config = admissionregistrationv1.MutatingWebhookConfiguration
 	return registry.StrategyFor[*config]{
+		RequireResourceVersion: true, // kube's AllowUnconditionalUpdate is false
 		PrepareForCreate: func(_ context.Context, c *config) { c.Generation = 1 },
 		PrepareForUpdate: func(_ context.Context, c, old *config) {
 			bumpGenerationUnless(&c.ObjectMeta, &old.ObjectMeta, reflect.DeepEqual(c.Webhooks, old.Webhooks))

@@ -34,7 +34,7 @@ func validatingWebhookConfigurationStrategy() registry.StrategyFor[*admissionreg
 	type config = admissionregistrationv1.ValidatingWebhookConfiguration
 	return registry.StrategyFor[*config]{
 		RequireResourceVersion: true, // kube's AllowUnconditionalUpdate is false
-		PrepareForCreate: func(_ context.Context, c *config) { c.Generation = 1 },
+		PrepareForCreate:       func(_ context.Context, c *config) { c.Generation = 1 },
 		PrepareForUpdate: func(_ context.Context, c, old *config) {
 			bumpGenerationUnless(&c.ObjectMeta, &old.ObjectMeta, reflect.DeepEqual(c.Webhooks, old.Webhooks))
 		},
@@ -56,7 +56,7 @@ func mutatingWebhookConfigurationStrategy() registry.StrategyFor[*admissionregis
 	type config = admissionregistrationv1.MutatingWebhookConfiguration
 	return registry.StrategyFor[*config]{
 		RequireResourceVersion: true, // kube's AllowUnconditionalUpdate is false
-		PrepareForCreate: func(_ context.Context, c *config) { c.Generation = 1 },
+		PrepareForCreate:       func(_ context.Context, c *config) { c.Generation = 1 },
 		PrepareForUpdate: func(_ context.Context, c, old *config) {
 			bumpGenerationUnless(&c.ObjectMeta, &old.ObjectMeta, reflect.DeepEqual(c.Webhooks, old.Webhooks))
 		},

@@ -17,13 +17,14 @@ import (
 
 // AdmissionRegistration returns kube-apiserver v1.37.2's write rules of the
 // admissionregistration.k8s.io/v1 kinds: the webhook configurations
-// (pkg/registry/admissionregistration/{validating,mutating}webhookconfiguration). The objects are
-// stored only; no webhook is called.
+// (pkg/registry/admissionregistration/{validating,mutating}webhookconfiguration) and the
+// admission policies and their bindings (admissionPolicyStrategies). The objects are
+// stored only; no webhook is called and no policy evaluated.
 func AdmissionRegistration() map[scheme.GroupResource]registry.Strategy {
-	return map[scheme.GroupResource]registry.Strategy{
-		admissionregistrationv1.ValidatingWebhookConfigurations: validatingWebhookConfigurationStrategy(),
-		admissionregistrationv1.MutatingWebhookConfigurations:   mutatingWebhookConfigurationStrategy(),
-	}
+	m := admissionPolicyStrategies()
+	m[admissionregistrationv1.ValidatingWebhookConfigurations] = validatingWebhookConfigurationStrategy()
+	m[admissionregistrationv1.MutatingWebhookConfigurations] = mutatingWebhookConfigurationStrategy()
+	return m
 }
 
 // validatingWebhookConfigurationStrategy is kube's: generation 1 on create and bumped

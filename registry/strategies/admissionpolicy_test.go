@@ -43,7 +43,9 @@ func TestValidateAdmissionPolicy_KubesMessagesAndPaths(t *testing.T) {
 			"spec.auditAnnotations: Required value: validations or auditAnnotations must contain at least one item"}},
 		{"matchConstraints needs resource rules", func(p *policy) { p.Spec.MatchConstraints.ResourceRules = nil }, []string{
 			"spec.matchConstraints.resourceRules: Required value"}},
-		{"a paramKind's kind is a label", func(p *policy) { p.Spec.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "a/b/c", Kind: "Replica_Limit"} }, []string{
+		{"a paramKind's kind is a label", func(p *policy) {
+			p.Spec.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "a/b/c", Kind: "Replica_Limit"}
+		}, []string{
 			`spec.paramKind.apiVersion: Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c`,
 			`spec.paramKind.kind: Invalid value: "Replica_Limit": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`}},
 		{"a variable's name is a CEL identifier", func(p *policy) { p.Spec.Variables[0].Name = "if" }, []string{

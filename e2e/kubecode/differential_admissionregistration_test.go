@@ -8,3 +8,9 @@ import "testing"
 func TestDifferential_AdmissionRegistrationV1Webhooks(t *testing.T) {
 	differential(t, webhookConfigurationKinds)
 }
+
+// TestDifferential_AdmissionRegistrationV1Policies does the same with the validating and
+// mutating admission policies and their bindings.
+func TestDifferential_AdmissionRegistrationV1Policies(t *testing.T) {
+	differential(t, admissionPolicyKinds)
+}

@@ -90,7 +90,7 @@ func TestValidateAdmissionPolicyBinding_KubesMessagesAndPaths(t *testing.T) {
 			"spec.policyName: Required value",
 			"spec.paramRef: Required value: one of name or selector must be specified",
 			"spec.paramRef.parameterNotFoundAction: Required value",
-			"spec.validationActions: Required value: at least one validation action is required"}},
+			"spec.validationActions: Required value"}},
 		{"name and selector exclude each other, Deny and Warn too", admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: "replicas",
 			ParamRef:          &admissionregistrationv1.ParamRef{Name: "limit", Selector: &metav1.LabelSelector{}, ParameterNotFoundAction: &deny},
 			ValidationActions: []admissionregistrationv1.ValidationAction{"Deny", "Warn", "Warn"}}, []string{

@@ -116,8 +116,9 @@ func admissionPolicyMutations() []Mutation {
 			}
 		}),
 		m("no variables and match conditions", false, mapol, del(spec, "variables", "matchConditions")),
-		m("audit annotations only", false, vap, del(spec, "validations")),
-		m("validations only", false, vap, del(spec, "auditAnnotations")),
+		{Name: "validations or audit annotations only", Kinds: vap, Apply: func(r *rand.Rand, o Object) {
+			delete(spec(o), pick(r, []string{"validations", "auditAnnotations"}))
+		}},
 		m("no paramRef", false, bindings, del(spec, "paramRef")),
 		m("paramRef selector", false, bindings, func(o Object) {
 			delete(ref(o), "name")

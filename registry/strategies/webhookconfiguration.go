@@ -3,7 +3,6 @@ package strategies
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -371,78 +370,14 @@ func validateWebhookClientConfig(cc *admissionregistrationv1.WebhookClientConfig
 	case (cc.URL == nil) == (cc.Service == nil):
 		return validation.ErrorList{validation.Required(p, "exactly one of url or service is required")}
 	case cc.URL != nil:
-		return validateWebhookURL(*cc.URL, p.Child("url"))
+		return validation.ValidateWebhookURL(*cc.URL, p.Child("url"))
 	default:
-		return validateWebhookService(cc.Service, p.Child("service"))
-	}
-}
-
-// validateWebhookURL is apiserver's ValidateWebhookURL with https forced.
-func validateWebhookURL(raw string, p *validation.Path) validation.ErrorList {
-	const form = "; desired format: https://host[/path]"
-	u, err := url.Parse(raw)
-	if err != nil {
-		return validation.ErrorList{validation.Required(p, "url must be a valid URL: "+err.Error()+form)}
-	}
-	var errs validation.ErrorList
-	if u.Scheme != "https" {
-		errs = append(errs, validation.Invalid(p, u.Scheme, "'https' is the only allowed URL scheme"+form))
-	}
-	if u.Host == "" {
-		errs = append(errs, validation.Invalid(p, u.Host, "host must be specified"+form))
-	}
-	if u.User != nil {
-		errs = append(errs, validation.Invalid(p, u.User.String(), "user information is not permitted in the URL"))
-	}
-	if u.Fragment != "" {
-		errs = append(errs, validation.Invalid(p, u.Fragment, "fragments are not permitted in the URL"))
-	}
-	if u.RawQuery != "" {
-		errs = append(errs, validation.Invalid(p, u.RawQuery, "query parameters are not permitted in the URL"))
-	}
-	return errs
-}
-
-// validateWebhookService is apiserver's ValidateWebhookService.
-func validateWebhookService(s *admissionregistrationv1.ServiceReference, p *validation.Path) validation.ErrorList {
-	var errs validation.ErrorList
-	if s.Name == "" {
-		errs = append(errs, validation.Required(p.Child("name"), ""))
-	}
-	if s.Namespace == "" {
-		errs = append(errs, validation.Required(p.Child("namespace"), ""))
-	}
-	var port int32
-	if s.Port != nil {
-		port = *s.Port
-	}
-	if port < 1 || port > 65535 {
-		errs = append(errs, validation.Invalid(p.Child("port"), port, "port is not valid: "+portRangeError))
-	}
-	if s.Path == nil {
-		return errs
-	}
-	path := *s.Path
-	switch {
-	case path == "/" || path == "":
-		return errs
-	case path == "//":
-		return append(errs, validation.Invalid(p.Child("path"), path, "segment[0] may not be empty"))
-	}
-	if !strings.HasPrefix(path, "/") {
-		errs = append(errs, validation.Invalid(p.Child("path"), path, "must start with a '/'"))
-	}
-	// kube drops the first character, slash or not, and one trailing slash.
-	for i, step := range strings.Split(strings.TrimSuffix(path[1:], "/"), "/") {
-		if step == "" {
-			errs = append(errs, validation.Invalid(p.Child("path"), path, fmt.Sprintf("segment[%d] may not be empty", i)))
-			continue
+		var port int32 // the defaults set 443
+		if cc.Service.Port != nil {
+			port = *cc.Service.Port
 		}
-		for _, msg := range validation.IsDNS1123Subdomain(step) {
-			errs = append(errs, validation.Invalid(p.Child("path"), path, fmt.Sprintf("segment[%d]: %v", i, msg)))
-		}
+		return validation.ValidateWebhookService(cc.Service.Name, cc.Service.Namespace, cc.Service.Path, port, p.Child("service"))
 	}
-	return errs
 }
 
 // maxMatchConditions is kube's limit of match conditions per webhook or policy.

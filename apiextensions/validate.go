@@ -656,74 +656,15 @@ func validateConversion(c *CustomResourceConversion, requireRecognized bool, p *
 	case (cc.URL == nil) == (cc.Service == nil):
 		errs = append(errs, validation.Required(ccPath, "exactly one of url or service is required"))
 	case cc.URL != nil:
-		errs = append(errs, validateWebhookURL(ccPath.Child("url"), *cc.URL)...)
+		errs = append(errs, validation.ValidateWebhookURL(*cc.URL, ccPath.Child("url"))...)
 	default:
-		errs = append(errs, validateWebhookService(ccPath.Child("service"), cc.Service)...)
+		port := int32(443) // SetDefaults' value
+		if cc.Service.Port != nil {
+			port = *cc.Service.Port
+		}
+		errs = append(errs, validation.ValidateWebhookService(cc.Service.Name, cc.Service.Namespace, cc.Service.Path, port, ccPath.Child("service"))...)
 	}
 	return append(errs, validateReviewVersions(reviewVersions, requireRecognized, rvPath)...)
-}
-
-func validateWebhookURL(p *validation.Path, raw string) validation.ErrorList {
-	const form = "; desired format: https://host[/path]"
-	u, err := url.Parse(raw)
-	if err != nil {
-		return validation.ErrorList{validation.Required(p, "url must be a valid URL: "+err.Error()+form)}
-	}
-	var errs validation.ErrorList
-	if u.Scheme != "https" {
-		errs = append(errs, validation.Invalid(p, u.Scheme, "'https' is the only allowed URL scheme"+form))
-	}
-	if u.Host == "" {
-		errs = append(errs, validation.Invalid(p, u.Host, "host must be specified"+form))
-	}
-	if u.User != nil {
-		errs = append(errs, validation.Invalid(p, u.User.String(), "user information is not permitted in the URL"))
-	}
-	if u.Fragment != "" {
-		errs = append(errs, validation.Invalid(p, u.Fragment, "fragments are not permitted in the URL"))
-	}
-	if u.RawQuery != "" {
-		errs = append(errs, validation.Invalid(p, u.RawQuery, "query parameters are not permitted in the URL"))
-	}
-	return errs
-}
-
-func validateWebhookService(p *validation.Path, svc *ServiceReference) validation.ErrorList {
-	var errs validation.ErrorList
-	if svc.Name == "" {
-		errs = append(errs, validation.Required(p.Child("name"), ""))
-	}
-	if svc.Namespace == "" {
-		errs = append(errs, validation.Required(p.Child("namespace"), ""))
-	}
-	port := int32(443) // SetDefaults' value
-	if svc.Port != nil {
-		port = *svc.Port
-	}
-	if port < 1 || port > 65535 {
-		errs = append(errs, validation.Invalid(p.Child("port"), port, "port is not valid: must be between 1 and 65535, inclusive"))
-	}
-	if svc.Path == nil || *svc.Path == "/" || *svc.Path == "" {
-		return errs
-	}
-	urlPath := *svc.Path
-	pp := p.Child("path")
-	if urlPath == "//" {
-		return append(errs, validation.Invalid(pp, urlPath, "segment[0] may not be empty"))
-	}
-	if !strings.HasPrefix(urlPath, "/") {
-		errs = append(errs, validation.Invalid(pp, urlPath, "must start with a '/'"))
-	}
-	for i, step := range strings.Split(strings.TrimSuffix(urlPath[1:], "/"), "/") {
-		if step == "" {
-			errs = append(errs, validation.Invalid(pp, urlPath, fmt.Sprintf("segment[%d] may not be empty", i)))
-			continue
-		}
-		for _, msg := range validation.IsDNS1123Subdomain(step) {
-			errs = append(errs, validation.Invalid(pp, urlPath, fmt.Sprintf("segment[%d]: %v", i, msg)))
-		}
-	}
-	return errs
 }
 
 func validateReviewVersions(versions []string, requireRecognized bool, p *validation.Path) validation.ErrorList {

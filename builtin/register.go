@@ -51,7 +51,7 @@ func AddToScheme(s *scheme.Scheme) error {
 		AddServicesToScheme, AddStorageAndNodesToScheme, AddReplicationControllersToScheme, AddQuotaToScheme,
 		addPodSubresourcesToScheme,
 		AddBatchToScheme, AddNetworkingToScheme, AddPolicyToScheme, AddAutoscalingToScheme, AddDiscoveryToScheme,
-		AddRBACToScheme, AddAuthorizationToScheme,
+		AddRBACToScheme, AddAuthorizationToScheme, AddAdmissionRegistrationToScheme,
 	} {
 		if err := add(s); err != nil {
 			return err

@@ -3,6 +3,7 @@
 package builtin
 
 import (
+	admissionregistrationv1 "github.com/apikit-dev/apikit/builtin/admissionregistration/v1"
 	autoscalingv1 "github.com/apikit-dev/apikit/builtin/autoscaling/v1"
 	corev1 "github.com/apikit-dev/apikit/builtin/core/v1"
 	discoveryv1 "github.com/apikit-dev/apikit/builtin/discovery/v1"
@@ -14,6 +15,11 @@ import (
 // registerGeneratedAtomicTypes marks the generated types that k8s.io/api marks
 // +structType=atomic as atomic in s's OpenAPI (and so for server-side apply).
 func registerGeneratedAtomicTypes(s *scheme.Scheme) {
+	openapi.Customize[admissionregistrationv1.ParamKind](s, atomicStruct)
+	openapi.Customize[admissionregistrationv1.Variable](s, atomicStruct)
+	openapi.Customize[admissionregistrationv1.ParamRef](s, atomicStruct)
+	openapi.Customize[admissionregistrationv1.MatchResources](s, atomicStruct)
+	openapi.Customize[admissionregistrationv1.NamedRuleWithOperations](s, atomicStruct)
 	openapi.Customize[autoscalingv1.CrossVersionObjectReference](s, atomicStruct)
 	openapi.Customize[corev1.SecretReference](s, atomicStruct)
 	openapi.Customize[corev1.FileKeySelector](s, atomicStruct)

@@ -5,18 +5,22 @@ import "math/rand/v2"
 // The PodDisruptionBudget's base manifest and mutations: one of minAvailable and
 // maxUnavailable as a number or a percentage, a selector of labels or expressions,
 // sometimes an unhealthyPodEvictionPolicy and a status (which kube drops).
+// withStoredResourceVersion is the update body of a kind whose kube strategy allows no
+// unconditional update: a client's update carries the resourceVersion it read.
+func withStoredResourceVersion(stored, body Object) Object {
+	if m, ok := stored["metadata"].(Object); ok {
+		if bm, ok := body["metadata"].(Object); ok {
+			bm["resourceVersion"] = m["resourceVersion"]
+		}
+	}
+	return body
+}
+
 func init() {
 	// kube's PDB strategy allows no unconditional update: a client's update carries the
 	// resourceVersion it read.
 	pathSegmentNamed = append(pathSegmentNamed, "PodDisruptionBudget")
-	updateBodies["PodDisruptionBudget"] = func(stored, body Object) Object {
-		if m, ok := stored["metadata"].(Object); ok {
-			if bm, ok := body["metadata"].(Object); ok {
-				bm["resourceVersion"] = m["resourceVersion"]
-			}
-		}
-		return body
-	}
+	updateBodies["PodDisruptionBudget"] = withStoredResourceVersion
 	kindBases["PodDisruptionBudget"] = func(r *rand.Rand, o Object, name string, labels Object) {
 		o["apiVersion"] = "policy/v1"
 		spec := Object{"selector": Object{"matchLabels": clone(labels)}}

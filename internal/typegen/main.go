@@ -96,6 +96,17 @@ var outputs = []output{
 		source: "k8s.io/api/discovery/v1", dir: "builtin/discovery/v1", alias: "discoveryv1",
 		roots: []string{"EndpointSlice", "EndpointSliceList"},
 	},
+	{
+		source: "k8s.io/api/admissionregistration/v1", dir: "builtin/admissionregistration/v1", alias: "admissionregistrationv1",
+		roots: []string{
+			"ValidatingWebhookConfiguration", "ValidatingWebhookConfigurationList",
+			"MutatingWebhookConfiguration", "MutatingWebhookConfigurationList",
+			"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyList",
+			"ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBindingList",
+			"MutatingAdmissionPolicy", "MutatingAdmissionPolicyList",
+			"MutatingAdmissionPolicyBinding", "MutatingAdmissionPolicyBindingList",
+		},
+	},
 }
 
 // The packages generated code imports, by the name it uses.
@@ -122,6 +133,7 @@ var mapped = map[string][2]string{
 	"k8s.io/apimachinery/pkg/util/intstr.IntOrString":               {"scheme", "IntOrString"},
 	"k8s.io/apimachinery/pkg/runtime.RawExtension":                  {"scheme", "RawExtension"},
 	"k8s.io/apimachinery/pkg/types.UID":                             {"scheme", "UID"},
+	"k8s.io/apimachinery/pkg/apis/meta/v1.StatusReason":             {"scheme", "StatusReason"},
 }
 
 var importPaths = map[string]string{"scheme": importScheme, "quantity": importQuantity, "metav1": importMeta}

@@ -65,6 +65,7 @@ func Builtin() map[scheme.GroupResource]registry.Strategy {
 	maps.Copy(m, ReplicationControllers())
 	maps.Copy(m, Quotas())
 	maps.Copy(m, StorageAndNodes())
+	maps.Copy(m, AdmissionRegistration())
 	return m
 }
 

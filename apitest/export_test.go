@@ -1,0 +1,4 @@
+package apitest
+
+// AdvertiseAddress is advertiseAddress, for the tests of the kubernetes Service.
+var AdvertiseAddress = advertiseAddress

@@ -298,7 +298,7 @@ func start(ctx context.Context, s *scheme.Scheme, dir string, opts Options) (_ *
 	}
 	if opts.Controllers {
 		if srv.Controllers, err = controllers.Start(life, controllers.Options{Scheme: s, Storage: srv.Storage, Logger: restOpts.Logger, Metrics: restOpts.Metrics, Clock: restOpts.Clock,
-			Strategies: restOpts.Strategies, APIServer: advertiseAddress(ln.Addr())}); err != nil {
+			Strategies: restOpts.Strategies, APIServer: AdvertiseAddress(ln.Addr())}); err != nil {
 			return nil, errors.Join(fmt.Errorf("starting the controllers: %w", err), ln.Close())
 		}
 	}
@@ -359,12 +359,13 @@ func clientAddr(a net.Addr) string {
 }
 
 // newREST builds the plain rest.Handler with its discovery.
-// advertiseAddress is the address kube-apiserver would advertise for its kubernetes
-// Service when it listens on addr without --advertise-address (as envtest starts it):
-// addr's own when it is not loopback or unspecified, else the host's address on its
-// default route (found by routing a UDP socket, which sends nothing), with addr's
-// port; without a route, only the port.
-func advertiseAddress(addr net.Addr) netip.AddrPort {
+// AdvertiseAddress is the address kube-apiserver advertises for its kubernetes Service
+// when it listens on addr without --advertise-address (as envtest starts it), which the
+// test server with Controllers gives that Service's Endpoints: addr's own when it is
+// not loopback or unspecified, else the host's address on its default route (found by
+// routing a UDP socket, which sends nothing), with addr's port; without a route, only
+// the port. A side-by-side test passes its address to a real kube-apiserver.
+func AdvertiseAddress(addr net.Addr) netip.AddrPort {
 	listening, err := netip.ParseAddrPort(addr.String())
 	if err != nil {
 		return netip.AddrPort{}

@@ -21,9 +21,9 @@ import (
 	"github.com/apikit-dev/apikit/scheme"
 )
 
-// kubernetesServiceServer starts a server of the built-in kinds with the controllers,
+// controllersServer starts a server of the built-in kinds with the controllers,
 // and returns a function making one JSON request of it.
-func kubernetesServiceServer(t *testing.T) (*apitest.Server, func(method, path string, body any) (int, map[string]any)) {
+func controllersServer(t *testing.T) (*apitest.Server, func(method, path string, body any) (int, map[string]any)) {
 	t.Helper()
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
@@ -71,7 +71,7 @@ func withoutServerFields(obj map[string]any) map[string]any {
 // (their JSON compared with the real control plane's in e2e), checks that no other
 // Service may take its cluster IP, and that a deleted one comes back with it.
 func TestControllers_KeepTheKubernetesServiceAsKubeApiserverDoes(t *testing.T) {
-	srv, do := kubernetesServiceServer(t)
+	srv, do := controllersServer(t)
 	u, err := url.Parse(srv.URL)
 	if err != nil {
 		t.Fatal(err)

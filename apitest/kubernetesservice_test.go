@@ -1,7 +1,6 @@
 package apitest_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net"
@@ -30,29 +29,18 @@ func controllersServer(t *testing.T) (*apitest.Server, func(method, path string,
 		t.Fatal(err)
 	}
 	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin()}, Controllers: true})
+	send := jsonRequests(t, srv)
 	return srv, func(method, path string, body any) (int, map[string]any) {
 		t.Helper()
-		var in bytes.Buffer
+		text := ""
 		if body != nil {
-			if err := json.NewEncoder(&in).Encode(body); err != nil {
+			data, err := json.Marshal(body)
+			if err != nil {
 				t.Fatal(err)
 			}
+			text = string(data)
 		}
-		req, err := http.NewRequest(method, srv.URL+path, &in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-			t.Fatal(err)
-		}
-		return resp.StatusCode, out
+		return send(method, path, text)
 	}
 }
 

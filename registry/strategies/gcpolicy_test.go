@@ -1,7 +1,6 @@
 package strategies_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"slices"
 	"testing"
@@ -10,32 +9,6 @@ import (
 	"github.com/apikit-dev/apikit/registry/strategies"
 	"github.com/apikit-dev/apikit/rest"
 )
-
-// deleteWith deletes path with query, as a client without a body does, and returns the
-// answer's body and Warning headers.
-func deleteWith(t *testing.T, srv *apitest.Server, path, query string) (map[string]any, []string) {
-	t.Helper()
-	if query != "" {
-		path += "?" + query
-	}
-	req, err := http.NewRequest(http.MethodDelete, srv.URL+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out map[string]any
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("DELETE %s: status %d: %v", path, resp.StatusCode, out)
-	}
-	return out, resp.Header.Values("Warning")
-}
 
 // TestBuiltin_DeletesTakeKubesDefaultGarbageCollectionPolicies deletes each kind whose
 // strategy in kube names a default policy, with and without options, on a server whose
@@ -84,8 +57,12 @@ func TestBuiltin_DeletesTakeKubesDefaultGarbageCollectionPolicies(t *testing.T) 
 			srv := apitest.NewServer(t, appsScheme(t), apitest.Options{REST: rest.Options{Strategies: strategies.Builtin(), GarbageCollection: true}})
 			call(t, srv, http.MethodPost, "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "default"}}, http.StatusCreated)
 			call(t, srv, http.MethodPost, c.collection, c.body(), http.StatusCreated)
-			out, warnings := deleteWith(t, srv, c.collection+"/"+c.object, c.query)
-			if !slices.Equal(warnings, c.wantWarnings) {
+			path := c.collection + "/" + c.object
+			if c.query != "" {
+				path += "?" + c.query
+			}
+			out, header := callWithHeader(t, srv, http.MethodDelete, path, nil, http.StatusOK)
+			if warnings := header.Values("Warning"); !slices.Equal(warnings, c.wantWarnings) {
 				t.Errorf("warnings %q, want %q", warnings, c.wantWarnings)
 			}
 			if c.wantFinalizers == nil {

@@ -174,7 +174,7 @@ func (sv *sideBySide) settle(t *testing.T, ctx context.Context, gvr k8sschema.Gr
 		}
 		pod, err := sv.dc.Resource(gvrPods).Namespace(ns).Get(ctx, owner+"-pod", metav1.GetOptions{})
 		if err != nil {
-			a.PodSurvives = false
+			a.PodSurvives, a.PodOwnerRefs = false, 0
 			return true
 		}
 		a.PodSurvives, a.PodOwnerRefs = true, len(pod.GetOwnerReferences())

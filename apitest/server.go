@@ -11,6 +11,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -149,8 +150,11 @@ type Options struct {
 	// controller test: the namespace lifecycle (namespaces are created, terminated and
 	// emptied as on a cluster when the scheme serves core/v1 namespaces, as package
 	// builtin's does) and the garbage collector of ownerReferences (package
-	// controllers). Deletes then set kube's propagation finalizers
-	// (rest.Options.GarbageCollection). /livez and /healthz get the controllers' checks
+	// controllers), and, when the scheme serves core/v1 services, the Service
+	// default/kubernetes (cluster IP 10.0.0.1, targetPort the server's port) with its
+	// Endpoints and EndpointSlice at the address kube-apiserver would advertise (the
+	// host's: the server listens on loopback), as kube-apiserver keeps them. Deletes then set kube's
+	// propagation finalizers (rest.Options.GarbageCollection). /livez and /healthz get the controllers' checks
 	// (garbage-collector-controller and namespace-controller, failing while the
 	// controllers cannot follow the store); REST's Logger and Metrics receive theirs.
 	Controllers bool
@@ -284,12 +288,6 @@ func start(ctx context.Context, s *scheme.Scheme, dir string, opts Options) (_ *
 	}
 	h = srv.installFaults(h)
 	srv.Handler = h
-	if opts.Controllers {
-		if srv.Controllers, err = controllers.Start(life, controllers.Options{Scheme: s, Storage: srv.Storage, Logger: restOpts.Logger, Metrics: restOpts.Metrics, Clock: restOpts.Clock}); err != nil {
-			return nil, fmt.Errorf("starting the controllers: %w", err)
-		}
-	}
-
 	addr := opts.Addr
 	if addr == "" {
 		addr = "127.0.0.1:0"
@@ -297,6 +295,12 @@ func start(ctx context.Context, s *scheme.Scheme, dir string, opts Options) (_ *
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listening: %w", err)
+	}
+	if opts.Controllers {
+		if srv.Controllers, err = controllers.Start(life, controllers.Options{Scheme: s, Storage: srv.Storage, Logger: restOpts.Logger, Metrics: restOpts.Metrics, Clock: restOpts.Clock,
+			Strategies: restOpts.Strategies, APIServer: AdvertiseAddress(ln.Addr())}); err != nil {
+			return nil, errors.Join(fmt.Errorf("starting the controllers: %w", err), ln.Close())
+		}
 	}
 	host := clientAddr(ln.Addr())
 	transport := &http.Transport{
@@ -355,6 +359,36 @@ func clientAddr(a net.Addr) string {
 }
 
 // newREST builds the plain rest.Handler with its discovery.
+// AdvertiseAddress is the address kube-apiserver advertises for its kubernetes Service
+// when it listens on addr without --advertise-address (as envtest starts it), which the
+// test server with Controllers gives that Service's Endpoints: addr's own when it is
+// not loopback or unspecified, else the host's address on its default route (found by
+// routing a UDP socket, which sends nothing), with addr's port; without a route, only
+// the port. A side-by-side test passes its address to a real kube-apiserver.
+func AdvertiseAddress(addr net.Addr) netip.AddrPort {
+	listening, err := netip.ParseAddrPort(addr.String())
+	if err != nil {
+		return netip.AddrPort{}
+	}
+	if a := listening.Addr(); !a.IsLoopback() && !a.IsUnspecified() {
+		return listening
+	}
+	network, probe := "udp4", "192.0.2.1:9" // TEST-NET-1: routed, never answered
+	if listening.Addr().Is6() && !listening.Addr().Is4In6() {
+		network, probe = "udp6", "[2001:db8::1]:9"
+	}
+	c, err := net.Dial(network, probe)
+	if err != nil {
+		return netip.AddrPortFrom(netip.Addr{}, listening.Port())
+	}
+	defer c.Close()
+	host, err := netip.ParseAddrPort(c.LocalAddr().String())
+	if err != nil {
+		return netip.AddrPortFrom(netip.Addr{}, listening.Port())
+	}
+	return netip.AddrPortFrom(host.Addr().Unmap(), listening.Port())
+}
+
 func newREST(s *scheme.Scheme, st storage.Interface, o rest.Options, disc discovery.Options) (http.Handler, error) {
 	d, err := discovery.New(s, disc)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,14 +42,31 @@ type Options struct {
 	// The in-process test server (package apitest) passes the clock a test freezes and
 	// advances.
 	Clock func() time.Time
+	// Strategies are the REST handler's (rest.Options.Strategies): when the scheme
+	// serves core/v1 services, the controllers keep the kubernetes Service of namespace
+	// default (KubernetesServiceName) and create it through them, as kube-apiserver
+	// creates it through its API, so that the built-in strategies (package strategies)
+	// reserve its cluster IP, KubernetesServiceIP, for it.
+	Strategies map[scheme.GroupResource]registry.Strategy
+	// APIServer is the address clients reach the API server at and the port it
+	// serves on, kube-apiserver's advertise address and secure port: the kubernetes
+	// Service's targetPort (443 without a port) and the address of its Endpoints and
+	// EndpointSlice, which are kept only for an address kube's validation of endpoints
+	// allows (not loopback, unspecified or link-local: kube-apiserver bound to
+	// 127.0.0.1 advertises the host's address, as the test server does).
+	APIServer netip.AddrPort
 }
 
-// Manager runs the namespace controller and the garbage collector.
+// Manager runs the namespace controller, the garbage collector and, when the scheme
+// serves services, kube-apiserver's keeping of the kubernetes Service.
 type Manager struct {
 	opts  Options
 	store storage.Interface
 	// reg deletes as a DELETE request does, with the garbage collector's finalizers.
-	reg    *registry.Store
+	reg *registry.Store
+	// api creates as a POST does, with the scheme and Options.Strategies: the
+	// kubernetes Service's objects; nil when the scheme serves no services.
+	api    *registry.Store
 	log    *slog.Logger
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -61,6 +79,10 @@ type Manager struct {
 	// reported are the (dependent, owner) uids whose OwnerRefInvalidNamespace event
 	// was recorded; owned by the run goroutine.
 	reported map[[2]scheme.UID]struct{}
+	// kubernetesServiceGone says an event removed one of the kubernetes Service's
+	// objects, or a relist may have missed that: the next pass creates what is
+	// missing. Owned by the run goroutine.
+	kubernetesServiceGone bool
 	// visits counts the nodes the passes processed, for the tests that hold a pass's
 	// work to what changed.
 	visits atomic.Uint64
@@ -74,7 +96,8 @@ type Manager struct {
 }
 
 // Start lists the store, ensures the default namespaces when the scheme serves
-// namespaces, and runs the controllers until Stop or ctx ends.
+// namespaces and the kubernetes Service when it serves services, and runs the
+// controllers until Stop or ctx ends.
 func Start(ctx context.Context, opts Options) (*Manager, error) {
 	if opts.Scheme == nil || opts.Storage == nil {
 		return nil, errors.New("controllers: Options.Scheme and Options.Storage are required")
@@ -100,6 +123,16 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 	if err := m.ensureDefaultNamespaces(ctx); err != nil {
 		cancel()
 		return nil, err
+	}
+	if _, ok := opts.Scheme.Resource(servicesGR); ok {
+		if m.api, err = registry.New(registry.Options{Scheme: opts.Scheme, Storage: opts.Storage, Strategies: opts.Strategies, GarbageCollection: true, Clock: opts.Clock, Logger: log}); err != nil {
+			cancel()
+			return nil, fmt.Errorf("controllers: %w", err)
+		}
+		if _, err := m.ensureKubernetesService(ctx); err != nil {
+			cancel()
+			return nil, err
+		}
 	}
 	lr, err := m.store.List(ctx, "/", storage.ListOptions{})
 	if err != nil {
@@ -207,6 +240,7 @@ func (m *Manager) run(ctx context.Context, rv string) {
 			}
 			seen, _ = storage.ParseResourceVersion(lr.ResourceVersion)
 			m.graph.replace(lr.Items)
+			m.kubernetesServiceGone = true
 			relist = false
 			pass()
 		}
@@ -390,6 +424,7 @@ func (m *Manager) applyEvent(ev watch.Event, seen uint64) uint64 {
 	if ev.Type == watch.Bookmark {
 		return seen
 	}
+	m.noteKubernetesService(ev.Type, obj)
 	m.graph.apply(ev.Type, obj)
 	return seen
 }
@@ -401,6 +436,15 @@ func (m *Manager) pass(ctx context.Context) (busy, retry bool, err error) {
 	w := &writer{store: m.store, reg: m.reg, ctx: ctx, clock: m.opts.Clock}
 	m.forgetReports()
 	var errs []error
+	if m.kubernetesServiceGone {
+		created, err := m.ensureKubernetesService(ctx)
+		m.kubernetesServiceGone = err != nil
+		if err != nil {
+			errs = append(errs, err)
+			retry = true
+		}
+		busy = created
+	}
 	for _, n := range m.graph.takeDirty() {
 		m.visits.Add(1)
 		again := false
@@ -417,7 +461,7 @@ func (m *Manager) pass(ctx context.Context) (busy, retry bool, err error) {
 			retry = true
 		}
 	}
-	return w.wrote, retry, errors.Join(errs...)
+	return busy || w.wrote, retry, errors.Join(errs...)
 }
 
 // crdResource is the resource an established CustomResourceDefinition serves, by its

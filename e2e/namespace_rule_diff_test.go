@@ -201,6 +201,13 @@ type nsDiffAnswer struct {
 // returned under "text").
 func (sv *sideBySide) do(t *testing.T, hc *http.Client, method, path, ctype, body string) (int, map[string]any) {
 	t.Helper()
+	code, m, _ := sv.doWithHeader(t, hc, method, path, ctype, body)
+	return code, m
+}
+
+// doWithHeader is do that returns the answer's header too.
+func (sv *sideBySide) doWithHeader(t *testing.T, hc *http.Client, method, path, ctype, body string) (int, map[string]any, http.Header) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(sv.cfg.Host, "/")+path, strings.NewReader(body))
@@ -223,9 +230,9 @@ func (sv *sideBySide) do(t *testing.T, hc *http.Client, method, path, ctype, bod
 	var m map[string]any
 	if err := json.Unmarshal(data, &m); err != nil {
 		// kube-apiserver answers a path it does not serve yet in plain text.
-		return resp.StatusCode, map[string]any{"text": string(data)}
+		return resp.StatusCode, map[string]any{"text": string(data)}, resp.Header
 	}
-	return resp.StatusCode, m
+	return resp.StatusCode, m, resp.Header
 }
 
 // TestSideBySide_NamespaceOfEveryWriteAsKubeAPIServer sends the same raw writes (create,

@@ -43,20 +43,48 @@ type DeleteOptions = metav1.DeleteOptions
 // DeletePreconditions must hold on the stored object for a delete to proceed.
 type DeletePreconditions = metav1.Preconditions
 
+// GarbageCollectionPolicy is what a delete that names neither propagationPolicy nor
+// orphanDependents does to the dependents of a resource's objects, as the
+// DefaultGarbageCollectionPolicy of kube's strategies says: a kind that orphaned its
+// dependents before the garbage collector existed (batch/v1 Jobs, v1
+// ReplicationControllers) keeps doing so for clients written then, and a kind whose
+// objects own nothing (Events) takes no finalizers of the collector's at all.
+type GarbageCollectionPolicy string
+
+// The policies of StrategyFor.DefaultGarbageCollectionPolicy; kube's values.
+const (
+	// DeleteDependents deletes the dependents in the background unless the delete
+	// says otherwise: the policy of a resource that names none.
+	DeleteDependents GarbageCollectionPolicy = "DeleteDependents"
+	// OrphanDependents orphans the dependents unless the delete says otherwise: a
+	// delete without options adds the orphan finalizer.
+	OrphanDependents GarbageCollectionPolicy = "OrphanDependents"
+	// GarbageCollectionUnsupported ignores propagationPolicy and orphanDependents: a
+	// delete adds neither finalizer of the collector's and removes those the object has.
+	GarbageCollectionUnsupported GarbageCollectionPolicy = "Unsupported"
+)
+
 // garbageCollectionFinalizers returns the finalizers an object has once a delete with
-// opts has started, as kube-apiserver's generic store computes them: an explicit
-// orphanDependents or propagationPolicy decides between the orphan finalizer (Orphan),
-// the foregroundDeletion finalizer (Foreground) and neither (Background); without one
-// the object keeps whichever of the two it has. Other finalizers are kept, in order.
-func garbageCollectionFinalizers(have []string, opts *DeleteOptions) []string {
+// opts has started, as kube-apiserver's generic store computes them: under
+// GarbageCollectionUnsupported neither the orphan nor the foregroundDeletion
+// finalizer; else an explicit orphanDependents or propagationPolicy decides between
+// the orphan finalizer (Orphan), the foregroundDeletion finalizer (Foreground) and
+// neither (Background); without one the object keeps whichever of the two it has, and
+// one that has neither takes the orphan finalizer under OrphanDependents. Other
+// finalizers are kept, in order.
+func garbageCollectionFinalizers(have []string, opts *DeleteOptions, policy GarbageCollectionPolicy) []string {
 	orphan := slices.Contains(have, FinalizerOrphanDependents)
 	foreground := slices.Contains(have, FinalizerDeleteDependents)
 	switch {
+	case policy == GarbageCollectionUnsupported:
+		orphan, foreground = false, false
 	case opts.OrphanDependents != nil:
 		orphan, foreground = *opts.OrphanDependents, false
 	case opts.PropagationPolicy != nil:
 		orphan = *opts.PropagationPolicy == DeletePropagationOrphan
 		foreground = *opts.PropagationPolicy == DeletePropagationForeground
+	case !orphan && !foreground:
+		orphan = policy == OrphanDependents
 	}
 	out := slices.DeleteFunc(slices.Clone(have), func(f string) bool {
 		return f == FinalizerOrphanDependents || f == FinalizerDeleteDependents
@@ -73,12 +101,23 @@ func garbageCollectionFinalizers(have []string, opts *DeleteOptions) []string {
 	return out
 }
 
-// orphans reports whether a delete with o orphans the dependents.
-func orphans(o *DeleteOptions) bool {
-	if o.PropagationPolicy != nil {
+// orphans reports whether a delete with o orphans the dependents of an object with the
+// finalizers have, of a resource whose default is policy: an explicit option decides,
+// else a finalizer of the collector's the object has, else the policy.
+func orphans(have []string, o *DeleteOptions, policy GarbageCollectionPolicy) bool {
+	switch {
+	case policy == GarbageCollectionUnsupported:
+		return false
+	case o.PropagationPolicy != nil:
 		return *o.PropagationPolicy == DeletePropagationOrphan
+	case o.OrphanDependents != nil:
+		return *o.OrphanDependents
+	case slices.Contains(have, FinalizerOrphanDependents):
+		return true
+	case slices.Contains(have, FinalizerDeleteDependents):
+		return false
 	}
-	return o.OrphanDependents != nil && *o.OrphanDependents
+	return policy == OrphanDependents
 }
 
 // Delete deletes the object name of rq's resource as kube-apiserver's generic store
@@ -95,7 +134,16 @@ func (s *Store) Delete(ctx context.Context, rq Request, name string, opts *Delet
 		opts = &DeleteOptions{}
 	}
 	o := s.op(rq)
-	return o.deleteObject(withCall(ctx, o, "delete", name), "delete", name, opts)
+	ctx = withCall(ctx, o, "delete", name)
+	o.warnOnDelete(ctx, opts)
+	return o.deleteObject(ctx, "delete", name, opts)
+}
+
+// warnOnDelete adds the warnings of the strategy's WarningsOnDelete.
+func (o *op) warnOnDelete(ctx context.Context, opts *DeleteOptions) {
+	if f := o.hooks.warningsOnDelete; f != nil {
+		o.warn(f(ctx, opts)...)
+	}
 }
 
 // DeleteCollection deletes every object of rq's resource in rq's namespace that pred
@@ -108,6 +156,7 @@ func (s *Store) DeleteCollection(ctx context.Context, rq Request, pred storage.P
 	}
 	o := s.op(rq)
 	ctx = withCall(ctx, o, "deletecollection", "")
+	o.warnOnDelete(ctx, opts)
 	namespace := rq.Namespace
 	if !o.res.Namespaced {
 		namespace = ""
@@ -235,19 +284,33 @@ func (o *op) deleteObject(ctx context.Context, verb, name string, opts *DeleteOp
 
 // deletionFinalizers returns the finalizers an object has once a delete with opts has
 // started: with a garbage collector those of garbageCollectionFinalizers, without one
-// the orphan finalizer for propagationPolicy=Orphan.
+// the orphan finalizer when the delete orphans (orphans), which the server then carries
+// out itself.
 func (o *op) deletionFinalizers(have []string, opts *DeleteOptions) []string {
+	policy := o.garbageCollectionPolicy()
 	if o.s.opts.GarbageCollection {
-		return garbageCollectionFinalizers(have, opts)
+		return garbageCollectionFinalizers(have, opts, policy)
 	}
 	out := slices.Clone(have)
-	if orphans(opts) {
+	if orphans(have, opts, policy) {
 		out = slices.DeleteFunc(out, func(f string) bool { return f == FinalizerDeleteDependents })
 		if !slices.Contains(out, FinalizerOrphanDependents) {
 			out = append(out, FinalizerOrphanDependents)
 		}
 	}
 	return out
+}
+
+// garbageCollectionPolicy is the default policy of a delete of the op's resource at the
+// request's version (StrategyFor.DefaultGarbageCollectionPolicy), DeleteDependents
+// when the strategy names none.
+func (o *op) garbageCollectionPolicy() GarbageCollectionPolicy {
+	if f := o.hooks.defaultGarbageCollectionPolicy; f != nil {
+		if p := f(o.gvk.Version); p != "" {
+			return p
+		}
+	}
+	return DeleteDependents
 }
 
 // markDeleting puts an object with finalizers into the DELETING state, then, for the

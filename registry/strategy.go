@@ -85,6 +85,19 @@ type StrategyFor[T scheme.Object] struct {
 	// releases what the object reserved (Release), as kube's service storage releases
 	// a deleted Service's cluster IPs and node ports in its AfterDelete.
 	AfterDelete func(ctx context.Context, obj T)
+	// DefaultGarbageCollectionPolicy, when set, returns for the version of a delete's
+	// request what the delete does to the object's dependents when it names neither
+	// propagationPolicy nor orphanDependents and the object has neither the orphan
+	// nor the foregroundDeletion finalizer (kube's strategies'
+	// DefaultGarbageCollectionPolicy: batch/v1 Jobs orphan theirs); "" or an unset hook
+	// is DeleteDependents. GarbageCollectionUnsupported makes every delete ignore those
+	// options (kube's Events).
+	DefaultGarbageCollectionPolicy func(version string) GarbageCollectionPolicy
+	// WarningsOnDelete returns the warnings of a delete or a deletecollection with
+	// opts, once a request, before it runs (so that they come with its failure too),
+	// as kube's Job storage warns that a delete without propagationPolicy keeps the
+	// Job's pods. Dry runs warn alike.
+	WarningsOnDelete func(ctx context.Context, opts *DeleteOptions) []string
 	// Status, when set, is the strategy of writes to /status, as a kind in kube-apiserver
 	// has a status strategy beside its own: such a write runs its PrepareForUpdate,
 	// ValidateUpdate and WarningsOnUpdate instead of the ones above (its other hooks are
@@ -151,6 +164,7 @@ func (s StrategyFor[T]) hooks() hooks {
 		h.AuthorizeUpdate = func(ctx context.Context, obj, old scheme.Object) error { return f(ctx, obj.(T), old.(T)) }
 	}
 	h.metadataAfterValidate, h.requireResourceVersion = s.MetadataAfterValidate, s.RequireResourceVersion
+	h.defaultGarbageCollectionPolicy, h.warningsOnDelete = s.DefaultGarbageCollectionPolicy, s.WarningsOnDelete
 	if f := s.AfterDelete; f != nil {
 		h.AfterDelete = func(ctx context.Context, obj scheme.Object) { f(ctx, obj.(T)) }
 	}
@@ -205,6 +219,10 @@ type hooks struct {
 	actions map[string]Action
 	// metadataAfterValidate and requireResourceVersion are StrategyFor's.
 	metadataAfterValidate, requireResourceVersion bool
+	// defaultGarbageCollectionPolicy is StrategyFor.DefaultGarbageCollectionPolicy.
+	defaultGarbageCollectionPolicy func(version string) GarbageCollectionPolicy
+	// warningsOnDelete is StrategyFor.WarningsOnDelete.
+	warningsOnDelete func(ctx context.Context, opts *DeleteOptions) []string
 }
 
 // forUpdate returns the hooks an update of the subresource runs: those of the status

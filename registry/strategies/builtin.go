@@ -24,7 +24,8 @@ import (
 // checked as kube's IsConfigMapKey does; immutable ConfigMaps and Secrets;
 // SelfSubjectReview answered with the requesting user and never stored; no
 // metadata.generation on any of the other stored kinds, as none of their strategies in
-// kube sets one; pods defaulted, validated and made immutable as kube's pod strategy
+// kube sets one; Events (core and events.k8s.io) outside garbage collection, their
+// deletes ignoring propagationPolicy as kube's event strategy makes them; pods defaulted, validated and made immutable as kube's pod strategy
 // does them; the apps/v1 kinds (Apps); and RBAC and Authorization.
 func Builtin() map[scheme.GroupResource]registry.Strategy {
 	m := map[scheme.GroupResource]registry.Strategy{
@@ -44,8 +45,8 @@ func Builtin() map[scheme.GroupResource]registry.Strategy {
 		}),
 		corev1.Namespaces:                   withoutGeneration(registry.StrategyFor[*corev1.Namespace]{}),
 		corev1.ServiceAccounts:              withoutGeneration(registry.StrategyFor[*corev1.ServiceAccount]{}),
-		corev1.Events:                       withoutGeneration(registry.StrategyFor[*corev1.Event]{}),
-		eventsv1.Events:                     withoutGeneration(registry.StrategyFor[*eventsv1.Event]{}),
+		corev1.Events:                       withoutGeneration(registry.StrategyFor[*corev1.Event]{DefaultGarbageCollectionPolicy: notGarbageCollected}),
+		eventsv1.Events:                     withoutGeneration(registry.StrategyFor[*eventsv1.Event]{DefaultGarbageCollectionPolicy: notGarbageCollected}),
 		coordinationv1.Leases:               withoutGeneration(registry.StrategyFor[*coordinationv1.Lease]{}),
 		authenticationv1.SelfSubjectReviews: selfSubjectReviewStrategy{},
 		// Pods keep a generation: kube's pod strategy sets 1 and bumps it.

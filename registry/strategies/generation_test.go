@@ -62,6 +62,13 @@ func TestStrategies_BuiltInKindsHaveNoGeneration(t *testing.T) {
 // status is want.
 func call(t *testing.T, srv *apitest.Server, method, path string, body any, want int) map[string]any {
 	t.Helper()
+	out, _ := callWithHeader(t, srv, method, path, body, want)
+	return out
+}
+
+// callWithHeader is call that returns the answer's header too.
+func callWithHeader(t *testing.T, srv *apitest.Server, method, path string, body any, want int) (map[string]any, http.Header) {
+	t.Helper()
 	var in io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -87,5 +94,5 @@ func call(t *testing.T, srv *apitest.Server, method, path string, body any, want
 	if resp.StatusCode != want {
 		t.Fatalf("%s %s: status %d, want %d: %v", method, path, resp.StatusCode, want, out)
 	}
-	return out
+	return out, resp.Header
 }

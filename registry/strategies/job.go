@@ -14,8 +14,9 @@ import (
 // (pkg/registry/batch/{job,cronjob}/strategy.go and pkg/apis/batch/validation): a Job's
 // generated selector and labels, status reset on create and kept on update, generation
 // 1 on create and bumped on a spec change, the template's immutability but for what a
-// suspended Job may change, the status subresource's transition rules (JobManagedBy is
-// GA in v1.37), and a CronJob's schedule, time zone and job template. Repeated errors
+// suspended Job may change, a delete without propagationPolicy orphaning the pods with
+// kube's warning (batch/v1's default garbage-collection policy), the status
+// subresource's transition rules (JobManagedBy is GA in v1.37), and a CronJob's schedule, time zone and job template. Repeated errors
 // are dropped, as kube's declarative validation step (run on every batch write) drops
 // them.
 func Batch() map[scheme.GroupResource]registry.Strategy {
@@ -38,6 +39,8 @@ func Batch() map[scheme.GroupResource]registry.Strategy {
 				}
 				return jobSpecWarnings(jobSpecPath, &j.Spec)
 			},
+			DefaultGarbageCollectionPolicy: orphansAt("v1"),
+			WarningsOnDelete:               warnJobPodsPreserved,
 			Status: &registry.StrategyFor[*batchv1.Job]{
 				PrepareForUpdate: func(_ context.Context, j, old *batchv1.Job) { j.Spec = old.Spec },
 				ValidateUpdate: func(_ context.Context, j, old *batchv1.Job) validation.ErrorList {

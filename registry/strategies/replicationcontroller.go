@@ -18,7 +18,8 @@ import (
 // ValidateReplicationController): status reset on create and kept on update, generation 1
 // on create and bumped by a spec change, a non-empty selector that the template's labels
 // match, the template validated as a pod template whose pods always restart and have no
-// deadline, and the status subresource, which keeps the spec.
+// deadline, a delete without propagationPolicy orphaning the pods (v1's default
+// garbage-collection policy), and the status subresource, which keeps the spec.
 func ReplicationControllers() map[scheme.GroupResource]registry.Strategy {
 	return map[scheme.GroupResource]registry.Strategy{
 		corev1.ReplicationControllers: registry.StrategyFor[*corev1.ReplicationController]{
@@ -52,6 +53,7 @@ func ReplicationControllers() map[scheme.GroupResource]registry.Strategy {
 				// (GetWarningsForPodTemplate(ctx, path, old, new)): the warnings are the old's.
 				return templateWarningsIfChanged(rc.Generation != old.Generation && old.Spec.Template != nil, old.Spec.Template)
 			},
+			DefaultGarbageCollectionPolicy: orphansAt("v1"),
 			Status: &registry.StrategyFor[*corev1.ReplicationController]{
 				PrepareForUpdate: func(_ context.Context, rc, old *corev1.ReplicationController) { rc.Spec = old.Spec },
 				ValidateUpdate: func(_ context.Context, rc, _ *corev1.ReplicationController) validation.ErrorList {

@@ -1,6 +1,7 @@
 package strategies_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -8,6 +9,11 @@ import (
 	"testing"
 
 	"github.com/apikit-dev/apikit/apitest"
+	"github.com/apikit-dev/apikit/authz"
+	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/registry/strategies"
+	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/scheme"
 )
 
 // connectServer is podServer with the objects the connect subresources are tried on:
@@ -159,4 +165,45 @@ func rawCall(t *testing.T, srv *apitest.Server, method, path string, header http
 		t.Fatal(err)
 	}
 	return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
+}
+
+// noExecCreate allows every request but a create on pods/exec.
+type noExecCreate struct{}
+
+func (noExecCreate) Authorize(_ context.Context, a authz.Attributes) (bool, string, error) {
+	if a.Resource == "pods" && a.Subresource == "exec" && a.Verb == "create" {
+		return false, "no create on exec", nil
+	}
+	return true, "", nil
+}
+
+// TestConnect_ExecNeedsCreateEvenAsAGet holds kube's
+// AuthorizePodWebsocketUpgradeCreatePermission (on in v1.37): a websocket GET on
+// pods/exec is authorized for create too, refused with kube's 403 on pods (not
+// pods/exec) when only get is allowed; a POST is refused by the filter as any create.
+func TestConnect_ExecNeedsCreateEvenAsAGet(t *testing.T) {
+	s := scheme.New()
+	if err := builtin.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin(), Authorizer: noExecCreate{}}})
+	call(t, srv, http.MethodPost, "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "default"}}, http.StatusCreated)
+	call(t, srv, http.MethodPost, podsPath, map[string]any{"metadata": map[string]any{"name": "p"},
+		"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}}}, http.StatusCreated)
+	upgrade := http.Header{"Connection": {"Upgrade"}, "Upgrade": {"websocket"}}
+	for _, c := range []struct {
+		method, want string
+	}{
+		{"GET", `pods "p" is forbidden: no create on exec`},
+		{"POST", `pods "p" is forbidden: User "system:anonymous" cannot create resource "pods/exec" in API group "" in the namespace "default": no create on exec`},
+	} {
+		code, _, body := rawCall(t, srv, c.method, podsPath+"/p/exec?command=ls", upgrade)
+		var st struct{ Reason, Message string }
+		if err := json.Unmarshal([]byte(body), &st); err != nil {
+			t.Fatalf("%s: %v: %s", c.method, err, body)
+		}
+		if code != http.StatusForbidden || st.Reason != "Forbidden" || st.Message != c.want {
+			t.Errorf("%s exec: %d %s %q, want 403 Forbidden %q", c.method, code, st.Reason, st.Message, c.want)
+		}
+	}
 }

@@ -201,6 +201,12 @@ type nsDiffAnswer struct {
 // returned under "text").
 func (sv *sideBySide) do(t *testing.T, hc *http.Client, method, path, ctype, body string) (int, map[string]any) {
 	t.Helper()
+	return sv.doWith(t, hc, method, path, ctype, body, nil)
+}
+
+// doWith is do with the request's extra headers (an upgrade's Connection and Upgrade).
+func (sv *sideBySide) doWith(t *testing.T, hc *http.Client, method, path, ctype, body string, header http.Header) (int, map[string]any) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(sv.cfg.Host, "/")+path, strings.NewReader(body))
@@ -211,6 +217,9 @@ func (sv *sideBySide) do(t *testing.T, hc *http.Client, method, path, ctype, bod
 		req.Header.Set("Content-Type", ctype)
 	}
 	req.Header.Set("Accept", "application/json")
+	for k, v := range header {
+		req.Header[k] = v
+	}
 	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatalf("%s: %s %s: %v", sv.name, method, path, err)

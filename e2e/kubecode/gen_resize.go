@@ -12,7 +12,6 @@ func init() {
 		o["spec"] = podSpec(r, name)
 		o["metadata"].(Object)["labels"] = clone(labels)
 	}
-	allKinds = append(allKinds, "PodResize")
 	kindMutations = append(kindMutations, resizeMutations)
 }
 

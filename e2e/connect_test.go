@@ -28,26 +28,16 @@ func TestConnect_DiscoveryLogsResizeAndKubectl(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"pods/attach":      "PodAttachOptions create,get",
-		"pods/exec":        "PodExecOptions create,get",
-		"pods/log":         "Pod get",
-		"pods/portforward": "PodPortForwardOptions create,get",
-		"pods/proxy":       "PodProxyOptions create,delete,get,patch,update",
-		"pods/resize":      "Pod get,patch,update",
-		"nodes/proxy":      "NodeProxyOptions create,delete,get,patch,update",
-		"services/proxy":   "ServiceProxyOptions create,delete,get,patch,update",
+		"pods/attach":      "PodAttachOptions   create,get",
+		"pods/exec":        "PodExecOptions   create,get",
+		"pods/log":         "Pod   get",
+		"pods/portforward": "PodPortForwardOptions   create,get",
+		"pods/proxy":       "PodProxyOptions   create,delete,get,patch,update",
+		"pods/resize":      "Pod   get,patch,update",
+		"nodes/proxy":      "NodeProxyOptions   create,delete,get,patch,update",
+		"services/proxy":   "ServiceProxyOptions   create,delete,get,patch,update",
 	}
-	for _, r := range list.APIResources {
-		if w, ok := want[r.Name]; ok {
-			if got := r.Kind + " " + strings.Join(r.Verbs, ","); got != w {
-				t.Errorf("%s: %q, want %q", r.Name, got, w)
-			}
-			delete(want, r.Name)
-		}
-	}
-	if len(want) > 0 {
-		t.Errorf("discovery lacks %v", want)
-	}
+	expectDiscoveryEntries(t, list, want) // podsub_test.go
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -2,7 +2,6 @@ package strategies_test
 
 import (
 	"net/http"
-	"strings"
 	"testing"
 )
 
@@ -69,14 +68,7 @@ func TestPodResize_OnlyCPUAndMemoryAsKube(t *testing.T) {
 			body := call(t, srv, http.MethodGet, podsPath+"/p", nil, http.StatusOK)
 			tt.change(body["spec"].(map[string]any))
 			refused := call(t, srv, http.MethodPut, path, body, http.StatusUnprocessableEntity)
-			causes, _ := refused["details"].(map[string]any)["causes"].([]any)
-			for _, c := range causes {
-				c := c.(map[string]any)
-				if msg, _ := c["message"].(string); c["field"] == tt.wantField && strings.HasPrefix(msg, tt.wantMessage) {
-					return
-				}
-			}
-			t.Errorf("causes %v, want %s %q", causes, tt.wantField, tt.wantMessage)
+			expectCause(t, refused, tt.wantField, tt.wantMessage)
 		})
 	}
 }

@@ -113,6 +113,8 @@ func TestConnect_AnswersAsKubeAPIServerWithoutAKubelet(t *testing.T) {
 		{"node proxy to a node without addresses", "GET", nodes + "/bare/proxy", nil, 500, "", "no preferred addresses found; known addresses: []"},
 		{"node proxy to a missing node", "GET", nodes + "/gone/proxy", nil, 404, "NotFound", `nodes "gone" not found`},
 		{"service proxy without endpoints", "GET", services + "/web/proxy/", nil, 503, "ServiceUnavailable", `no endpoints available for service "web"`},
+		{"service proxy as OPTIONS", "OPTIONS", services + "/web/proxy", nil, 503, "ServiceUnavailable", `no endpoints available for service "web"`},
+		{"service proxy as HEAD has no body", "HEAD", services + "/web/proxy", nil, 503, "", ""},
 		{"service proxy to a port it lacks", "GET", services + "/web:81/proxy", nil, 503, "ServiceUnavailable", `no service port 81 found for service "web"`},
 		{"service proxy to a missing service's port", "GET", services + "/nope:80/proxy", nil, 404, "NotFound", `services "nope" not found`},
 		{"service proxy to a missing service", "GET", services + "/nope/proxy", nil, 503, "ServiceUnavailable", `no endpoints available for service "nope"`},
@@ -122,6 +124,9 @@ func TestConnect_AnswersAsKubeAPIServerWithoutAKubelet(t *testing.T) {
 			code, ctype, body := rawCall(t, srv, tt.method, tt.path, tt.header)
 			if code != tt.wantCode {
 				t.Fatalf("%s %s: %d %s, want %d", tt.method, tt.path, code, body, tt.wantCode)
+			}
+			if tt.method == http.MethodHead {
+				return
 			}
 			if code == http.StatusOK {
 				if ctype != "text/plain" || body != "" {

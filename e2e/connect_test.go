@@ -75,6 +75,14 @@ func TestConnect_DiscoveryLogsResizeAndKubectl(t *testing.T) {
 		t.Errorf("resized: cpu %s image %s generation %d, want 300m, nginx, 2", c.Resources.Limits.Cpu(), c.Image, got.Generation)
 	}
 
+	if _, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "local"},
+		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.1"}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pods.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "bound"}, Spec: corev1.PodSpec{NodeName: "local",
+		Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := os.Stat(kubectlPath); err != nil {
 		t.Skip("no kubectl: ", err)
 	}
@@ -90,6 +98,8 @@ func TestConnect_DiscoveryLogsResizeAndKubectl(t *testing.T) {
 		{[]string{"logs", "one", "-n", "default"}, 0, ""},
 		{[]string{"logs", "two", "-n", "default", "-c", "x"}, 1, "container x is not valid for pod two"},
 		{[]string{"exec", "one", "-n", "default", "--", "ls"}, 1, "pod one does not have a host assigned"},
+		{[]string{"exec", "bound", "-n", "default", "--", "ls"}, 1, "error dialing backend: this server does not connect to kubelets"},
+		{[]string{"logs", "bound", "-n", "default"}, 1, "this server does not connect to kubelets"},
 	} {
 		r := psKubectl(t, kubeconfig, "", c.args...)
 		if r.ExitCode != c.wantExit || !strings.Contains(r.Stderr, c.wantStderr) || r.Stdout != "" {

@@ -121,7 +121,10 @@ func TestSideBySide_ConnectSubresourcesAsKubeAPIServer(t *testing.T) {
 	servers := startSideBySide(t, "--disable-admission-plugins=ServiceAccount")
 	answers := make([][]connectAnswer, len(servers))
 	for i, sv := range servers {
-		hc, err := rest.HTTPClientFor(sv.cfg)
+		// HTTP/1.1, whose requests may ask for an upgrade (Go's HTTP/2 client refuses).
+		cfg := rest.CopyConfig(sv.cfg)
+		cfg.NextProtos = []string{"http/1.1"}
+		hc, err := rest.HTTPClientFor(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,9 +25,11 @@ type ConnectRequest struct {
 	Upgrade bool
 }
 
-// ConnectAnswer is what a Connector answers without an error: served as it is, a 200
-// with ContentType and Body (kube's empty text/plain log of a pod without a node).
+// ConnectAnswer is what a Connector answers without an error: served as it is, Code
+// (200 when 0) with ContentType and Body (kube's 204 No Content for the log of a pod
+// without a node).
 type ConnectAnswer struct {
+	Code        int
 	ContentType string
 	Body        []byte
 }

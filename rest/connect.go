@@ -42,9 +42,17 @@ func (rq *request) connect(sub *scheme.Subresource) {
 		rq.fail(apierrors.NewInternalError(errNoConnectAnswer))
 		return
 	}
-	rq.w.Header().Set("Content-Type", out.ContentType)
-	rq.w.WriteHeader(http.StatusOK)
-	_, _ = rq.w.Write(out.Body)
+	code := out.Code
+	if code == 0 {
+		code = http.StatusOK
+	}
+	if out.ContentType != "" {
+		rq.w.Header().Set("Content-Type", out.ContentType)
+	}
+	rq.w.WriteHeader(code)
+	if code != http.StatusNoContent {
+		_, _ = rq.w.Write(out.Body)
+	}
 }
 
 // errNoConnectAnswer is the 500 of a Connector that answered neither a body nor an error.

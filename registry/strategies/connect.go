@@ -103,12 +103,13 @@ func podStream(ctx context.Context, s *registry.Store, rq registry.Request, name
 }
 
 // podPortForward answers pods/portforward as kube's PortForwardLocation and its
-// upgrade-aware proxy do: ports must parse as int32.
+// upgrade-aware proxy do: ports must parse as kube's query conversion parses them
+// (16-bit unsigned, comma-separated).
 func podPortForward(ctx context.Context, s *registry.Store, rq registry.Request, name string, cr registry.ConnectRequest) (*registry.ConnectAnswer, error) {
 	for _, v := range cr.Query["ports"] {
 		for _, p := range strings.Split(v, ",") {
-			if _, err := strconv.ParseInt(p, 10, 32); err != nil {
-				return nil, apierrors.NewBadRequest(err.Error())
+			if _, err := strconv.ParseUint(p, 10, 16); err != nil {
+				return nil, apierrors.NewBadRequest("cannot convert to []int32: " + err.Error())
 			}
 		}
 	}
@@ -126,7 +127,7 @@ func kubeletStream(ctx context.Context, s *registry.Store, pod *corev1.Pod, name
 	if pod.Spec.NodeName == "" {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", name))
 	}
-	if _, err := kubeletAddress(ctx, s, pod.Spec.NodeName); err != nil {
+	if _, err := kubeletAddress(ctx, s, pod.Spec.NodeName, corev1.Pods); err != nil {
 		return nil, err
 	}
 	if !cr.Upgrade {
@@ -151,11 +152,16 @@ func unreachableBackend() error {
 var preferredAddressTypes = []corev1.NodeAddressType{corev1.NodeHostName, "InternalDNS", corev1.NodeInternalIP, "ExternalDNS", "ExternalIP"}
 
 // kubeletAddress is kube's NodeConnectionInfoGetter.GetConnectionInfo as far as the
-// address: the node (404), and its first address of the preferred types
+// address: the node (404 of notFoundAs, as kube words it), and its first address of the preferred types
 // (GetPreferredNodeAddress: a Hostname address, else the node's hostname label), the
 // 500 `no preferred addresses found` without one.
-func kubeletAddress(ctx context.Context, s *registry.Store, nodeName string) (string, error) {
+func kubeletAddress(ctx context.Context, s *registry.Store, nodeName string, notFoundAs scheme.GroupResource) (string, error) {
 	node, err := getTyped[*corev1.Node](ctx, s, corev1.Nodes, "", nodeName)
+	if st, ok := err.(*scheme.Status); ok && st.Reason == scheme.StatusReasonNotFound {
+		// Measured on kube-apiserver v1.37.2: for the pod subresources its 404 names the
+		// node as a pod (`pods "<node>" not found`), for nodes/proxy as a node.
+		return "", apierrors.NewNotFound(notFoundAs, nodeName)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -275,7 +281,7 @@ func nodeProxy(ctx context.Context, s *registry.Store, _ registry.Request, id st
 	if !valid {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid node request %q", id))
 	}
-	host, err := kubeletAddress(ctx, s, name)
+	host, err := kubeletAddress(ctx, s, name, corev1.Nodes)
 	if err != nil {
 		return nil, err
 	}

@@ -72,11 +72,11 @@ func TestConnect_AnswersAsKubeAPIServerWithoutAKubelet(t *testing.T) {
 		wantReason         string
 		wantMessage        string
 	}{
-		{"log of a pod without a node is empty", "GET", podsPath + "/one/log", nil, 200, "", ""},
+		{"log of a pod without a node is kube's 204", "GET", podsPath + "/one/log", nil, 204, "", ""},
 		{"log of a multi-container pod names its containers", "GET", podsPath + "/two/log", nil, 400, "BadRequest",
 			"a container name must be specified for pod two, choose one of: [i a b]"},
 		{"log of a container not in the pod", "GET", podsPath + "/one/log?container=x", nil, 400, "BadRequest", "container x is not valid for pod one"},
-		{"log of a named container", "GET", podsPath + "/two/log?container=i", nil, 200, "", ""},
+		{"log of a named container", "GET", podsPath + "/two/log?container=i", nil, 204, "", ""},
 		{"log of a missing pod", "GET", podsPath + "/missing/log", nil, 404, "NotFound", `pods "missing" not found`},
 		{"log with negative tailLines", "GET", podsPath + "/one/log?tailLines=-1", nil, 422, "Invalid",
 			`PodLogOptions "one" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0`},
@@ -88,7 +88,7 @@ func TestConnect_AnswersAsKubeAPIServerWithoutAKubelet(t *testing.T) {
 			`PodLogOptions "one" is invalid: stream: Forbidden: may not be specified`},
 		{"log with tailLines not a number", "GET", podsPath + "/one/log?tailLines=x", nil, 400, "BadRequest", `strconv.ParseInt: parsing "x": invalid syntax`},
 		{"log of a pod on a node without a kubelet", "GET", podsPath + "/bound/log", nil, 500, "", "error reading the logs from the kubelet: "},
-		{"log of a pod on a missing node", "GET", podsPath + "/ghost/log", nil, 404, "NotFound", `nodes "gone" not found`},
+		{"log of a pod on a missing node", "GET", podsPath + "/ghost/log", nil, 404, "NotFound", `pods "gone" not found`},
 		{"log is not written", "POST", podsPath + "/one/log", nil, 405, "MethodNotAllowed", "the server does not allow this method on the requested resource"},
 		{"exec of a pod without a node", "POST", podsPath + "/one/exec?command=ls", nil, 400, "BadRequest", "pod one does not have a host assigned"},
 		{"exec of a multi-container pod", "POST", podsPath + "/two/exec?command=ls", nil, 400, "BadRequest",
@@ -96,13 +96,13 @@ func TestConnect_AnswersAsKubeAPIServerWithoutAKubelet(t *testing.T) {
 		{"exec without an upgrade", "POST", podsPath + "/bound/exec?command=ls", nil, 400, "BadRequest", "Upgrade request required"},
 		{"exec with an upgrade", "POST", podsPath + "/bound/exec?command=ls", upgrade, 500, "", "error dialing backend: "},
 		{"exec as a websocket GET", "GET", podsPath + "/bound/exec?command=ls", upgrade, 500, "", "error dialing backend: "},
-		{"exec on a missing node", "POST", podsPath + "/ghost/exec?command=ls", nil, 404, "NotFound", `nodes "gone" not found`},
+		{"exec on a missing node", "POST", podsPath + "/ghost/exec?command=ls", nil, 404, "NotFound", `pods "gone" not found`},
 		{"exec as a dry run", "POST", podsPath + "/bound/exec?command=ls&dryRun=All", nil, 400, "BadRequest", "dryRun is not supported"},
 		{"exec is not deleted", "DELETE", podsPath + "/bound/exec", nil, 405, "MethodNotAllowed", "the server does not allow this method on the requested resource"},
 		{"attach without an upgrade", "POST", podsPath + "/bound/attach", nil, 400, "BadRequest", "Upgrade request required"},
 		{"attach of a missing pod", "POST", podsPath + "/missing/attach", nil, 404, "NotFound", `pods "missing" not found`},
 		{"portforward of a pod without a node", "POST", podsPath + "/two/portforward", nil, 400, "BadRequest", "pod two does not have a host assigned"},
-		{"portforward with a port not a number", "POST", podsPath + "/bound/portforward?ports=x", nil, 400, "BadRequest", `strconv.ParseInt: parsing "x": invalid syntax`},
+		{"portforward with a port not a number", "POST", podsPath + "/bound/portforward?ports=x", nil, 400, "BadRequest", `cannot convert to []int32: strconv.ParseUint: parsing "x": invalid syntax`},
 		{"portforward without an upgrade", "POST", podsPath + "/bound/portforward?ports=80", nil, 400, "BadRequest", "Upgrade request required"},
 		{"proxy to a pod without an IP", "GET", podsPath + "/one/proxy", nil, 400, "BadRequest", "address not allowed"},
 		{"proxy to a pod with an IP", "GET", podsPath + "/bound:8080/proxy/metrics", nil, 503, "ServiceUnavailable", "error trying to reach service: "},
@@ -121,16 +121,16 @@ func TestConnect_AnswersAsKubeAPIServerWithoutAKubelet(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, ctype, body := rawCall(t, srv, tt.method, tt.path, tt.header)
+			code, _, body := rawCall(t, srv, tt.method, tt.path, tt.header)
 			if code != tt.wantCode {
 				t.Fatalf("%s %s: %d %s, want %d", tt.method, tt.path, code, body, tt.wantCode)
 			}
 			if tt.method == http.MethodHead {
 				return
 			}
-			if code == http.StatusOK {
-				if ctype != "text/plain" || body != "" {
-					t.Errorf("%s %s: %q %q, want an empty text/plain", tt.method, tt.path, ctype, body)
+			if code == http.StatusNoContent {
+				if body != "" {
+					t.Errorf("%s %s: %q, want no body", tt.method, tt.path, body)
 				}
 				return
 			}

@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"context"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -94,9 +95,10 @@ func podLog(ctx context.Context, s *registry.Store, rq registry.Request, name st
 		return nil, err
 	}
 	if pod.Spec.NodeName == "" {
-		return &registry.ConnectAnswer{ContentType: "text/plain"}, nil
+		// kube's LocationStreamer without a location streams nothing: its 204.
+		return &registry.ConnectAnswer{Code: http.StatusNoContent}, nil
 	}
-	if _, err := kubeletAddress(ctx, s, pod.Spec.NodeName); err != nil {
+	if _, err := kubeletAddress(ctx, s, pod.Spec.NodeName, corev1.Pods); err != nil {
 		return nil, err
 	}
 	return nil, unknownFailure("error reading the logs from the kubelet: " + unreachable)

@@ -16,7 +16,8 @@ import (
 // which a server without kubelets cannot do as kube does.
 var nodeResources = []scheme.Resource{
 	{Kind: "Node", Plural: "nodes", ShortNames: []string{"no"}, StatusSubresource: true,
-		SelectableFields: []string{"spec.unschedulable"},
+		OtherSubresources: []scheme.Subresource{proxySubresource("NodeProxyOptions")}, // pod_subresources.go
+		SelectableFields:  []string{"spec.unschedulable"},
 		PrinterColumns: []scheme.PrinterColumn{
 			{Name: "Status", Type: "string", Description: "The status of the node", Cell: cellOf(nodeStatusCell)},
 			{Name: "Roles", Type: "string", Description: "The roles of the node", Cell: cellOf(func(n *corev1.Node) any {

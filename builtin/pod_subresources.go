@@ -10,12 +10,41 @@ import (
 )
 
 // podSubresources are the subresources of pods that kube-apiserver v1.37.2 serves
-// beside pods/status, as its discovery lists them (pods/binding: kind Binding, create; pods/ephemeralcontainers: kind Pod, get, patch and update; pods/eviction: kind policy/v1 Eviction, create).
+// beside pods/status, as its discovery lists them: pods/binding (kind Binding, create),
+// pods/ephemeralcontainers and pods/resize (kind Pod, get, patch and update),
+// pods/eviction (kind policy/v1 Eviction, create), and the connections to a pod's
+// kubelet: pods/attach, exec and portforward (their options' kinds, create and get:
+// GET and POST, each authorized for create too), pods/log (kind Pod, get) and
+// pods/proxy (kind PodProxyOptions, every method, the rest of the path its own).
 // registry/strategies says what each does.
 var podSubresources = []scheme.Subresource{
+	{Name: "attach", Verbs: streamVerbs, Kind: corev1.SchemeGroupVersion.WithKind("PodAttachOptions"), ConnectMethods: streamMethods, ConnectVerb: "create"},
 	{Name: "binding", Verbs: []string{"create"}, Kind: corev1.SchemeGroupVersion.WithKind("Binding")},
 	{Name: "ephemeralcontainers", Verbs: []string{"get", "patch", "update"}},
 	{Name: "eviction", Verbs: []string{"create"}, Kind: policyv1.SchemeGroupVersion.WithKind("Eviction")},
+	{Name: "exec", Verbs: streamVerbs, Kind: corev1.SchemeGroupVersion.WithKind("PodExecOptions"), ConnectMethods: streamMethods, ConnectVerb: "create"},
+	{Name: "log", Verbs: []string{"get"}, ConnectMethods: []string{"GET"}},
+	{Name: "portforward", Verbs: streamVerbs, Kind: corev1.SchemeGroupVersion.WithKind("PodPortForwardOptions"), ConnectMethods: streamMethods, ConnectVerb: "create"},
+	proxySubresource("PodProxyOptions"),
+	{Name: "resize", Verbs: []string{"get", "patch", "update"}},
+}
+
+// streamMethods and streamVerbs are those of kube's upgradeable connections (exec,
+// attach, portforward): GET and POST, listed as get and create.
+var (
+	streamMethods = []string{"GET", "POST"}
+	streamVerbs   = []string{"create", "get"}
+)
+
+// proxySubresource is kube's proxy subresource of pods, nodes and services: every
+// method kube's ProxyREST accepts, listed as the five verbs they are authorized as,
+// the path after it the proxied path.
+func proxySubresource(optionsKind string) scheme.Subresource {
+	return scheme.Subresource{
+		Name: "proxy", Verbs: []string{"create", "delete", "get", "patch", "update"},
+		Kind:           corev1.SchemeGroupVersion.WithKind(optionsKind),
+		ConnectMethods: []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}, ConnectPath: true,
+	}
 }
 
 // bindingsResource is kube's top-level bindings, create-only: the older form of

@@ -20,6 +20,7 @@ import (
 // wide, so the load balancer's addresses are not cut short.
 var serviceResources = []scheme.Resource{
 	{Kind: "Service", Plural: "services", ShortNames: []string{"svc"}, Categories: []string{"all"}, Namespaced: true, StatusSubresource: true,
+		OtherSubresources: []scheme.Subresource{proxySubresource("ServiceProxyOptions")}, // pod_subresources.go
 		// kube's RelaxedServiceNameValidation (on in 1.37): a DNS-1123 label.
 		NameValidation:   validation.NameIsDNSLabel,
 		SelectableFields: []string{"spec.clusterIP", "spec.type"},

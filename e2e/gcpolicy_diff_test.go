@@ -151,7 +151,7 @@ func resourcePath(gvr k8sschema.GroupVersionResource, ns string) string {
 // deletion sends a DELETE without a body and records its answer.
 func (sv *sideBySide) deletion(t *testing.T, hc *http.Client, path string) deletionAnswer {
 	t.Helper()
-	code, body, header := sv.doWithHeader(t, hc, http.MethodDelete, path, "", "")
+	code, body, header := sv.doWith(t, hc, http.MethodDelete, path, "", "", nil)
 	a := deletionAnswer{Code: code, Warnings: header.Values("Warning")}
 	a.Kind, _ = body["kind"].(string)
 	if meta, ok := body["metadata"].(map[string]any); ok {

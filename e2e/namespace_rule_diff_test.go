@@ -201,12 +201,13 @@ type nsDiffAnswer struct {
 // returned under "text").
 func (sv *sideBySide) do(t *testing.T, hc *http.Client, method, path, ctype, body string) (int, map[string]any) {
 	t.Helper()
-	code, m, _ := sv.doWithHeader(t, hc, method, path, ctype, body)
+	code, m, _ := sv.doWith(t, hc, method, path, ctype, body, nil)
 	return code, m
 }
 
-// doWithHeader is do that returns the answer's header too.
-func (sv *sideBySide) doWithHeader(t *testing.T, hc *http.Client, method, path, ctype, body string) (int, map[string]any, http.Header) {
+// doWith is do with the request's extra headers (an upgrade's Connection and Upgrade),
+// answering the response's header too.
+func (sv *sideBySide) doWith(t *testing.T, hc *http.Client, method, path, ctype, body string, header http.Header) (int, map[string]any, http.Header) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -218,6 +219,9 @@ func (sv *sideBySide) doWithHeader(t *testing.T, hc *http.Client, method, path, 
 		req.Header.Set("Content-Type", ctype)
 	}
 	req.Header.Set("Accept", "application/json")
+	for k, v := range header {
+		req.Header[k] = v
+	}
 	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatalf("%s: %s %s: %v", sv.name, method, path, err)

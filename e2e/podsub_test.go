@@ -132,6 +132,23 @@ func TestPodSubresources_ClientGo(t *testing.T) {
 
 func ptrIntOrString(v intstr.IntOrString) *intstr.IntOrString { return &v }
 
+// expectDiscoveryEntries fails t unless list has each entry of want, by name, as
+// "Kind group version verbs" (group and version are those of another group's kind).
+func expectDiscoveryEntries(t *testing.T, list *metav1.APIResourceList, want map[string]string) {
+	t.Helper()
+	for _, r := range list.APIResources {
+		if w, ok := want[r.Name]; ok {
+			if got := r.Kind + " " + r.Group + " " + r.Version + " " + strings.Join(r.Verbs, ","); got != w {
+				t.Errorf("%s: %q, want %q", r.Name, got, w)
+			}
+			delete(want, r.Name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("discovery lacks %v", want)
+	}
+}
+
 // TestPodSubresources_DiscoveryAsKubectlDrainReadsIt checks what kubectl drain's
 // CheckEvictionSupport reads (pods/eviction in /api/v1 with group policy and version
 // v1), then evicts as drain does: a PDB that allows nothing keeps answering 429.
@@ -148,17 +165,7 @@ func TestPodSubresources_DiscoveryAsKubectlDrainReadsIt(t *testing.T) {
 		"pods/ephemeralcontainers": "Pod   get,patch,update",
 		"bindings":                 "Binding   create",
 	}
-	for _, r := range list.APIResources {
-		if w, ok := want[r.Name]; ok {
-			if got := r.Kind + " " + r.Group + " " + r.Version + " " + strings.Join(r.Verbs, ","); got != w {
-				t.Errorf("%s: %q, want %q", r.Name, got, w)
-			}
-			delete(want, r.Name)
-		}
-	}
-	if len(want) > 0 {
-		t.Errorf("discovery lacks %v", want)
-	}
+	expectDiscoveryEntries(t, list, want)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	pod := runningPod(t, ctx, cs, "drained", "drained")

@@ -123,6 +123,10 @@ type StrategyFor[T scheme.Object] struct {
 	// resource create-only, each POST on its collection running it on the body's name
 	// (kube's top-level bindings).
 	Actions map[string]Action
+	// Connectors answer the requests on the connect subresources of
+	// scheme.Resource.OtherSubresources (those with ConnectMethods: pods/exec,
+	// pods/log, nodes/proxy): a subresource without one here is not served (404).
+	Connectors map[string]Connector
 }
 
 // typedStrategy is what every StrategyFor is, whatever its T.
@@ -191,6 +195,15 @@ func (s StrategyFor[T]) hooks() hooks {
 		}
 		h.actions[name] = a
 	}
+	for name, c := range s.Connectors {
+		if c == nil {
+			continue
+		}
+		if h.connectors == nil {
+			h.connectors = make(map[string]Connector, len(s.Connectors))
+		}
+		h.connectors[name] = c
+	}
 	return h
 }
 
@@ -217,6 +230,8 @@ type hooks struct {
 	subresources map[string]*hooks
 	// actions are the creates on subresources (StrategyFor.Actions).
 	actions map[string]Action
+	// connectors answer the connect subresources (StrategyFor.Connectors).
+	connectors map[string]Connector
 	// metadataAfterValidate and requireResourceVersion are StrategyFor's.
 	metadataAfterValidate, requireResourceVersion bool
 	// defaultGarbageCollectionPolicy is StrategyFor.DefaultGarbageCollectionPolicy.

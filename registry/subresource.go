@@ -23,10 +23,14 @@ type Action func(ctx context.Context, s *Store, rq Request, name string, body sc
 
 // ServesSubresource reports whether the strategy of resource gr serves subresource
 // sub, one of scheme.Resource.OtherSubresources: an Action for sub (a create) or a
-// strategy of its writes (StrategyFor.Subresources).
+// strategy of its writes (StrategyFor.Subresources) or a Connector
+// (StrategyFor.Connectors).
 func (s *Store) ServesSubresource(gr scheme.GroupResource, sub string) bool {
 	h := s.hooksOf(gr)
 	if _, ok := h.actions[sub]; ok {
+		return true
+	}
+	if _, ok := h.connectors[sub]; ok {
 		return true
 	}
 	_, ok := h.subresources[sub]

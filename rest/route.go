@@ -43,7 +43,7 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, info *Re
 	}
 	gv := scheme.GroupVersion{Group: info.APIGroup, Version: info.APIVersion}
 	if !ok || info.APIVersion == scheme.InternalVersion || !h.scheme.Recognizes(gv.WithKind(res.Kind)) ||
-		(info.APIPrefix == "api") != (info.APIGroup == "") || len(info.Parts) > 3 {
+		(info.APIPrefix == "api") != (info.APIGroup == "") || len(info.Parts) > 3 && !takesConnectPath(res, info.Subresource) {
 		h.writeStatus(w, r, errPathNotFound())
 		return
 	}
@@ -192,6 +192,13 @@ func (rq *request) lifecycle(dryRun bool) registry.Request {
 		Resource: rq.res, Namespace: rq.info.Namespace, Version: rq.gv.Version, Subresource: rq.info.Subresource,
 		DryRun: dryRun, Attributes: &a, Warnings: &rq.warnings, FieldManager: rq.fieldManager(), ServerSideApply: rq.applied,
 	}
+}
+
+// takesConnectPath says the subresource of res is a connection that takes the rest of
+// the URL's path (scheme.Subresource.ConnectPath: pods/proxy/...).
+func takesConnectPath(res *scheme.Resource, sub string) bool {
+	s := res.Subresource(sub)
+	return s != nil && s.ConnectPath
 }
 
 // pathVerbs are the verbs kube-apiserver routes on a resource's item path (/NAME), on

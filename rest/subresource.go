@@ -19,6 +19,10 @@ func (rq *request) serveSubresource(sub *scheme.Subresource) {
 		rq.h.writeStatus(rq.w, rq.r, errPathNotFound())
 		return
 	}
+	if sub.ConnectMethods != nil {
+		rq.connect(sub) // connect.go
+		return
+	}
 	if !sub.Serves(rq.info.Verb) {
 		rq.h.writeStatus(rq.w, rq.r, errMethodNotAllowed())
 		return

@@ -3,6 +3,7 @@ package rest_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -15,16 +16,30 @@ import (
 	"github.com/apikit-dev/apikit/rest"
 	"github.com/apikit-dev/apikit/rest/discovery"
 	"github.com/apikit-dev/apikit/scheme"
+	"github.com/apikit-dev/apikit/storage"
 )
 
 // widgetSubresources are the other subresources the seam's tests serve on widgets: a
 // part of the parent (paint: only spec.color changes), an action with a body of
-// another kind (ship: a Warehouse sets status.phase), and one listed without a
-// strategy (unwired), which must not be served.
+// another kind (ship: a Warehouse sets status.phase), a connection that takes the
+// rest of the path (console: its Connector echoes what it was handed), and one listed
+// without a strategy (unwired), which must not be served.
 var widgetSubresources = []scheme.Subresource{
+	{Name: "console", Verbs: []string{"create", "get"}, ConnectMethods: []string{"GET", "POST"}, ConnectPath: true},
 	{Name: "paint", Verbs: []string{"get", "patch", "update"}},
 	{Name: "ship", Verbs: []string{"create"}, Kind: testapi.V1.WithKind("Warehouse")},
 	{Name: "unwired", Verbs: []string{"create"}},
+}
+
+// consoleWidget is the "console" Connector: the parent must exist (404), and its
+// answer names the method, path, query and upgrade it was handed.
+func consoleWidget(ctx context.Context, s *registry.Store, rq registry.Request, name string, c registry.ConnectRequest) (*registry.ConnectAnswer, error) {
+	parent := rq
+	parent.Subresource = ""
+	if _, err := s.Get(ctx, parent, name, storage.GetOptions{}); err != nil {
+		return nil, err
+	}
+	return &registry.ConnectAnswer{ContentType: "text/plain", Body: []byte(fmt.Sprintf("%s %s %s %v", c.Method, c.Path, c.Query.Encode(), c.Upgrade))}, nil
 }
 
 // shipWidget is the "ship" Action: it reads the parent through the Store (404 when
@@ -60,7 +75,8 @@ func newSubresourceServer(t *testing.T, authorizer authz.Authorizer) *testServer
 					w.Spec.Color = color
 				},
 			}},
-			Actions: map[string]registry.Action{"ship": shipWidget},
+			Actions:    map[string]registry.Action{"ship": shipWidget},
+			Connectors: map[string]registry.Connector{"console": consoleWidget},
 		}}
 	})
 	srv := httptest.NewServer(h)
@@ -94,6 +110,10 @@ func TestOtherSubresources_RoutedWithTheirVerbsKindsAndStrategies(t *testing.T) 
 			`{"apiVersion":"toys.example.com/v1","kind":"Warehouse","metadata":{"name":"nope"},"spec":{"location":"Oslo"}}`, 404, "NotFound", `widgets.toys.example.com "nope" not found`},
 		{"action: get is not listed", "GET", widgetsPath + "/w1/ship", "", "", 405, "MethodNotAllowed", ""},
 		{"action: on the collection is 404", "POST", widgetsPath + "/ship", "application/json", `{}`, 405, "MethodNotAllowed", ""},
+		{"connect: the path and query handed over", "GET", widgetsPath + "/w1/console/a/b/?tty=1", "", "", 200, "", ""},
+		{"connect: a method it does not accept is 405", "DELETE", widgetsPath + "/w1/console", "", "", 405, "MethodNotAllowed", ""},
+		{"connect: a missing parent is the Connector's 404", "POST", widgetsPath + "/nope/console", "", "", 404, "NotFound", `widgets.toys.example.com "nope" not found`},
+		{"a path past a subresource without ConnectPath is 404", "GET", widgetsPath + "/w1/paint/extra", "", "", 404, "NotFound", ""},
 		{"listed without a strategy: not served", "POST", widgetsPath + "/w1/unwired", "application/json", `{}`, 404, "NotFound", ""},
 		{"not listed: not served", "GET", widgetsPath + "/w1/other", "", "", 404, "NotFound", ""},
 	}
@@ -111,6 +131,9 @@ func TestOtherSubresources_RoutedWithTheirVerbsKindsAndStrategies(t *testing.T) 
 				t.Errorf("%s %s: %v %q, want %s %q", tt.method, tt.path, m["reason"], m["message"], tt.wantReason, tt.wantMessage)
 			}
 		})
+	}
+	if r := s.do("GET", widgetsPath+"/w1/console/a/b/?tty=1", "", ""); string(r.body) != "GET /a/b/ tty=1 false" {
+		t.Errorf("console answered %q, want the method, path and query it was handed", r.body)
 	}
 	w := s.do("GET", widgetsPath+"/w1", "", "").json(t)
 	if got := get(w, "spec", "color"); got != "red" {
@@ -184,6 +207,7 @@ func TestOtherSubresources_ListedInDiscoveryWithTheirVerbsAndKinds(t *testing.T)
 		t.Fatalf("%v: %s", err, rec.Body)
 	}
 	want := map[string]string{
+		"widgets/console": "Widget create,get",
 		"widgets/paint":   "Widget get,patch,update",
 		"widgets/ship":    "Warehouse create",
 		"widgets/unwired": "Widget create",

@@ -17,7 +17,24 @@ type Subresource struct {
 	// Kind is the kind of the body and of discovery's entry (policy/v1 Eviction); the
 	// zero value means the parent's kind at the request's version.
 	Kind GroupVersionKind
+	// ConnectMethods, when set, make the subresource a connection to what runs the
+	// object (kube's rest.Connecter: pods/exec, pods/proxy, nodes/proxy; and pods/log):
+	// the HTTP methods it accepts, each authorized as its usual verb (POST as create),
+	// and answered by the Connector of the parent's strategy without reading or writing
+	// the object through the usual verbs. Verbs are then only what discovery lists.
+	ConnectMethods []string
+	// ConnectPath says the URL's path after the subresource belongs to the connection
+	// (kube's proxy subresources take it as their "path" option).
+	ConnectPath bool
+	// ConnectVerb, when set, is a verb every request on the connection must also be
+	// authorized for (kube's pods/exec, attach and portforward ask for create, so a
+	// websocket GET needs what a POST needs).
+	ConnectVerb string
 }
+
+// Connects reports whether the subresource serves the HTTP method as a connection
+// (ConnectMethods).
+func (s *Subresource) Connects(method string) bool { return slices.Contains(s.ConnectMethods, method) }
 
 // Serves reports whether the subresource serves the verb.
 func (s *Subresource) Serves(verb string) bool { return slices.Contains(s.Verbs, verb) }

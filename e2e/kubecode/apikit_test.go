@@ -106,7 +106,12 @@ func (a *apikitServer) Create(kind, namespace string, body []byte) Result {
 	return a.send(http.MethodPost, collectionPath(kind, namespace), body)
 }
 
-// Update is apikit's PUT of body to the object name.
+// Update is apikit's PUT of body to the object name, or to its subresource for a kind
+// of UpdateSubresource.
 func (a *apikitServer) Update(kind, namespace, name string, body []byte) Result {
-	return a.send(http.MethodPut, collectionPath(kind, namespace)+"/"+name, body)
+	path := collectionPath(kind, namespace) + "/" + name
+	if sub := UpdateSubresource[kind]; sub != "" {
+		path += "/" + sub
+	}
+	return a.send(http.MethodPut, path, body)
 }

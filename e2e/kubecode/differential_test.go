@@ -375,3 +375,10 @@ func TestDifferential_AppsV1(t *testing.T) {
 func TestDifferential_CoreV1Pods(t *testing.T) {
 	differential(t, []string{"Pod", "PodTemplate"})
 }
+
+// TestDifferential_CoreV1PodResize does the same for the writes of pods/resize: every
+// case an update of a created Pod through the subresource, kube's side with its
+// ResizeStrategy (PrepareForUpdate, ValidatePodResize).
+func TestDifferential_CoreV1PodResize(t *testing.T) {
+	differential(t, []string{"PodResize"})
+}

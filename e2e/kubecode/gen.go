@@ -115,6 +115,9 @@ var (
 	templateImmutable []string
 	// pathSegmentNamed are the kinds whose names need only be path segments.
 	pathSegmentNamed []string
+	// updatesOnly are the kinds whose every case is an update (a subresource's writes:
+	// PodResize).
+	updatesOnly []string
 )
 
 // UpdateBody is the body of c's update of stored (the server's answer to the create
@@ -178,7 +181,7 @@ func Generate(kind string, seed uint64, n int) []Case {
 		}
 		name := fmt.Sprintf("%s-%d", strings.ToLower(kind), i)
 		base := Base(kind, r, name, c.Namespace)
-		isUpdate := r.IntN(3) == 0
+		isUpdate := r.IntN(3) == 0 || slices.Contains(updatesOnly, kind)
 		body := clone(base)
 		if isUpdate {
 			c.Old = base

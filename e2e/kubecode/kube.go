@@ -81,7 +81,14 @@ var Kinds = map[string]Kind{
 	"ControllerRevision": {schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ControllerRevision"}, "controllerrevisions", controllerrevision.Strategy, nil},
 	"Pod":                {schema.GroupVersionKind{Group: "", Version: "v1", Kind: "Pod"}, "pods", pod.Strategy, []admission.MutationInterface{defaultTolerationSeconds()}},
 	"PodTemplate":        {schema.GroupVersionKind{Group: "", Version: "v1", Kind: "PodTemplate"}, "podtemplates", podtemplate.Strategy, nil},
+	// PodResize is a Pod whose updates go through pods/resize (UpdateSubresource): its
+	// creates are the Pod's (ResizeStrategy embeds the pod strategy).
+	"PodResize": {schema.GroupVersionKind{Group: "", Version: "v1", Kind: "Pod"}, "pods", pod.ResizeStrategy, []admission.MutationInterface{defaultTolerationSeconds()}},
 }
+
+// UpdateSubresource names the subresource a kind's updates are sent to, for the kinds
+// of Kinds that stand for a subresource's writes.
+var UpdateSubresource = map[string]string{"PodResize": "resize"}
 
 // defaultTolerationSeconds is kube's DefaultTolerationSeconds admission plugin with its
 // default 300 s tolerations of not-ready and unreachable nodes.

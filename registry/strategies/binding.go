@@ -157,13 +157,19 @@ func setPodCondition(status *corev1.PodStatus, c corev1.PodCondition) {
 // v1.37.2 serves beside pods/status, and of the top-level bindings: pods/binding and
 // bindings set an unscheduled pod's node; pods/eviction deletes a pod that its
 // PodDisruptionBudget lets go (eviction.go); pods/ephemeralcontainers adds ephemeral
-// containers and nothing else (pod_ephemeral.go). They replace Builtin's pod strategy with one
+// containers and nothing else (pod_ephemeral.go); pods/resize changes containers'
+// cpu and memory and nothing else (pod_resize.go); pods/exec, attach, portforward, log
+// and proxy answer what kube answers without a reachable kubelet (connect.go). They replace Builtin's pod strategy with one
 // that has the subresources' Actions, so wire them after it.
 func PodSubresources() map[scheme.GroupResource]registry.Strategy {
 	pods := podStrategy()
 	pods.Status = podStatusStrategy()
-	pods.Subresources = map[string]*registry.StrategyFor[*corev1.Pod]{"ephemeralcontainers": podEphemeralContainersStrategy()}
+	pods.Subresources = map[string]*registry.StrategyFor[*corev1.Pod]{
+		"ephemeralcontainers": podEphemeralContainersStrategy(),
+		"resize":              podResizeStrategy(), // pod_resize.go
+	}
 	pods.Actions = map[string]registry.Action{"binding": bindPod, "eviction": evictPod}
+	pods.Connectors = podConnectors() // connect.go
 	return map[scheme.GroupResource]registry.Strategy{
 		corev1.Pods:     pods,
 		corev1.Bindings: bindingStrategy(),

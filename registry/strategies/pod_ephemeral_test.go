@@ -58,14 +58,21 @@ func TestEphemeralContainers_OnlyAddedAsKube(t *testing.T) {
 			body := call(t, srv, http.MethodGet, podsPath+"/p", nil, http.StatusOK)
 			body["spec"].(map[string]any)["ephemeralContainers"] = tt.ephemeral
 			refused := call(t, srv, http.MethodPut, path, body, http.StatusUnprocessableEntity)
-			causes, _ := refused["details"].(map[string]any)["causes"].([]any)
-			for _, c := range causes {
-				c := c.(map[string]any)
-				if msg, _ := c["message"].(string); c["field"] == tt.wantField && strings.HasPrefix(msg, tt.wantMessage) {
-					return
-				}
-			}
-			t.Errorf("causes %v, want %s %q", causes, tt.wantField, tt.wantMessage)
+			expectCause(t, refused, tt.wantField, tt.wantMessage)
 		})
 	}
+}
+
+// expectCause fails t unless the 422 Status has a cause of field whose message starts
+// with message.
+func expectCause(t *testing.T, status map[string]any, field, message string) {
+	t.Helper()
+	causes, _ := status["details"].(map[string]any)["causes"].([]any)
+	for _, c := range causes {
+		c := c.(map[string]any)
+		if msg, _ := c["message"].(string); c["field"] == field && strings.HasPrefix(msg, message) {
+			return
+		}
+	}
+	t.Errorf("causes %v, want %s %q", causes, field, message)
 }

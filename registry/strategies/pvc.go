@@ -385,6 +385,6 @@ func StorageAndNodes() map[scheme.GroupResource]registry.Strategy {
 	return map[scheme.GroupResource]registry.Strategy{
 		corev1.PersistentVolumeClaims: pvcStrategy(),
 		corev1.PersistentVolumes:      pvStrategy(),
-		corev1.Nodes:                  nodeStrategy(),
+		corev1.Nodes:                  withConnector(nodeStrategy(), "proxy", nodeProxy), // connect.go
 	}
 }

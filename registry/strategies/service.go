@@ -20,7 +20,7 @@ import (
 // and every write of one warns that the kind is deprecated.
 func Services() map[scheme.GroupResource]registry.Strategy {
 	return map[scheme.GroupResource]registry.Strategy{
-		corev1.Services:          withoutGeneration(serviceStrategy()),
+		corev1.Services:          withoutGeneration(withConnector(serviceStrategy(), "proxy", serviceProxy)), // connect.go
 		corev1.EndpointsResource: withoutGeneration(endpointsStrategy()),
 	}
 }

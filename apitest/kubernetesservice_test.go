@@ -60,6 +60,11 @@ func withoutServerFields(obj map[string]any) map[string]any {
 // Service may take its cluster IP, and that a deleted one comes back with it.
 func TestControllers_KeepTheKubernetesServiceAsKubeApiserverDoes(t *testing.T) {
 	srv, do := controllersServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Controllers.WaitIdle(ctx); err != nil { // the first pass creates the Service
+		t.Fatal(err)
+	}
 	u, err := url.Parse(srv.URL)
 	if err != nil {
 		t.Fatal(err)

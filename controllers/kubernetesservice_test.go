@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/controllers"
@@ -43,6 +44,11 @@ func TestKubernetesService_EndpointsOnlyForAnAddressKubeAdvertises(t *testing.T)
 				t.Fatal(err)
 			}
 			t.Cleanup(mgr.Stop)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := mgr.WaitIdle(ctx); err != nil { // the first pass creates the Service
+				t.Fatal(err)
+			}
 			get := func(group, resource string) (map[string]any, bool) {
 				obj, err := store.Get(context.Background(), storage.Key(scheme.GroupResource{Group: group, Resource: resource}, "default", controllers.KubernetesServiceName), storage.GetOptions{})
 				if errors.Is(err, storage.ErrNotFound) {

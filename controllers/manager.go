@@ -96,8 +96,8 @@ type Manager struct {
 }
 
 // Start lists the store, ensures the default namespaces when the scheme serves
-// namespaces and the kubernetes Service when it serves services, and runs the
-// controllers until Stop or ctx ends.
+// namespaces, and runs the controllers until Stop or ctx ends; their first pass
+// creates the kubernetes Service when the scheme serves services (WaitIdle waits for it).
 func Start(ctx context.Context, opts Options) (*Manager, error) {
 	if opts.Scheme == nil || opts.Storage == nil {
 		return nil, errors.New("controllers: Options.Scheme and Options.Storage are required")
@@ -129,10 +129,11 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 			cancel()
 			return nil, fmt.Errorf("controllers: %w", err)
 		}
-		if _, err := m.ensureKubernetesService(ctx); err != nil {
-			cancel()
-			return nil, err
-		}
+		// The first pass creates it, as kube-apiserver's bootstrap controller does once
+		// the server runs: Start does not wait for the OpenAPI of core/v1 that its
+		// managedFields need (most of Start's time otherwise). Dynamic clusterIPs come
+		// from above the static band, so no Service created meanwhile takes 10.0.0.1.
+		m.kubernetesServiceGone = true
 	}
 	lr, err := m.store.List(ctx, "/", storage.ListOptions{})
 	if err != nil {

@@ -26,49 +26,55 @@ func AdmissionRegistration() map[scheme.GroupResource]registry.Strategy {
 	return m
 }
 
-// validatingWebhookConfigurationStrategy is kube's: generation 1 on create and bumped
-// when the webhooks change (reflect.DeepEqual, as kube compares them), kube's
-// ValidateValidatingWebhookConfiguration and its update form, and the reserved
-// ".static.k8s.io" suffix refused on create and warned of on update.
+// validatingWebhookConfigurationStrategy is kube's webhookConfigurationStrategy over
+// validating webhooks.
 func validatingWebhookConfigurationStrategy() registry.StrategyFor[*admissionregistrationv1.ValidatingWebhookConfiguration] {
-	type config = admissionregistrationv1.ValidatingWebhookConfiguration
-	return registry.StrategyFor[*config]{
-		RequireResourceVersion: true, // kube's AllowUnconditionalUpdate is false
-		PrepareForCreate:       func(_ context.Context, c *config) { c.Generation = 1 },
-		PrepareForUpdate: func(_ context.Context, c, old *config) {
-			bumpGenerationUnless(&c.ObjectMeta, &old.ObjectMeta, reflect.DeepEqual(c.Webhooks, old.Webhooks))
-		},
-		Validate: func(_ context.Context, c *config) validation.ErrorList {
-			errs := validateWebhookConfiguration(&c.ObjectMeta, validatingWebhooks(c.Webhooks), webhookCreateOptions)
-			return append(errs, validateStaticSuffix(c.Name)...)
-		},
-		ValidateUpdate: func(_ context.Context, c, old *config) validation.ErrorList {
-			return validateWebhookConfiguration(&c.ObjectMeta, validatingWebhooks(c.Webhooks),
-				webhookUpdateOptions(validatingWebhooks(c.Webhooks), validatingWebhooks(old.Webhooks)))
-		},
-		WarningsOnUpdate: func(_ context.Context, c, _ *config) []string { return staticSuffixWarnings(c.Name) },
-	}
+	return webhookConfigurationStrategy(func(c *admissionregistrationv1.ValidatingWebhookConfiguration) (*scheme.ObjectMeta, any, []webhook) {
+		return &c.ObjectMeta, c.Webhooks, validatingWebhooks(c.Webhooks)
+	})
 }
 
-// mutatingWebhookConfigurationStrategy is kube's, as validatingWebhookConfigurationStrategy
-// with a mutating webhook's reinvocationPolicy.
+// mutatingWebhookConfigurationStrategy is kube's webhookConfigurationStrategy over
+// mutating webhooks (with their reinvocationPolicy).
 func mutatingWebhookConfigurationStrategy() registry.StrategyFor[*admissionregistrationv1.MutatingWebhookConfiguration] {
-	type config = admissionregistrationv1.MutatingWebhookConfiguration
-	return registry.StrategyFor[*config]{
+	return webhookConfigurationStrategy(func(c *admissionregistrationv1.MutatingWebhookConfiguration) (*scheme.ObjectMeta, any, []webhook) {
+		return &c.ObjectMeta, c.Webhooks, mutatingWebhooks(c.Webhooks)
+	})
+}
+
+// webhookConfigurationStrategy is kube's strategy of either webhook configuration,
+// read through parts (its metadata, its webhooks as stored and as validation reads
+// them): generation 1 on create and bumped
+// when the webhooks change (reflect.DeepEqual, as kube compares them), kube's
+// ValidateValidatingWebhookConfiguration or ValidateMutatingWebhookConfiguration and
+// their update form, and the reserved ".static.k8s.io" suffix refused on create and
+// warned of on update.
+func webhookConfigurationStrategy[C scheme.Object](parts func(C) (meta *scheme.ObjectMeta, stored any, hooks []webhook)) registry.StrategyFor[C] {
+	return registry.StrategyFor[C]{
 		RequireResourceVersion: true, // kube's AllowUnconditionalUpdate is false
-		PrepareForCreate:       func(_ context.Context, c *config) { c.Generation = 1 },
-		PrepareForUpdate: func(_ context.Context, c, old *config) {
-			bumpGenerationUnless(&c.ObjectMeta, &old.ObjectMeta, reflect.DeepEqual(c.Webhooks, old.Webhooks))
+		PrepareForCreate: func(_ context.Context, c C) {
+			meta, _, _ := parts(c)
+			meta.Generation = 1
 		},
-		Validate: func(_ context.Context, c *config) validation.ErrorList {
-			errs := validateWebhookConfiguration(&c.ObjectMeta, mutatingWebhooks(c.Webhooks), webhookCreateOptions)
-			return append(errs, validateStaticSuffix(c.Name)...)
+		PrepareForUpdate: func(_ context.Context, c, old C) {
+			meta, stored, _ := parts(c)
+			oldMeta, oldStored, _ := parts(old)
+			bumpGenerationUnless(meta, oldMeta, reflect.DeepEqual(stored, oldStored))
 		},
-		ValidateUpdate: func(_ context.Context, c, old *config) validation.ErrorList {
-			return validateWebhookConfiguration(&c.ObjectMeta, mutatingWebhooks(c.Webhooks),
-				webhookUpdateOptions(mutatingWebhooks(c.Webhooks), mutatingWebhooks(old.Webhooks)))
+		Validate: func(_ context.Context, c C) validation.ErrorList {
+			meta, _, hooks := parts(c)
+			errs := validateWebhookConfiguration(meta, hooks, webhookCreateOptions)
+			return append(errs, validateStaticSuffix(meta.Name)...)
 		},
-		WarningsOnUpdate: func(_ context.Context, c, _ *config) []string { return staticSuffixWarnings(c.Name) },
+		ValidateUpdate: func(_ context.Context, c, old C) validation.ErrorList {
+			meta, _, hooks := parts(c)
+			_, _, oldHooks := parts(old)
+			return validateWebhookConfiguration(meta, hooks, webhookUpdateOptions(hooks, oldHooks))
+		},
+		WarningsOnUpdate: func(_ context.Context, c, _ C) []string {
+			meta, _, _ := parts(c)
+			return staticSuffixWarnings(meta.Name)
+		},
 	}
 }
 

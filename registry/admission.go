@@ -31,6 +31,10 @@ type AdmissionAttributes struct {
 	// DryRun is true when nothing will be stored (dryRun=All): plugins with side effects
 	// must not perform them.
 	DryRun bool
+	// Scheme is the Store's scheme: plugins that hand the object to someone outside the
+	// process (webhooks, CEL policies) convert it to a version with it (package
+	// conversion).
+	Scheme *scheme.Scheme
 }
 
 // MutatingAdmission may change an object before it is validated and stored. obj is the
@@ -50,7 +54,7 @@ type ValidatingAdmission interface {
 // admissionAttributes are the attributes admission sees of an operation on the object
 // name, old the stored object (internal version) or nil.
 func (o *op) admissionAttributes(ctx context.Context, verb string, operation Operation, name string, old scheme.Object) AdmissionAttributes {
-	return AdmissionAttributes{Attributes: o.attributes(ctx, verb, name), Kind: o.gvk, Operation: operation, OldObject: old, DryRun: o.rq.DryRun}
+	return AdmissionAttributes{Attributes: o.attributes(ctx, verb, name), Kind: o.gvk, Operation: operation, OldObject: old, DryRun: o.rq.DryRun, Scheme: o.s.scheme}
 }
 
 // admissionError is the answer to a write an admission plugin or a strategy's

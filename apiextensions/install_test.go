@@ -173,8 +173,13 @@ func TestInstall_WebhookStrategyCallsTheWebhookOrTheConvertFunction(t *testing.T
 	}
 
 	s := scheme.New()
-	convert := func(obj *scheme.Unstructured, to scheme.GroupVersion) error {
-		return scheme.SetNestedField(obj.Object, "converted to "+to.Version, "spec", "color")
+	convert := func(c conversion.UnstructuredConversion) error {
+		for _, obj := range c.Objects {
+			if err := scheme.SetNestedField(obj.Object, "converted to "+c.To.Version, "spec", "color"); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	if err := apiextensions.Install(s, crd, apiextensions.InstallOptions{Convert: convert}); err != nil {
 		t.Fatal(err)

@@ -93,16 +93,22 @@ type webhookConverter struct {
 	reviewVersion string // "" when the CRD names none apikit speaks
 }
 
-// convert asks the webhook to convert obj to gv and puts its answer in obj.
-func (c *webhookConverter) convert(obj *scheme.Unstructured, gv scheme.GroupVersion) error {
-	if len(obj.Object) == 2 && obj.Object["kind"] != nil && obj.Object["apiVersion"] != nil {
-		return nil // kube's nopConverter takes an object with nothing but its kind
-	}
-	src := obj.GroupVersionKind()
-	desired := gv.String()
-	if obj.GetAPIVersion() == desired {
+// convert asks the webhook to convert the objects of c, in one ConversionReview, and
+// puts its answers in them. A failure is worded as kube's webhookConverter words it,
+// for a list (c.List set) by the list's kind and the item's index.
+func (c *webhookConverter) convert(cv conversion.UnstructuredConversion) error {
+	if len(cv.Objects) == 0 {
 		return nil
 	}
+	first := cv.Objects[0]
+	if cv.List.Empty() && len(first.Object) == 2 && first.Object["kind"] != nil && first.Object["apiVersion"] != nil {
+		return nil // kube's nopConverter takes an object with nothing but its kind
+	}
+	of := first.GroupVersionKind() // what kube's messages name: the object's kind, or the list's
+	if !cv.List.Empty() {
+		of = cv.List
+	}
+	desired := cv.To.String()
 	fail := func(format string, args ...any) error {
 		return apierrors.New(500, "", fmt.Sprintf(format, args...), nil)
 	}
@@ -111,9 +117,13 @@ func (c *webhookConverter) convert(obj *scheme.Unstructured, gv scheme.GroupVers
 	}
 	reviewAPIVersion := GroupVersion.Group + "/" + c.reviewVersion
 	uid := scheme.NewUID()
+	objects := make([]any, len(cv.Objects))
+	for i, obj := range cv.Objects {
+		objects[i] = obj.Object
+	}
 	request := conversionReview{
 		APIVersion: reviewAPIVersion, Kind: "ConversionReview",
-		Request:  &conversionRequest{UID: uid, DesiredAPIVersion: desired, Objects: []any{obj.Object}},
+		Request:  &conversionRequest{UID: uid, DesiredAPIVersion: desired, Objects: objects},
 		Response: &conversionResponse{},
 	}
 	var answer conversionReview
@@ -122,32 +132,54 @@ func (c *webhookConverter) convert(obj *scheme.Unstructured, gv scheme.GroupVers
 		if errors.As(err, &ce) {
 			err = ce.Err
 		}
-		return fail("conversion webhook for %v failed: %v", src, err)
+		return fail("conversion webhook for %v failed: %v", of, err)
 	}
 	converted, err := convertedObjectsOf(c.reviewVersion, uid, &answer)
 	if err != nil {
-		return fail("conversion webhook for %v failed: %v", src, err)
+		return fail("conversion webhook for %v failed: %v", of, err)
 	}
-	if len(converted) != 1 {
-		return fail("conversion webhook for %v returned %d objects, expected %d", src, len(converted), 1)
+	if len(converted) != len(cv.Objects) {
+		return fail("conversion webhook for %v returned %d objects, expected %d", of, len(converted), len(cv.Objects))
 	}
-	out, err := decodeConverted(converted[0])
-	if err != nil {
-		return fail("%v", err)
+	// A list's failures name the item (kube's "invalid converted object at index i"),
+	// a single object's are worded apart.
+	invalidAt := "invalid converted object at index %d"
+	if cv.List.Empty() {
+		invalidAt = "invalid object at index %d"
 	}
-	if got := out.GetAPIVersion(); got != desired {
-		return fail("conversion webhook for %v returned invalid object at index 0: invalid groupVersion (expected %v, received %v)", src, desired, scheme.FromAPIVersionAndKind(got, "").GroupVersion())
+	outs := make([]*scheme.Unstructured, len(converted))
+	for i, raw := range converted {
+		in := cv.Objects[i]
+		out, err := decodeConverted(raw)
+		if err != nil {
+			if cv.List.Empty() {
+				return fail("%v", err)
+			}
+			return fail("conversion webhook for %v returned "+invalidAt+": %v", of, i, err)
+		}
+		if got := out.GetAPIVersion(); got != desired {
+			return fail("conversion webhook for %v returned "+invalidAt+": invalid groupVersion (expected %v, received %v)", of, i, desired, scheme.FromAPIVersionAndKind(got, "").GroupVersion())
+		}
+		if got, want := out.GetKind(), in.GetKind(); got != want {
+			return fail("conversion webhook for %v returned "+invalidAt+": invalid kind (expected %v, received %v)", of, i, want, got)
+		}
+		if err := sameIdentity(in, out); err != nil {
+			if cv.List.Empty() {
+				return fail("conversion webhook for %v returned invalid object: %v", of, err)
+			}
+			return fail("conversion webhook for %v returned "+invalidAt+": %v", of, i, err)
+		}
+		if err := keepLabelsAndAnnotations(in, out); err != nil {
+			if cv.List.Empty() {
+				return fail("conversion webhook for %v returned invalid metadata: %v", of, err)
+			}
+			return fail("conversion webhook for %v returned invalid metadata in object at index %d: %v", of, i, err)
+		}
+		outs[i] = out
 	}
-	if got := out.GetKind(); got != src.Kind {
-		return fail("conversion webhook for %v returned invalid object at index 0: invalid kind (expected %v, received %v)", src, src.Kind, got)
+	for i, out := range outs {
+		cv.Objects[i].Object = out.Object
 	}
-	if err := sameIdentity(obj, out); err != nil {
-		return fail("conversion webhook for %v returned invalid object: %v", src, err)
-	}
-	if err := keepLabelsAndAnnotations(obj, out); err != nil {
-		return fail("conversion webhook for %v returned invalid metadata: %v", src, err)
-	}
-	obj.Object = out.Object
 	return nil
 }
 

@@ -32,6 +32,18 @@ func ToVersion(s *scheme.Scheme, in scheme.Kinded, gv scheme.GroupVersion) (sche
 	case *scheme.UnstructuredList:
 		return unstructuredToVersion(s, u.GroupVersionKind(), gv, func() (scheme.Kinded, scheme.ObjectKind, error) {
 			c := u.DeepCopyObject().(*scheme.UnstructuredList)
+			// The items of one kind convert in one call (one ConversionReview).
+			items := make([]*scheme.Unstructured, len(c.Items))
+			for i := range c.Items {
+				items[i] = &c.Items[i]
+				if items[i].GroupVersionKind().GroupKind() != items[0].GroupVersionKind().GroupKind() {
+					items = nil
+					break
+				}
+			}
+			if items != nil {
+				return c, c, convertUnstructuredItems(s, items, gv, gv.WithKind(u.GroupVersionKind().Kind))
+			}
 			for i := range c.Items {
 				if err := convertUnstructured(s, &c.Items[i], gv); err != nil {
 					return nil, nil, err

@@ -31,12 +31,50 @@ func (s *Store) List(ctx context.Context, rq Request, opts storage.ListOptions) 
 	if err != nil {
 		return nil, s.toStatus(err, o.gr, "")
 	}
+	if items, ok, err := s.ReadItemsAs(lr.Items, o.res, o.gvk.GroupVersion(), false); err != nil {
+		return nil, err
+	} else if ok {
+		lr.Items = items
+	}
 	for i, obj := range lr.Items {
 		if lr.Items[i], err = s.ReadAs(obj, o.gvk.GroupVersion()); err != nil {
 			return nil, err
 		}
 	}
 	return lr, nil
+}
+
+// ReadItemsAs prepares the items of a list of res read at version gv for a kind whose
+// conversion converts many objects in one call (a CRD's conversion webhook, which
+// kube-apiserver sends one ConversionReview for a list): the items are coerced by the
+// schemas of their versions and converted to gv together, and ReadAs then reads each
+// of the result without converting it again. ok is false, and nothing is done, for
+// the other kinds, which ReadAs converts one by one. shared says the items are
+// storage's own (SharedAs's); the result is the caller's own either way, and items is
+// not changed.
+func (s *Store) ReadItemsAs(items []scheme.Object, res *scheme.Resource, gv scheme.GroupVersion, shared bool) (_ []scheme.Object, ok bool, err error) {
+	if len(items) == 0 {
+		return nil, false, nil
+	}
+	first, isU := items[0].(*scheme.Unstructured)
+	if !isU || !conversion.HasUnstructuredConverter(s.scheme, first.GroupVersionKind().GroupKind()) {
+		return nil, false, nil
+	}
+	owned := make([]scheme.Object, len(items))
+	for i, obj := range items {
+		if shared {
+			obj = s.Unshared(obj)
+		}
+		if err := s.coerceRead(obj); err != nil {
+			return nil, true, err
+		}
+		owned[i] = obj
+	}
+	out, ok, err := conversion.ItemsToVersion(s.scheme, owned, gv, res.ListKind)
+	if !ok {
+		return nil, false, nil
+	}
+	return out, true, err
 }
 
 // Watch follows the objects of rq's resource in rq's namespace (or the one object

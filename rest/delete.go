@@ -118,6 +118,12 @@ func (rq *request) deleteCollection() {
 		rq.fail(err)
 		return
 	}
+	if items, ok, err := rq.h.reg.ReadItemsAs(done, rq.res, rq.gv, false); err != nil {
+		rq.fail(err)
+		return
+	} else if ok {
+		done = items // converted in one call, as respondList converts a list's
+	}
 	list, err := rq.newList(done)
 	if err != nil {
 		rq.fail(err)

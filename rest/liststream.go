@@ -39,6 +39,16 @@ func (h *Handler) listToSend(ctx context.Context, prefix string, opts storage.Li
 // curl and browsers, as kube-apiserver does) is indented as it streams. shared says the
 // items are the store's own objects (listToSend), read here without being modified.
 func (rq *request) respondList(lr *storage.ListResult, shared bool) {
+	// A kind converted many objects at a time (a CRD's conversion webhook) converts the
+	// list's items in one call, before they are read one by one.
+	if items, ok, err := rq.h.reg.ReadItemsAs(lr.Items, rq.res, rq.gv, shared); err != nil {
+		rq.fail(err)
+		return
+	} else if ok {
+		converted := *lr
+		converted.Items = items
+		lr, shared = &converted, false
+	}
 	whole := func() {
 		objs := lr.Items
 		if shared {

@@ -146,6 +146,21 @@ func TestCRD_ConversionWebhookServesEveryVersionAndItsFailureIsKubes500(t *testi
 	if code, _ := s.do("GET", v1, ""); code != http.StatusOK || calls.Load() != before {
 		t.Errorf("a read in the storage version called the webhook (%d calls; %d)", calls.Load()-before, code)
 	}
+	// A list is one review, whatever its length, as kube-apiserver sends it.
+	for _, name := range []string{"l1", "l2", "l3"} {
+		if code, got := s.do("POST", v1, `{"apiVersion":"tools.example.com/v1","kind":"Gadget","metadata":{"name":"`+name+`"},"spec":{"color":"grey"}}`); code != http.StatusCreated {
+			t.Fatalf("create %s in v1: %d %v", name, code, got)
+		}
+	}
+	before = calls.Load()
+	if code, list := s.do("GET", v2, ""); code != http.StatusOK || len(list["items"].([]any)) != 4 || calls.Load()-before != 1 {
+		t.Errorf("a list of 4 in v2: %d, %d webhook calls, want 200 and 1", code, calls.Load()-before)
+	}
+	for _, name := range []string{"l1", "l2", "l3"} {
+		if code, _ := s.do("DELETE", v1+"/"+name, ""); code != http.StatusOK {
+			t.Fatalf("delete %s: %d", name, code)
+		}
+	}
 
 	// A lying webhook: every read and write that needs it is kube's 500; nothing is stored.
 	mode.Store("lie")
@@ -155,9 +170,8 @@ func TestCRD_ConversionWebhookServesEveryVersionAndItsFailureIsKubes500(t *testi
 		{"a create in v2", "POST", v2, `{"apiVersion":"tools.example.com/v2","kind":"Gadget","metadata":{"name":"b"},"spec":{"colour":"blue"}}`,
 			`conversion webhook for tools.example.com/v2, Kind=Gadget failed: expected response.uid="`},
 		{"a get in v2", "GET", v2 + "/a", "", `conversion webhook for tools.example.com/v1, Kind=Gadget failed: expected response.uid="`},
-		// kube converts a list in one review and names the list kind (GadgetList); apikit
-		// converts its items one by one.
-		{"a list in v2", "GET", v2, "", `conversion webhook for tools.example.com/v1, Kind=Gadget`},
+		// A list is converted in one review, which kube's message names by the list kind.
+		{"a list in v2", "GET", v2, "", `conversion webhook for tools.example.com/v2, Kind=GadgetList failed: expected response.uid="`},
 		{"an update in v2", "PUT", v2 + "/a", `{"apiVersion":"tools.example.com/v2","kind":"Gadget","metadata":{"name":"a"},"spec":{"colour":"green"}}`,
 			`conversion webhook for tools.example.com/v`},
 	} {

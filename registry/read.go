@@ -2,7 +2,13 @@ package registry
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
 	"sync"
+
+	"github.com/apikit-dev/apikit/apierrors"
 
 	"github.com/apikit-dev/apikit/conversion"
 
@@ -19,7 +25,22 @@ func (s *Store) Get(ctx context.Context, rq Request, name string, opts storage.G
 	if err != nil {
 		return nil, s.toStatus(err, o.gr, name)
 	}
-	return s.ReadAs(obj, o.gvk.GroupVersion())
+	return s.ReadGotAs(obj, o.gvk.GroupVersion())
+}
+
+// ReadGotAs is ReadAs for the object of a GET. kube-apiserver converts a custom
+// resource while decoding it from storage, so a conversion webhook that fails a GET
+// is its storage's 500 InternalError ("StorageError: corrupt object ...: object not
+// decodable: conversion webhook for ... failed: ..."), while a list, a watch or a
+// write that fails to convert is the webhook's plain 500. The message is kube's
+// without the storage key and revisions it names.
+func (s *Store) ReadGotAs(obj scheme.Object, gv scheme.GroupVersion) (scheme.Object, error) {
+	out, err := s.ReadAs(obj, gv)
+	var st *scheme.Status
+	if err != nil && errors.As(err, &st) && st.Code == http.StatusInternalServerError && st.Reason == "" {
+		return nil, apierrors.NewInternalError(fmt.Errorf("StorageError: corrupt object, Code: 7, AdditionalErrorMsg: object not decodable: %s", st.Message))
+	}
+	return out, err
 }
 
 // List reads the objects of rq's resource in rq's namespace (every namespace when it is

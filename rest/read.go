@@ -22,7 +22,7 @@ func (rq *request) get() {
 		rq.fail(err)
 		return
 	}
-	out, err := rq.h.reg.ReadAs(obj, rq.gv)
+	out, err := rq.h.reg.ReadGotAs(obj, rq.gv)
 	if err != nil {
 		rq.fail(err)
 		return

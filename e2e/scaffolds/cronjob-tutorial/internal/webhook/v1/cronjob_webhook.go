@@ -30,7 +30,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	batchv1 "tutorial.kubebuilder.io/project/api/v1"
+	batchv1 "github.com/apikit-dev/apikit/e2e/scaffolds/cronjob-tutorial/api/v1"
 )
 
 // +kubebuilder:docs-gen:collapse=Imports

@@ -199,11 +199,15 @@ func (o *WebhookInstallOptions) Install(config *rest.Config) error {
 			return err
 		}
 	}
+	objs := o.configurations()
+	if len(objs) == 0 {
+		return nil
+	}
 	c, err := client.New(config, client.Options{})
 	if err != nil {
 		return fmt.Errorf("envtest: %w", err)
 	}
-	for _, obj := range o.configurations() {
+	for _, obj := range objs {
 		if err := createOrUpdate(c, obj); err != nil {
 			return err
 		}

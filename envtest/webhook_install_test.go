@@ -304,3 +304,45 @@ func TestStart_TheConversionOfOtherCRDsIsRemovedUnlessIgnoreSchemeConvertible(t 
 		})
 	}
 }
+
+func TestPrepWithoutInstalling_ReadsTheWebhookConfigurationsOfManifestsOnly(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	beta := write("beta.yaml", "apiVersion: admissionregistration.k8s.io/v1beta1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: old\n")
+	notYAML := write("hooks.txt", "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: txt\n")
+	broken := write("broken.json", "{")
+	manifests := filepath.Join("testdata", "webhook", "manifests.yaml")
+	tests := []struct {
+		name                 string
+		paths                []string
+		mutating, validating int
+		wantErr              string
+	}{
+		{"a directory's configurations; its Service, kustomization and README are skipped", []string{filepath.Join("testdata", "webhook")}, 1, 1, ""},
+		{"a file", []string{manifests}, 1, 1, ""},
+		{"a named file that is not .yaml, .yml or .json is skipped", []string{notYAML}, 0, 0, ""},
+		{"a configuration of another version is refused", []string{beta}, 0, 0, "only v1 is supported right now for ValidatingWebhookConfiguration (name: old)"},
+		{"a document that is not YAML", []string{broken}, 0, 0, "broken.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := &envtest.WebhookInstallOptions{Paths: tt.paths}
+			err := o.PrepWithoutInstalling()
+			t.Cleanup(func() { _ = o.Cleanup() })
+			switch {
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("PrepWithoutInstalling = %v, want an error with %q", err, tt.wantErr)
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("PrepWithoutInstalling = %v", err)
+			case tt.wantErr == "" && (len(o.MutatingWebhooks) != tt.mutating || len(o.ValidatingWebhooks) != tt.validating):
+				t.Errorf("%d mutating and %d validating configurations, want %d and %d", len(o.MutatingWebhooks), len(o.ValidatingWebhooks), tt.mutating, tt.validating)
+			}
+		})
+	}
+}

@@ -38,8 +38,8 @@ import (
 // certificate directory.
 type WebhookInstallOptions struct {
 	// Paths are files and directories of webhook manifests (YAML, several documents a
-	// file, or JSON); a directory's .yaml, .yml and .json files are read, not its
-	// subdirectories. Their MutatingWebhookConfigurations and
+	// file, or JSON); only .yaml, .yml and .json files are read, and of a directory not
+	// its subdirectories. Their MutatingWebhookConfigurations and
 	// ValidatingWebhookConfigurations (admissionregistration.k8s.io/v1 only) are added to
 	// MutatingWebhooks and ValidatingWebhooks; other documents (a Service, a kustomization)
 	// are skipped.
@@ -382,12 +382,15 @@ func (o *WebhookInstallOptions) readPaths() error {
 			}
 			files = files[:0]
 			for _, e := range entries {
-				if !e.IsDir() && slices.Contains([]string{".json", ".yaml", ".yml"}, filepath.Ext(e.Name())) {
+				if !e.IsDir() {
 					files = append(files, filepath.Join(p, e.Name()))
 				}
 			}
 		}
 		for _, f := range files {
+			if !slices.Contains([]string{".json", ".yaml", ".yml"}, filepath.Ext(f)) {
+				continue // as controller-runtime, a named file too
+			}
 			if err := o.readManifest(f); err != nil {
 				return fmt.Errorf("envtest: reading webhooks of %s: %w", f, err)
 			}

@@ -20,7 +20,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	examplecomv1alpha1 "sigs.k8s.io/kubebuilder/testdata/project-v4-with-plugins/api/v1alpha1"
+	examplecomv1alpha1 "github.com/apikit-dev/apikit/e2e/scaffolds/kubebuilder/api/v1alpha1"
 	// TODO (user): Add any additional imports if needed
 )
 

@@ -98,9 +98,14 @@ type CRDInstallOptions struct {
 // adminUser is the user of Config, as controller-runtime's envtest provisions it.
 var adminUser = User{Name: "admin", Groups: []string{"system:masters"}}
 
-// Start starts the server with the CRDs installed and established, and returns the
-// admin's configuration (also left in Config). QPS and Burst are high, as
-// controller-runtime sets them, since the server is the test's own.
+// Start starts the server with the CRDs installed and established and the webhook
+// configurations of WebhookInstallOptions created, and returns the admin's
+// configuration (also left in Config). Before the server starts, it prepares
+// WebhookInstallOptions (a free port, a certificate in a new LocalServingCertDir) and
+// points the conversion of the CRDs at that address, as controller-runtime does, so a
+// suite then starts its webhook server there; Start does not wait for that server. A
+// failed Start stops what it started and removes the certificate directory. QPS and
+// Burst are high, as controller-runtime sets them, since the server is the test's own.
 func (te *Environment) Start() (*rest.Config, error) {
 	te.mu.Lock()
 	defer te.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -73,15 +74,17 @@ func shapeCRD(url string, caBundle []byte) *apiextensionsv1.CustomResourceDefini
 	}
 }
 
+// A CRD that a client creates keeps its conversion webhook (Start gives the CRDs it
+// installs controller-runtime's: see TestStart_PointsTheConversionOfConvertibleCRDsAtTheWebhookServer).
 func TestStart_ServesAMultiVersionCRDThroughItsConversionWebhook(t *testing.T) {
 	hook := httptest.NewTLSServer(shapeConverter(t))
 	defer hook.Close()
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hook.Certificate().Raw})
-	cfg := startEnv(t, &envtest.Environment{CRDs: []*apiextensionsv1.CustomResourceDefinition{shapeCRD(hook.URL+"/convert", ca)}})
-	c := newClient(t, cfg)
+	cfg := startEnv(t, &envtest.Environment{})
+	c := crdClient(t, cfg)
 	ctx := context.Background()
-	v1 := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Shape"}
-	v2 := schema.GroupVersionKind{Group: "example.com", Version: "v2", Kind: "Shape"}
+	createEstablished(t, c, shapeCRD(hook.URL+"/convert", ca))
+	v1, v2 := shapeV1, shapeV2
 
 	if err := c.Create(ctx, object(v2, "default", "triangle", map[string]any{"edges": int64(3)})); err != nil {
 		t.Fatalf("create in v2: %v", err)
@@ -105,4 +108,26 @@ func TestStart_ServesAMultiVersionCRDThroughItsConversionWebhook(t *testing.T) {
 	if n, _, _ := unstructured.NestedInt64(list.Items[0].Object, "spec", "edges"); n != 3 || list.Items[0].GetAPIVersion() != "example.com/v2" {
 		t.Errorf("the v2 item = %v, want spec.edges 3", list.Items[0].Object)
 	}
+}
+
+// createEstablished creates crd and waits until it is established.
+func createEstablished(t *testing.T, c client.Client, crd *apiextensionsv1.CustomResourceDefinition) {
+	t.Helper()
+	ctx := context.Background()
+	if err := c.Create(ctx, crd); err != nil {
+		t.Fatalf("create CRD %s: %v", crd.Name, err)
+	}
+	for range 500 {
+		got := &apiextensionsv1.CustomResourceDefinition{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(crd), got); err != nil {
+			t.Fatalf("get CRD %s: %v", crd.Name, err)
+		}
+		for _, cond := range got.Status.Conditions {
+			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("CRD %s is not established", crd.Name)
 }

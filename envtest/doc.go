@@ -34,5 +34,25 @@
 // whose type is internal to controller-runtime, is not there. UseExistingCluster (and
 // the USE_EXISTING_CLUSTER variable) is refused: there is no cluster to connect to.
 // A CRD with conversion strategy Webhook calls its webhook (by URL; a Service is not
-// reached); admission webhooks (WebhookInstallOptions) are not served.
+// reached).
+//
+// WebhookInstallOptions work as in controller-runtime: Start picks a free port, writes
+// a certificate and key to LocalServingCertDir, points the webhook configurations of
+// Paths, MutatingWebhooks and ValidatingWebhooks (and the conversion webhook of each CRD
+// whose kind the Scheme converts through a hub) at https://LocalServingHost:LocalServingPort,
+// and creates the configurations; the suite starts its manager's webhook server there,
+// as kubebuilder's webhook_suite_test.go does:
+//
+//	testEnv = &envtest.Environment{
+//		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "..", "config", "crd", "bases")},
+//		WebhookInstallOptions: envtest.WebhookInstallOptions{
+//			Paths: []string{filepath.Join("..", "..", "..", "config", "webhook")},
+//		},
+//	}
+//	cfg, err = testEnv.Start()
+//	...
+//	o := &testEnv.WebhookInstallOptions
+//	mgr, err := ctrl.NewManager(cfg, ctrl.Options{WebhookServer: webhook.NewServer(webhook.Options{
+//		Host: o.LocalServingHost, Port: o.LocalServingPort, CertDir: o.LocalServingCertDir,
+//	})})
 package envtest

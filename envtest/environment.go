@@ -14,6 +14,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/apikit-dev/apikit/apitest"
@@ -25,9 +26,13 @@ import (
 // methods of controller-runtime's envtest.Environment that tests use. Set the fields,
 // call Start, and Stop when done.
 type Environment struct {
-	// Scheme is accepted for compatibility and not used: controller-runtime uses it
-	// only to point the conversion webhooks of CRDs at a local webhook server, which
-	// this package does not run. The server knows its kinds from the CRDs.
+	// Scheme decides which CRDs convert through the test's webhook server: Start points
+	// the conversion webhook of each CRD whose kind is convertible in it (a Hub and its
+	// spokes, as controller-runtime's conversion package has them) at
+	// WebhookInstallOptions' server, and removes it from the others (see
+	// WebhookInstallOptions.IgnoreSchemeConvertible). Start sets it to client-go's
+	// scheme.Scheme when nil, as controller-runtime does. The server itself knows its
+	// kinds from the CRDs.
 	Scheme *runtime.Scheme
 
 	// Config is the admin's client configuration, set by Start (an https URL, the
@@ -36,6 +41,10 @@ type Environment struct {
 
 	// KubeConfig is a kubeconfig equivalent to Config, set by Start unless already set.
 	KubeConfig []byte
+
+	// WebhookInstallOptions are the admission webhook configurations Start installs, and
+	// the address and certificate of the webhook server the suite runs.
+	WebhookInstallOptions WebhookInstallOptions
 
 	// CRDInstallOptions are the CRDs to install, merged with CRDDirectoryPaths, CRDs
 	// and ErrorIfCRDPathMissing.
@@ -89,9 +98,14 @@ type CRDInstallOptions struct {
 // adminUser is the user of Config, as controller-runtime's envtest provisions it.
 var adminUser = User{Name: "admin", Groups: []string{"system:masters"}}
 
-// Start starts the server with the CRDs installed and established, and returns the
-// admin's configuration (also left in Config). QPS and Burst are high, as
-// controller-runtime sets them, since the server is the test's own.
+// Start starts the server with the CRDs installed and established and the webhook
+// configurations of WebhookInstallOptions created, and returns the admin's
+// configuration (also left in Config). Before the server starts, it prepares
+// WebhookInstallOptions (a free port, a certificate in a new LocalServingCertDir) and
+// points the conversion of the CRDs at that address, as controller-runtime does, so a
+// suite then starts its webhook server there; Start does not wait for that server. A
+// failed Start stops what it started and removes the certificate directory. QPS and
+// Burst are high, as controller-runtime sets them, since the server is the test's own.
 func (te *Environment) Start() (*rest.Config, error) {
 	te.mu.Lock()
 	defer te.mu.Unlock()
@@ -101,8 +115,34 @@ func (te *Environment) Start() (*rest.Config, error) {
 	if err := te.refuseExistingCluster(); err != nil {
 		return nil, err
 	}
+	if te.Scheme == nil {
+		te.Scheme = clientgoscheme.Scheme
+	}
+	cfg, err := te.start()
+	if err != nil {
+		// Like a failed Start of controller-runtime, but stopping what was started.
+		if te.srv != nil {
+			_ = te.srv.Close()
+			te.srv, te.users = nil, nil
+		}
+		_ = te.WebhookInstallOptions.Cleanup()
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// start does Start's work: the webhook server's port and certificate first, as the CRDs'
+// conversion webhooks point there, then the server with the CRDs, then the webhook
+// configurations.
+func (te *Environment) start() (*rest.Config, error) {
+	if err := te.WebhookInstallOptions.PrepWithoutInstalling(); err != nil {
+		return nil, err
+	}
 	crds, err := te.loadCRDs()
 	if err != nil {
+		return nil, err
+	}
+	if err := pointConversionAtWebhookServer(crds, te.Scheme, &te.WebhookInstallOptions); err != nil {
 		return nil, err
 	}
 	s, strategies, plugins, err := coreKinds()
@@ -121,6 +161,7 @@ func (te *Environment) Start() (*rest.Config, error) {
 		TLS:         true,
 		Token:       adminToken,
 		CRDs:        crds,
+		CRDAPI:      true, // as on kube-apiserver, even without CRDs to install
 		Controllers: true,
 	})
 	if err != nil {
@@ -131,14 +172,21 @@ func (te *Environment) Start() (*rest.Config, error) {
 	if len(te.KubeConfig) == 0 {
 		te.KubeConfig = srv.Kubeconfig
 	}
+	if err := te.WebhookInstallOptions.Install(te.Config); err != nil {
+		return nil, err
+	}
 	return te.Config, nil
 }
 
-// Stop stops the controllers and the server, which forgets everything it stored.
-// Stopping an environment that is not started does nothing.
+// Stop removes the webhook certificate directory (WebhookInstallOptions.Cleanup) and
+// stops the controllers and the server, which forgets everything it stored. Stopping an
+// environment that is not started only does the former.
 func (te *Environment) Stop() error {
 	te.mu.Lock()
 	defer te.mu.Unlock()
+	if err := te.WebhookInstallOptions.Cleanup(); err != nil {
+		return fmt.Errorf("envtest: %w", err)
+	}
 	if te.srv == nil {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -121,7 +122,7 @@ func New(name string, cc ClientConfig, opts Options) (*Client, error) {
 		}
 		serverName := svc.Name + "." + svc.Namespace + ".svc"
 		host := net.JoinHostPort(serverName, strconv.Itoa(int(svc.Port)))
-		c.endpoint = &url.URL{Scheme: "https", Host: host, Path: svc.Path}
+		c.endpoint = &url.URL{Scheme: "https", Host: host, Path: path.Join("/", svc.Path)}
 		tlsConfig.ServerName = serverName
 		if opts.Resolver == nil {
 			c.unreachable = &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: serverName, IsNotFound: true}}
@@ -145,7 +146,9 @@ func New(name string, cc ClientConfig, opts Options) (*Client, error) {
 		if err != nil {
 			return nil, &CallError{Webhook: name, Err: fmt.Errorf("Unparsable URL: %v", err)}
 		}
-		c.endpoint = &url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}
+		// client-go joins the path ("//validate-x" is /validate-x, as controller-runtime's
+		// envtest writes it), and so kube-apiserver sends it.
+		c.endpoint = &url.URL{Scheme: u.Scheme, Host: u.Host, Path: path.Join("/", u.Path)}
 	default:
 		return nil, &CallError{Webhook: name, Err: errors.New("webhook configuration must have either service or URL")}
 	}

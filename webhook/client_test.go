@@ -93,6 +93,8 @@ func TestCall_AnswersOrFailsAsKubeApiserversWebhookClient(t *testing.T) {
 	}{
 		{name: "answers with kube's timeout parameter and JSON", cc: webhook.ClientConfig{URL: srv.URL + "/echo", CABundle: caOf(srv)},
 			want: "timeout=30s application/json " + srvURL.Host},
+		{name: "the path is joined as client-go joins it", cc: webhook.ClientConfig{URL: srv.URL + "//echo/", CABundle: caOf(srv)},
+			want: "timeout=30s application/json " + srvURL.Host},
 		{name: "a service is dialled at the resolved address and verified under its own name", cc: webhook.ClientConfig{Service: &webhook.ServiceReference{Namespace: "ns", Name: "svc", Path: "/echo", Port: 8443}, CABundle: caOf(srv)},
 			opts:    webhook.Options{Resolver: func(ns, name string, port int32) (*url.URL, error) { return srvURL, nil }},
 			wantErr: `Post "https://svc.ns.svc:8443/echo?timeout=30s": tls: failed to verify certificate: x509: certificate is valid for example.com, *.example.com, not svc.ns.svc`},

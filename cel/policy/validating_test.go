@@ -1,0 +1,197 @@
+package policy_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/apikit-dev/apikit/apitest"
+	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/cel/policy"
+	"github.com/apikit-dev/apikit/registry"
+	"github.com/apikit-dev/apikit/registry/admission"
+	"github.com/apikit-dev/apikit/registry/strategies"
+	"github.com/apikit-dev/apikit/rest"
+	"github.com/apikit-dev/apikit/scheme"
+)
+
+type obj = map[string]any
+
+type response struct {
+	code     int
+	body     obj
+	warnings []string
+}
+
+func newServer(t *testing.T) *apitest.Server {
+	t.Helper()
+	s := scheme.New()
+	if err := builtin.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	p := admission.Builtin()
+	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin(),
+		MutatingAdmission: p.Mutating, ValidatingAdmission: append(append([]registry.ValidatingAdmission{}, p.Validating...), policy.NewValidating())}})
+	expect(t, srv, http.MethodPost, "/api/v1/namespaces", obj{"metadata": obj{"name": "ns", "labels": obj{"env": "test"}}}, http.StatusCreated)
+	return srv
+}
+
+func send(t *testing.T, srv *apitest.Server, method, path string, body any) response {
+	t.Helper()
+	var in io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, srv.URL+path, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	r := response{code: resp.StatusCode}
+	if err := json.NewDecoder(resp.Body).Decode(&r.body); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range resp.Header.Values("Warning") {
+		text := strings.TrimSuffix(strings.TrimPrefix(w, `299 - "`), `"`)
+		r.warnings = append(r.warnings, strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(text))
+	}
+	return r
+}
+
+func expect(t *testing.T, srv *apitest.Server, method, path string, body any, want int) obj {
+	t.Helper()
+	r := send(t, srv, method, path, body)
+	if r.code != want {
+		t.Fatalf("%s %s: %d, want %d: %v", method, path, r.code, want, r.body)
+	}
+	return r.body
+}
+
+const (
+	policies = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies"
+	bindings = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings"
+	cms      = "/api/v1/namespaces/ns/configmaps"
+)
+
+func configMapRules() []any {
+	return []any{obj{"apiGroups": []any{""}, "apiVersions": []any{"v1"}, "operations": []any{"CREATE", "UPDATE"}, "resources": []any{"configmaps"}}}
+}
+
+func vap(name string, spec obj) obj {
+	if _, ok := spec["matchConstraints"]; !ok {
+		spec["matchConstraints"] = obj{"resourceRules": configMapRules()}
+	}
+	return obj{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy", "metadata": obj{"name": name}, "spec": spec}
+}
+
+func binding(name, policyName string, spec obj) obj {
+	spec["policyName"] = policyName
+	if _, ok := spec["validationActions"]; !ok {
+		spec["validationActions"] = []any{"Deny"}
+	}
+	return obj{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding", "metadata": obj{"name": name}, "spec": spec}
+}
+
+func configMap(name string, data obj) obj {
+	return obj{"apiVersion": "v1", "kind": "ConfigMap", "metadata": obj{"name": name}, "data": data}
+}
+
+// TestValidating_KubesDecisionsAndTexts holds kube's answers: a failed validation
+// denies with 422 Invalid and kube's message (the validation's message,
+// messageExpression or expression), a validation's reason sets the code, Warn adds
+// kube's warning and stores, matchConditions skip, params come from the binding's
+// paramRef, and the policy resources themselves are exempt.
+func TestValidating_KubesDecisionsAndTexts(t *testing.T) {
+	srv := newServer(t)
+	expect(t, srv, http.MethodPost, policies, vap("no-bad", obj{
+		"matchConditions": []any{obj{"name": "not-skipped", "expression": "!has(object.metadata.labels) || !('skip' in object.metadata.labels)"}},
+		"validations": []any{
+			obj{"expression": "!has(object.data) || !('bad' in object.data)"},
+			obj{"expression": "!has(object.data) || !('worse' in object.data)", "message": "no worse", "reason": "Forbidden"},
+			obj{"expression": "!has(object.data) || !('dyn' in object.data)", "messageExpression": "'dyn is ' + object.data.dyn"},
+		}}), http.StatusCreated)
+	expect(t, srv, http.MethodPost, bindings, binding("no-bad-b", "no-bad", obj{}), http.StatusCreated)
+
+	r := send(t, srv, http.MethodPost, cms, configMap("c1", obj{"bad": "x"}))
+	wantMsg := `configmaps "c1" is forbidden: ValidatingAdmissionPolicy 'no-bad' with binding 'no-bad-b' denied request: failed expression: !has(object.data) || !('bad' in object.data)`
+	if r.code != 422 || r.body["reason"] != "Invalid" || r.body["message"] != wantMsg {
+		t.Errorf("bad: %d %v", r.code, r.body)
+	}
+	r = send(t, srv, http.MethodPost, cms, configMap("c2", obj{"worse": "x"}))
+	if r.code != 403 || r.body["reason"] != "Forbidden" || !strings.HasSuffix(r.body["message"].(string), "denied request: no worse") {
+		t.Errorf("worse: %d %v", r.code, r.body)
+	}
+	r = send(t, srv, http.MethodPost, cms, configMap("c3", obj{"dyn": "here"}))
+	if r.code != 422 || !strings.HasSuffix(r.body["message"].(string), "denied request: dyn is here") {
+		t.Errorf("messageExpression: %d %v", r.code, r.body)
+	}
+	skipped := configMap("c4", obj{"bad": "x"})
+	skipped["metadata"].(obj)["labels"] = obj{"skip": "yes"}
+	expect(t, srv, http.MethodPost, cms, skipped, http.StatusCreated)
+	expect(t, srv, http.MethodPost, cms, configMap("c5", obj{"good": "x"}), http.StatusCreated)
+
+	// Warn instead of Deny: the write is stored, with kube's warning.
+	expect(t, srv, http.MethodDelete, bindings+"/no-bad-b", nil, http.StatusOK)
+	expect(t, srv, http.MethodPost, bindings, binding("no-bad-b", "no-bad", obj{"validationActions": []any{"Warn"}}), http.StatusCreated)
+	r = send(t, srv, http.MethodPost, cms, configMap("c6", obj{"bad": "x"}))
+	wantWarn := "Validation failed for ValidatingAdmissionPolicy 'no-bad' with binding 'no-bad-b': failed expression: !has(object.data) || !('bad' in object.data)"
+	if r.code != 201 || len(r.warnings) != 1 || r.warnings[0] != wantWarn {
+		t.Errorf("warn: %d %q %v", r.code, r.warnings, r.body)
+	}
+
+	// A policy may not lock the policy resources.
+	expect(t, srv, http.MethodPost, policies, vap("all", obj{
+		"matchConstraints": obj{"resourceRules": []any{obj{"apiGroups": []any{"*"}, "apiVersions": []any{"*"}, "operations": []any{"*"}, "resources": []any{"*"}}}},
+		"validations":      []any{obj{"expression": "false"}}}), http.StatusCreated)
+	expect(t, srv, http.MethodPost, bindings, binding("all-b", "all", obj{}), http.StatusCreated)
+	expect(t, srv, http.MethodDelete, bindings+"/all-b", nil, http.StatusOK)
+}
+
+// TestValidating_Params holds paramKind and paramRef: the param's data are params,
+// a missing param is allowed or denied by parameterNotFoundAction, and a paramKind
+// no resource serves is the policy's configuration error.
+func TestValidating_Params(t *testing.T) {
+	srv := newServer(t)
+	expect(t, srv, http.MethodPost, policies, vap("max-keys", obj{
+		"paramKind":   obj{"apiVersion": "v1", "kind": "ConfigMap"},
+		"validations": []any{obj{"expression": "!has(object.data) || size(object.data) <= int(params.data.max)", "messageExpression": "'at most ' + params.data.max + ' keys'"}},
+		"matchConstraints": obj{"resourceRules": configMapRules(), "objectSelector": obj{"matchExpressions": []any{
+			obj{"key": "param", "operator": "DoesNotExist"}}}}}), http.StatusCreated)
+	expect(t, srv, http.MethodPost, bindings, binding("max-keys-b", "max-keys", obj{"paramRef": obj{"name": "limits", "parameterNotFoundAction": "Deny"}}), http.StatusCreated)
+
+	r := send(t, srv, http.MethodPost, cms, configMap("c1", obj{"a": "1"}))
+	want := `configmaps "c1" is forbidden: ValidatingAdmissionPolicy 'max-keys' with binding 'max-keys-b' denied request: failed to configure binding: no params found for policy binding with ` + "`Deny`" + ` parameterNotFoundAction`
+	if r.code != 422 || r.body["message"] != want {
+		t.Errorf("no param: %d %v", r.code, r.body)
+	}
+	limits := configMap("limits", obj{"max": "1"})
+	limits["metadata"].(obj)["labels"] = obj{"param": "yes"}
+	expect(t, srv, http.MethodPost, cms, limits, http.StatusCreated)
+	expect(t, srv, http.MethodPost, cms, configMap("c1", obj{"a": "1"}), http.StatusCreated)
+	r = send(t, srv, http.MethodPost, cms, configMap("c2", obj{"a": "1", "b": "2"}))
+	if r.code != 422 || !strings.HasSuffix(r.body["message"].(string), "denied request: at most 1 keys") {
+		t.Errorf("over the param: %d %v", r.code, r.body)
+	}
+
+	expect(t, srv, http.MethodPost, policies, vap("unknown-param", obj{
+		"paramKind":   obj{"apiVersion": "example.com/v1", "kind": "Nothing"},
+		"validations": []any{obj{"expression": "true"}}}), http.StatusCreated)
+	expect(t, srv, http.MethodPost, bindings, binding("unknown-param-b", "unknown-param", obj{"paramRef": obj{"name": "x", "parameterNotFoundAction": "Allow"}}), http.StatusCreated)
+	r = send(t, srv, http.MethodPost, cms, configMap("c3", nil))
+	want = `configmaps "c3" is forbidden: ValidatingAdmissionPolicy 'unknown-param' denied request: failed to configure policy: failed to find resource referenced by paramKind: 'example.com/v1, Kind=Nothing'`
+	if r.code != 422 || r.body["message"] != want {
+		t.Errorf("unknown paramKind: %d %v", r.code, r.body)
+	}
+}

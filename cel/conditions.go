@@ -96,7 +96,7 @@ func (m *conditionMatcher) Match(ctx context.Context, in admission.ConditionInpu
 		return admission.MatchResult{Err: err}
 	}
 	va := kubeadmission.Attributes(req, in.Object, in.OldObject, &in.User)
-	results, _, err := m.eval.ForInput(ctx, va, req, plugincel.OptionalVariableBindings{Authorizer: kubeadmission.Authorizer{A: in.Authorizer}}, nil, celconfig.RuntimeCELCostBudgetMatchConditions)
+	results, _, err := m.eval.ForInput(ctx, va, req, plugincel.OptionalVariableBindings{Authorizer: kubeadmission.Authorizer{A: in.Authorizer, Ctx: ctx}}, nil, celconfig.RuntimeCELCostBudgetMatchConditions)
 	if err != nil {
 		return admission.MatchResult{Err: err}
 	}

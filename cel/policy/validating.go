@@ -190,7 +190,7 @@ type denied struct {
 func (v *Validating) dispatch(ctx context.Context, w *write, policies []*compiledPolicy, bindings map[string][]*admissionregistrationv1.ValidatingAdmissionPolicyBinding) error {
 	var denials []denied
 	var failures []validationFailure
-	az := admissionauthorizer.NewCachingAuthorizer(kubeadmission.Authorizer{A: v.Authorizer})
+	az := admissionauthorizer.NewCachingAuthorizer(kubeadmission.Authorizer{A: v.Authorizer, Ctx: ctx})
 	configError := func(p *compiledPolicy, binding string, err error) {
 		if p.validator.failurePolicy == admissionregistrationv1.Ignore {
 			return

@@ -32,9 +32,12 @@ func UserInfo(u *authn.User) user.Info {
 
 // Authorizer answers kube's authorizer questions (the CEL `authorizer` variable's
 // checks) with an apikit Authorizer: A when set, else the one of the request's
-// context (authz.WithAuthorizer), which fails closed without one.
+// context Ctx (authz.WithAuthorizer), which fails closed without one. kube's CEL
+// library asks with a context of its own (context.TODO), so the request's is kept
+// here.
 type Authorizer struct {
-	A authz.Authorizer
+	A   authz.Authorizer
+	Ctx context.Context
 }
 
 var _ authorizer.UnconditionalAuthorizer = Authorizer{}
@@ -55,6 +58,9 @@ func (a Authorizer) Authorize(ctx context.Context, attrs authorizer.Attributes) 
 	}
 	if u := attrs.GetUser(); u != nil {
 		in.User = &authn.User{Name: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups(), Extra: u.GetExtra()}
+	}
+	if a.Ctx != nil {
+		ctx = a.Ctx
 	}
 	var (
 		allowed bool

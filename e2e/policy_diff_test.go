@@ -163,6 +163,12 @@ func vapSetup() []vapWrite {
 			"matchConstraints": vapObj{"resourceRules": cmRules("DELETE")},
 			"validations":      []any{vapObj{"expression": "oldObject.metadata.name != 'keep' && object == null", "message": "keep stays"}}})},
 		{"keep binding", http.MethodPost, vapbPath, vapBinding("vap-keep-b", vapObj{"policyName": "vap-keep", "validationActions": []any{"Deny"}})},
+		{"namespaces", http.MethodPost, vapPath, vapPolicy("vap-ns", vapObj{
+			"matchConstraints": vapObj{"resourceRules": []any{vapObj{"apiGroups": []any{""}, "apiVersions": []any{"v1"},
+				"operations": []any{"CREATE"}, "resources": []any{"namespaces"}, "scope": "Cluster"}}},
+			"validations": []any{vapObj{"expression": "object.metadata.name.startsWith('vap-') && namespaceObject == null && request.namespace == object.metadata.name && request.name == object.metadata.name",
+				"message": "namespaces start with vap-"}}})},
+		{"namespaces binding", http.MethodPost, vapbPath, vapBinding("vap-ns-b", vapObj{"policyName": "vap-ns", "validationActions": []any{"Deny"}})},
 		// The Kubernetes documentation's example: at most 5 replicas in test namespaces.
 		{"replicas", http.MethodPost, vapPath, vapPolicy("demo-policy.example.com", vapObj{
 			"failurePolicy": "Fail",
@@ -183,6 +189,7 @@ func vapProbes() []vapWrite {
 		{"vap-vars", http.MethodPost, vapCMs + "?dryRun=All", vapCM("probe-with-a-long-name", owner, nil)},
 		{"vap-errors", http.MethodPost, vapCMs + "?dryRun=All", vapCM("err-probe", owner, nil)},
 		{"vap-keep", http.MethodDelete, vapCMs + "/keep?dryRun=All", nil},
+		{"vap-ns", http.MethodPost, "/api/v1/namespaces?dryRun=All", vapObj{"metadata": vapObj{"name": "probe"}}},
 		{"demo-policy.example.com", http.MethodPost, vapDeploys + "?dryRun=All", vapDeploy("probe", 6)},
 	}
 }
@@ -204,6 +211,8 @@ func vapWrites() []vapWrite {
 		{"generateName", http.MethodPost, vapCMs, vapObj{"apiVersion": "v1", "kind": "ConfigMap", "metadata": vapObj{"generateName": "gen-"}, "data": vapObj{"a": "1", "b": "2", "c": "3"}}},
 		{"replicas over", http.MethodPost, vapDeploys, vapDeploy("big", 6)},
 		{"replicas fine", http.MethodPost, vapDeploys, vapDeploy("small", 3)},
+		{"namespace allowed", http.MethodPost, "/api/v1/namespaces", vapObj{"metadata": vapObj{"name": "vap-fine"}}},
+		{"namespace refused", http.MethodPost, "/api/v1/namespaces", vapObj{"metadata": vapObj{"name": "other-ns"}}},
 		{"param removed", http.MethodDelete, vapCMs + "/limits", nil},
 		{"no param denies", http.MethodPost, vapCMs, vapCM("after", owner, vapObj{"a": "1"})},
 	}

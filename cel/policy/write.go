@@ -75,9 +75,9 @@ func newWrite(ctx context.Context, a registry.AdmissionAttributes, obj scheme.Ob
 		w.deniedName = "Unknown"
 	}
 	w.namespace = a.Namespace
-	if a.APIGroup == "" && a.Resource == "namespaces" && a.Operation != registry.OperationCreate {
-		// kube's request info gives a Namespace's requests its own name as namespace.
-		w.namespace = a.Name
+	if a.APIGroup == "" && a.Resource == "namespaces" {
+		// kube's handlers give a Namespace's writes its own name as namespace.
+		w.namespace = w.name
 	}
 	w.namespaceLabels = w.loadNamespaceLabels
 	if res, ok := a.Scheme.Resource(scheme.GroupResource{Group: a.APIGroup, Resource: a.Resource}); ok {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
@@ -26,7 +27,14 @@ type response struct {
 	warnings []string
 }
 
-func newServer(t *testing.T) *apitest.Server {
+func newServer(t testing.TB) *apitest.Server {
+	t.Helper()
+	return newServerWith(t, false)
+}
+
+// newServerWith is the built-in API with kube's strategies and admission plugins,
+// the policy plugin, the CRD API when crds, and a namespace "ns" labelled env=test.
+func newServerWith(t testing.TB, crds bool) *apitest.Server {
 	t.Helper()
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
@@ -34,12 +42,12 @@ func newServer(t *testing.T) *apitest.Server {
 	}
 	p := admission.Builtin()
 	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin(),
-		MutatingAdmission: p.Mutating, ValidatingAdmission: append(append([]registry.ValidatingAdmission{}, p.Validating...), policy.NewValidating())}})
+		MutatingAdmission: p.Mutating, ValidatingAdmission: append(append([]registry.ValidatingAdmission{}, p.Validating...), policy.NewValidating())}, CRDAPI: crds})
 	expect(t, srv, http.MethodPost, "/api/v1/namespaces", obj{"metadata": obj{"name": "ns", "labels": obj{"env": "test"}}}, http.StatusCreated)
 	return srv
 }
 
-func send(t *testing.T, srv *apitest.Server, method, path string, body any) response {
+func send(t testing.TB, srv *apitest.Server, method, path string, body any) response {
 	t.Helper()
 	var in io.Reader
 	if body != nil {
@@ -70,7 +78,7 @@ func send(t *testing.T, srv *apitest.Server, method, path string, body any) resp
 	return r
 }
 
-func expect(t *testing.T, srv *apitest.Server, method, path string, body any, want int) obj {
+func expect(t testing.TB, srv *apitest.Server, method, path string, body any, want int) obj {
 	t.Helper()
 	r := send(t, srv, method, path, body)
 	if r.code != want {
@@ -193,5 +201,49 @@ func TestValidating_Params(t *testing.T) {
 	want = `configmaps "c3" is forbidden: ValidatingAdmissionPolicy 'unknown-param' denied request: failed to configure policy: failed to find resource referenced by paramKind: 'example.com/v1, Kind=Nothing'`
 	if r.code != 422 || r.body["message"] != want {
 		t.Errorf("unknown paramKind: %d %v", r.code, r.body)
+	}
+}
+
+// TestValidating_DocsExampleWithACustomResourceParam is the Kubernetes
+// documentation's parameterized policy: Deployments in test namespaces may have at
+// most as many replicas as the ReplicaLimit custom resource the binding names.
+func TestValidating_DocsExampleWithACustomResourceParam(t *testing.T) {
+	srv := newServerWith(t, true)
+	expect(t, srv, http.MethodPost, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", obj{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": obj{"name": "replicalimits.rules.example.com"},
+		"spec": obj{"group": "rules.example.com", "scope": "Namespaced", "names": obj{"plural": "replicalimits", "kind": "ReplicaLimit", "singular": "replicalimit", "listKind": "ReplicaLimitList"},
+			"versions": []any{obj{"name": "v1", "served": true, "storage": true, "schema": obj{"openAPIV3Schema": obj{"type": "object",
+				"properties": obj{"maxReplicas": obj{"type": "integer"}}}}}}}}, http.StatusCreated)
+	limits := "/apis/rules.example.com/v1/namespaces/ns/replicalimits"
+	for i := 0; ; i++ {
+		if r := send(t, srv, http.MethodGet, limits, nil); r.code == http.StatusOK {
+			break
+		} else if i == 100 {
+			t.Fatalf("the CRD is not served: %d %v", r.code, r.body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	expect(t, srv, http.MethodPost, limits, obj{"apiVersion": "rules.example.com/v1", "kind": "ReplicaLimit", "metadata": obj{"name": "replica-limit-test.example.com"}, "maxReplicas": 3}, http.StatusCreated)
+	expect(t, srv, http.MethodPost, policies, vap("replicalimit-policy.example.com", obj{
+		"failurePolicy": "Fail",
+		"paramKind":     obj{"apiVersion": "rules.example.com/v1", "kind": "ReplicaLimit"},
+		"matchConstraints": obj{"resourceRules": []any{obj{"apiGroups": []any{"apps"}, "apiVersions": []any{"v1"},
+			"operations": []any{"CREATE", "UPDATE"}, "resources": []any{"deployments"}}}},
+		"validations": []any{obj{"expression": "object.spec.replicas <= params.maxReplicas",
+			"messageExpression": "'object.spec.replicas must be no greater than ' + string(params.maxReplicas)", "reason": "Invalid"}}}), http.StatusCreated)
+	expect(t, srv, http.MethodPost, bindings, binding("replicalimit-binding-test.example.com", "replicalimit-policy.example.com", obj{
+		"paramRef":       obj{"name": "replica-limit-test.example.com", "namespace": "ns", "parameterNotFoundAction": "Deny"},
+		"matchResources": obj{"namespaceSelector": obj{"matchLabels": obj{"env": "test"}}}}), http.StatusCreated)
+	deploy := func(name string, replicas int) obj {
+		return obj{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": obj{"name": name}, "spec": obj{
+			"replicas": replicas, "selector": obj{"matchLabels": obj{"app": name}},
+			"template": obj{"metadata": obj{"labels": obj{"app": name}}, "spec": obj{"containers": []any{obj{"name": "app", "image": "nginx:1.27"}}}}}}
+	}
+	const deployments = "/apis/apps/v1/namespaces/ns/deployments"
+	expect(t, srv, http.MethodPost, deployments, deploy("small", 3), http.StatusCreated)
+	r := send(t, srv, http.MethodPost, deployments, deploy("big", 4))
+	want := `deployments.apps "big" is forbidden: ValidatingAdmissionPolicy 'replicalimit-policy.example.com' with binding 'replicalimit-binding-test.example.com' denied request: object.spec.replicas must be no greater than 3`
+	if r.code != http.StatusUnprocessableEntity || r.body["message"] != want {
+		t.Errorf("over the limit: %d %v", r.code, r.body)
 	}
 }

@@ -29,24 +29,12 @@ func NewConditionCompiler() admission.ConditionCompiler {
 }
 
 var (
-	admissionEnvOnce sync.Once
-	admissionEnv     *environment.EnvSet
-)
-
-// admissionEnvSet is the environment kube-apiserver's webhook plugin compiles
-// matchConditions in.
-func admissionEnvSet() *environment.EnvSet {
-	admissionEnvOnce.Do(func() { admissionEnv = environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()) })
-	return admissionEnv
-}
-
-var (
 	admissionCompilerOnce sync.Once
 	admissionCompiler     plugincel.Compiler
 )
 
 func kubeCompiler() plugincel.Compiler {
-	admissionCompilerOnce.Do(func() { admissionCompiler = plugincel.NewCompiler(admissionEnvSet()) })
+	admissionCompilerOnce.Do(func() { admissionCompiler = plugincel.NewCompiler(kubeadmission.BaseEnv()) })
 	return admissionCompiler
 }
 

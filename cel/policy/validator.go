@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	celgo "github.com/google/cel-go/cel"
 	celtypes "github.com/google/cel-go/common/types"
@@ -23,6 +22,8 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
+
+	"github.com/apikit-dev/apikit/cel/internal/kubeadmission"
 )
 
 // The expressions of a policy, as kube's policy plugin hands them to its CEL library.
@@ -58,17 +59,6 @@ func (v *variableExpr) ReturnTypes() []*celgo.Type {
 	return []*celgo.Type{celgo.AnyType, celgo.DynType}
 }
 
-var (
-	envOnce sync.Once
-	envSet  *environment.EnvSet
-)
-
-// baseEnv is the environment kube-apiserver's policy plugin composes policies in.
-func baseEnv() *environment.EnvSet {
-	envOnce.Do(func() { envSet = environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()) })
-	return envSet
-}
-
 // validator holds a policy's compiled expressions.
 type validator struct {
 	failurePolicy    admissionregistrationv1.FailurePolicyType
@@ -89,7 +79,7 @@ func compile(p *admissionregistrationv1.ValidatingAdmissionPolicy) *validator {
 	hasParams := p.Spec.ParamKind != nil
 	withAuthz := plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true}
 	withoutAuthz := plugincel.OptionalVariableDeclarations{HasParams: hasParams}
-	c, err := plugincel.NewCompositedCompiler(baseEnv())
+	c, err := plugincel.NewCompositedCompiler(kubeadmission.BaseEnv())
 	if err != nil {
 		v.compileError = err
 		return v

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/cel/environment"
 
 	"github.com/apikit-dev/apikit/authn"
 	"github.com/apikit-dev/apikit/authz"
@@ -140,4 +142,16 @@ func Attributes(req *admissionv1.AdmissionRequest, object, oldObject map[string]
 		va.VersionedOldObject.Set(Object(oldObject))
 	}
 	return va
+}
+
+var (
+	envOnce sync.Once
+	env     *environment.EnvSet
+)
+
+// BaseEnv is the CEL environment kube-apiserver's webhook and policy plugins compile
+// admission expressions in: the base environment of its compatibility version.
+func BaseEnv() *environment.EnvSet {
+	envOnce.Do(func() { env = environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()) })
+	return env
 }

@@ -6,10 +6,12 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/apikit-dev/apikit/apitest"
+	"github.com/apikit-dev/apikit/audit"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/cel/policy"
 	"github.com/apikit-dev/apikit/registry"
@@ -34,14 +36,18 @@ func newServer(t testing.TB) *apitest.Server {
 
 // newServerWith is the built-in API with kube's strategies and admission plugins,
 // the policy plugin, the CRD API when crds, and a namespace "ns" labelled env=test.
-func newServerWith(t testing.TB, crds bool) *apitest.Server {
+func newServerWith(t testing.TB, crds bool, audited ...*audit.Config) *apitest.Server {
 	t.Helper()
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
 	p := admission.Builtin()
-	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin(),
+	var auditConfig *audit.Config
+	if len(audited) > 0 {
+		auditConfig = audited[0]
+	}
+	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin(), Audit: auditConfig,
 		MutatingAdmission: p.Mutating, ValidatingAdmission: append(append([]registry.ValidatingAdmission{}, p.Validating...), policy.NewValidating())}, CRDAPI: crds})
 	expect(t, srv, http.MethodPost, "/api/v1/namespaces", obj{"metadata": obj{"name": "ns", "labels": obj{"env": "test"}}}, http.StatusCreated)
 	return srv
@@ -245,5 +251,60 @@ func TestValidating_DocsExampleWithACustomResourceParam(t *testing.T) {
 	want := `deployments.apps "big" is forbidden: ValidatingAdmissionPolicy 'replicalimit-policy.example.com' with binding 'replicalimit-binding-test.example.com' denied request: object.spec.replicas must be no greater than 3`
 	if r.code != http.StatusUnprocessableEntity || r.body["message"] != want {
 		t.Errorf("over the limit: %d %v", r.code, r.body)
+	}
+}
+
+// eventSink keeps the annotations of the ResponseComplete events it receives.
+type eventSink struct {
+	mu          sync.Mutex
+	annotations []map[string]string
+}
+
+func (s *eventSink) ProcessEvent(ev *audit.Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ev.Stage == audit.StageResponseComplete && ev.ObjectRef != nil && ev.ObjectRef.Resource == "configmaps" {
+		s.annotations = append(s.annotations, ev.Annotations)
+	}
+	return nil
+}
+
+// TestValidating_AuditAnnotations holds kube's audit annotations: an auditAnnotation's
+// value under "<policy>/<key>", and a failed validation of a binding with the Audit
+// action in validation.policy.admission.k8s.io/validation_failure.
+func TestValidating_AuditAnnotations(t *testing.T) {
+	p, err := audit.ParsePolicy([]byte("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &eventSink{}
+	srv := newServerWith(t, false, &audit.Config{Policy: p, Sink: sink})
+	expect(t, srv, http.MethodPost, policies, vap("audited", obj{
+		"validations":      []any{obj{"expression": "!has(object.data) || !('bad' in object.data)", "message": "no bad"}},
+		"auditAnnotations": []any{obj{"key": "keys", "valueExpression": "string(size(object.data))"}}}), http.StatusCreated)
+	expect(t, srv, http.MethodPost, bindings, binding("audited-b", "audited", obj{"validationActions": []any{"Audit"}}), http.StatusCreated)
+	expect(t, srv, http.MethodPost, cms, configMap("c1", obj{"bad": "x", "ok": "y"}), http.StatusCreated)
+	// The ResponseComplete event may be recorded after the answer is sent.
+	for i := 0; i < 200; i++ {
+		sink.mu.Lock()
+		n := len(sink.annotations)
+		sink.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	if len(sink.annotations) != 1 {
+		t.Fatalf("%d ConfigMap events, want 1: %v", len(sink.annotations), sink.annotations)
+	}
+	got := sink.annotations[0]
+	if got["audited/keys"] != "2" {
+		t.Errorf("audited/keys = %q, want 2 (all: %v)", got["audited/keys"], got)
+	}
+	want := `[{"message":"no bad","policy":"audited","binding":"audited-b","expressionIndex":0,"validationActions":["Audit"]}]`
+	if got["validation.policy.admission.k8s.io/validation_failure"] != want {
+		t.Errorf("validation_failure = %q, want %q", got["validation.policy.admission.k8s.io/validation_failure"], want)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
-	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 
 	"github.com/apikit-dev/apikit/cel/internal/kubeadmission"
@@ -51,23 +50,10 @@ func (conditionCompiler) CompileConditions(conditions []admission.MatchCondition
 		results[i] = kubeCompiler().CompileCELExpression(&matchconditions.MatchCondition{Name: c.Name, Expression: c.Expression},
 			plugincel.OptionalVariableDeclarations{HasAuthorizer: true}, environment.StoredExpressions)
 		if err := results[i].Error; err != nil {
-			return nil, expressionError(validation.NewPath("matchConditions").Index(i).Child("expression"), c.Expression, err)
+			return nil, kubeadmission.ExpressionError(validation.NewPath("matchConditions").Index(i).Child("expression"), c.Expression, err)
 		}
 	}
 	return &conditionMatcher{eval: plugincel.NewCondition(results)}, nil
-}
-
-// expressionError is kube's validation error of the expression at p that err says
-// does not compile.
-func expressionError(p *validation.Path, expression string, err *apiservercel.Error) error {
-	switch err.Type {
-	case apiservercel.ErrorTypeRequired:
-		return validation.Required(p, err.Detail)
-	case apiservercel.ErrorTypeInvalid:
-		return validation.Invalid(p, expression, err.Detail)
-	default:
-		return validation.InternalError(p, err)
-	}
 }
 
 // conditionMatcher evaluates compiled matchConditions.

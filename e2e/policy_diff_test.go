@@ -213,6 +213,17 @@ func vapWrites() []vapWrite {
 		{"replicas fine", http.MethodPost, vapDeploys, vapDeploy("small", 3)},
 		{"namespace allowed", http.MethodPost, "/api/v1/namespaces", vapObj{"metadata": vapObj{"name": "vap-fine"}}},
 		{"namespace refused", http.MethodPost, "/api/v1/namespaces", vapObj{"metadata": vapObj{"name": "other-ns"}}},
+		{"policy that does not compile", http.MethodPost, vapPath, vapPolicy("vap-bad", vapObj{
+			"matchConstraints": vapObj{"resourceRules": cmRules("CREATE")},
+			"matchConditions":  []any{vapObj{"name": "m", "expression": "params.x == 1"}},
+			"variables":        []any{vapObj{"name": "v", "expression": "object.metadata.name +"}},
+			"validations":      []any{vapObj{"expression": "'not a bool'", "messageExpression": "1"}, vapObj{"expression": "object.nope()"}},
+			"auditAnnotations": []any{vapObj{"key": "k", "valueExpression": "variables.v"}}})},
+		{"policy with params that compiles", http.MethodPost, vapPath + "?dryRun=All", vapPolicy("vap-good", vapObj{
+			"paramKind":        vapObj{"apiVersion": "v1", "kind": "ConfigMap"},
+			"matchConstraints": vapObj{"resourceRules": cmRules("CREATE")},
+			"matchConditions":  []any{vapObj{"name": "m", "expression": "params.data.x == '1'"}},
+			"validations":      []any{vapObj{"expression": "authorizer.requestResource.check('get').allowed()", "messageExpression": "params.data.x"}}})},
 		{"param removed", http.MethodDelete, vapCMs + "/limits", nil},
 		{"no param denies", http.MethodPost, vapCMs, vapCM("after", owner, vapObj{"a": "1"})},
 	}

@@ -84,7 +84,11 @@ var exempt = map[scheme.GroupResource]bool{
 
 // Validate evaluates the policies bound to the write a describes.
 func (v *Validating) Validate(ctx context.Context, a registry.AdmissionAttributes, obj scheme.Object) error {
-	if exempt[scheme.GroupResource{Group: a.APIGroup, Resource: a.Resource}] {
+	gr := scheme.GroupResource{Group: a.APIGroup, Resource: a.Resource}
+	if gr == apikitadmreg.ValidatingAdmissionPolicies && a.Subresource == "" && a.Operation != registry.OperationDelete {
+		return validatePolicyWrite(a, obj)
+	}
+	if exempt[gr] {
 		return nil
 	}
 	pobjs, err := registry.List(ctx, apikitadmreg.ValidatingAdmissionPolicies, "")
@@ -399,4 +403,24 @@ func publishFailures(ctx context.Context, failures []validationFailure) {
 		return
 	}
 	rest.AddAuditAnnotation(ctx, "validation.policy.admission.k8s.io/validation_failure", string(b))
+}
+
+// validatePolicyWrite refuses a ValidatingAdmissionPolicy whose expressions do not
+// compile with kube's 422 Invalid, the CEL half of kube's validation of the kind.
+func validatePolicyWrite(a registry.AdmissionAttributes, obj scheme.Object) error {
+	p := &admissionregistrationv1.ValidatingAdmissionPolicy{}
+	if err := toKube(a.Scheme, obj, p); err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	var old *admissionregistrationv1.ValidatingAdmissionPolicy
+	if a.OldObject != nil {
+		old = &admissionregistrationv1.ValidatingAdmissionPolicy{}
+		if err := toKube(a.Scheme, a.OldObject, old); err != nil {
+			return apierrors.NewInternalError(err)
+		}
+	}
+	if errs := validateExpressions(p, old); len(errs) > 0 {
+		return errs.ToStatus(scheme.GroupKind{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}, obj.GetName())
+	}
+	return nil
 }

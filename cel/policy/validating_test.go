@@ -308,3 +308,50 @@ func TestValidating_AuditAnnotations(t *testing.T) {
 		t.Errorf("validation_failure = %q, want %q", got["validation.policy.admission.k8s.io/validation_failure"], want)
 	}
 }
+
+// TestValidating_PoliciesWhoseExpressionsDoNotCompile holds the CEL half of kube's
+// validation of a policy: 422 Invalid with one cause per expression that does not
+// compile or has the wrong type, params declared only with a paramKind.
+func TestValidating_PoliciesWhoseExpressionsDoNotCompile(t *testing.T) {
+	srv := newServer(t)
+	r := send(t, srv, http.MethodPost, policies, vap("bad", obj{
+		"matchConditions":  []any{obj{"name": "m", "expression": "params.x == 1"}},
+		"variables":        []any{obj{"name": "v", "expression": "object.metadata.name +"}},
+		"validations":      []any{obj{"expression": "'not a bool'", "messageExpression": "1"}},
+		"auditAnnotations": []any{obj{"key": "k", "valueExpression": "variables.v"}},
+	}))
+	if r.code != http.StatusUnprocessableEntity || r.body["reason"] != "Invalid" {
+		t.Fatalf("%d %v", r.code, r.body)
+	}
+	var fields []string
+	for _, c := range at(r.body, "details", "causes").([]any) {
+		fields = append(fields, c.(obj)["field"].(string))
+	}
+	want := []string{"spec.matchConditions[0].expression", "spec.variables[0].expression", "spec.validations[0].expression", "spec.validations[0].messageExpression", "spec.auditAnnotations[0].valueExpression"}
+	if strings.Join(fields, ",") != strings.Join(want, ",") {
+		t.Errorf("causes on %v, want %v: %v", fields, want, r.body["message"])
+	}
+	msg := r.body["message"].(string)
+	for _, part := range []string{
+		`ValidatingAdmissionPolicy.admissionregistration.k8s.io "bad" is invalid: [`,
+		`spec.matchConditions[0].expression: Invalid value: "params.x == 1": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')`,
+		`spec.validations[0].expression: Invalid value: "'not a bool'": must evaluate to bool but got string`,
+		`spec.validations[0].messageExpression: Invalid value: "1": must evaluate to string but got int`,
+	} {
+		if !strings.Contains(msg, part) {
+			t.Errorf("message lacks %q:\n%s", part, msg)
+		}
+	}
+}
+
+func at(m obj, path ...string) any {
+	var v any = m
+	for _, p := range path {
+		mm, ok := v.(obj)
+		if !ok {
+			return nil
+		}
+		v = mm[p]
+	}
+	return v
+}

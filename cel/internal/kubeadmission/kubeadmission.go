@@ -18,10 +18,12 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 
 	"github.com/apikit-dev/apikit/authn"
 	"github.com/apikit-dev/apikit/authz"
+	"github.com/apikit-dev/apikit/validation"
 )
 
 // UserInfo is u as kube's user.Info (the anonymous user's empty info when u is nil).
@@ -154,4 +156,17 @@ var (
 func BaseEnv() *environment.EnvSet {
 	envOnce.Do(func() { env = environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()) })
 	return env
+}
+
+// ExpressionError is kube's validation error of the expression at p that err (the
+// CEL library's compilation error) says does not compile.
+func ExpressionError(p *validation.Path, expression string, err *apiservercel.Error) *validation.Error {
+	switch err.Type {
+	case apiservercel.ErrorTypeRequired:
+		return validation.Required(p, err.Detail)
+	case apiservercel.ErrorTypeInvalid:
+		return validation.Invalid(p, expression, err.Detail)
+	default:
+		return validation.InternalError(p, err)
+	}
 }

@@ -68,6 +68,14 @@ func jsonBody(t *testing.T, v any) string {
 // generatedName is a name generateName "gen-" gives.
 var generatedName = regexp.MustCompile(`gen-[a-z0-9]{5}`)
 
+// vapBody is v as a request body, none for nil.
+func vapBody(t *testing.T, v any) string {
+	if v == nil {
+		return ""
+	}
+	return jsonBody(t, v)
+}
+
 type vapWrite struct {
 	name, method, path string
 	body               any
@@ -169,6 +177,15 @@ func vapSetup() []vapWrite {
 			"validations": []any{vapObj{"expression": "object.metadata.name.startsWith('vap-') && namespaceObject == null && request.namespace == object.metadata.name && request.name == object.metadata.name",
 				"message": "namespaces start with vap-"}}})},
 		{"namespaces binding", http.MethodPost, vapbPath, vapBinding("vap-ns-b", vapObj{"policyName": "vap-ns", "validationActions": []any{"Deny"}})},
+		{"ban a", http.MethodPost, vapCMs, vapCM("ban-a", vapObj{"owner": "me", "kind": "limit", "role": "param"}, vapObj{"banned": "x"})},
+		{"ban b", http.MethodPost, vapCMs, vapCM("ban-b", vapObj{"owner": "me", "kind": "limit", "role": "param"}, vapObj{"banned": "y"})},
+		{"selector", http.MethodPost, vapPath, vapPolicy("vap-selector", vapObj{
+			"paramKind":        vapObj{"apiVersion": "v1", "kind": "ConfigMap"},
+			"matchConstraints": vapObj{"resourceRules": cmRules("CREATE")},
+			"validations":      []any{vapObj{"expression": "!has(object.data) || !(params.data.banned in object.data)", "message": "a banned key"}}})},
+		{"selector binding", http.MethodPost, vapbPath, vapBinding("vap-selector-b", vapObj{"policyName": "vap-selector", "validationActions": []any{"Deny"},
+			"paramRef":       vapObj{"namespace": vapNS, "selector": vapObj{"matchLabels": vapObj{"kind": "limit"}}, "parameterNotFoundAction": "Allow"},
+			"matchResources": vapObj{"objectSelector": vapObj{"matchLabels": vapObj{"check": "banned"}}}})},
 		// The Kubernetes documentation's example: at most 5 replicas in test namespaces.
 		{"replicas", http.MethodPost, vapPath, vapPolicy("demo-policy.example.com", vapObj{
 			"failurePolicy": "Fail",
@@ -189,6 +206,7 @@ func vapProbes() []vapWrite {
 		{"vap-vars", http.MethodPost, vapCMs + "?dryRun=All", vapCM("probe-with-a-long-name", owner, nil)},
 		{"vap-errors", http.MethodPost, vapCMs + "?dryRun=All", vapCM("err-probe", owner, nil)},
 		{"vap-keep", http.MethodDelete, vapCMs + "/keep?dryRun=All", nil},
+		{"vap-selector", http.MethodPost, vapCMs + "?dryRun=All", vapCM("probe", vapObj{"owner": "me", "check": "banned"}, vapObj{"y": "1"})},
 		{"vap-ns", http.MethodPost, "/api/v1/namespaces?dryRun=All", vapObj{"metadata": vapObj{"name": "probe"}}},
 		{"demo-policy.example.com", http.MethodPost, vapDeploys + "?dryRun=All", vapDeploy("probe", 6)},
 	}
@@ -211,6 +229,8 @@ func vapWrites() []vapWrite {
 		{"generateName", http.MethodPost, vapCMs, vapObj{"apiVersion": "v1", "kind": "ConfigMap", "metadata": vapObj{"generateName": "gen-"}, "data": vapObj{"a": "1", "b": "2", "c": "3"}}},
 		{"replicas over", http.MethodPost, vapDeploys, vapDeploy("big", 6)},
 		{"replicas fine", http.MethodPost, vapDeploys, vapDeploy("small", 3)},
+		{"banned by one of the selected params", http.MethodPost, vapCMs, vapCM("has-x", vapObj{"owner": "me", "check": "banned"}, vapObj{"x": "1"})},
+		{"banned by none", http.MethodPost, vapCMs, vapCM("has-z", vapObj{"owner": "me", "check": "banned"}, vapObj{"z": "1"})},
 		{"namespace allowed", http.MethodPost, "/api/v1/namespaces", vapObj{"metadata": vapObj{"name": "vap-fine"}}},
 		{"namespace refused", http.MethodPost, "/api/v1/namespaces", vapObj{"metadata": vapObj{"name": "other-ns"}}},
 		{"policy that does not compile", http.MethodPost, vapPath, vapPolicy("vap-bad", vapObj{
@@ -223,7 +243,7 @@ func vapWrites() []vapWrite {
 			"paramKind":        vapObj{"apiVersion": "v1", "kind": "ConfigMap"},
 			"matchConstraints": vapObj{"resourceRules": cmRules("CREATE")},
 			"matchConditions":  []any{vapObj{"name": "m", "expression": "params.data.x == '1'"}},
-			"validations":      []any{vapObj{"expression": "authorizer.requestResource.check('get').allowed()", "messageExpression": "params.data.x"}}})},
+			"validations":      []any{vapObj{"expression": "authorizer.requestResource.check('get').allowed()", "messageExpression": "string(params.data.x)"}}})},
 		{"param removed", http.MethodDelete, vapCMs + "/limits", nil},
 		{"no param denies", http.MethodPost, vapCMs, vapCM("after", owner, vapObj{"a": "1"})},
 	}
@@ -250,7 +270,7 @@ func TestSideBySide_ValidatingAdmissionPolicy(t *testing.T) {
 	for i, sv := range servers {
 		for _, p := range vapProbes() {
 			waitFor(t, sv.name+": policy "+p.name+" applies", func() bool {
-				code, body, header := sv.doWith(t, clients[i], p.method, p.path, "application/json", jsonBody(t, p.body), nil)
+				code, body, header := sv.doWith(t, clients[i], p.method, p.path, "application/json", vapBody(t, p.body), nil)
 				a := vapAnswerOf(code, body, header)
 				return strings.Contains(a.Message+strings.Join(a.Warnings, "\n"), "'"+p.name+"'")
 			})
@@ -260,11 +280,7 @@ func TestSideBySide_ValidatingAdmissionPolicy(t *testing.T) {
 	for _, w := range vapWrites() {
 		var answers []vapAnswer
 		for i, sv := range servers {
-			body := ""
-			if w.body != nil {
-				body = jsonBody(t, w.body)
-			}
-			code, resp, header := sv.doWith(t, clients[i], w.method, w.path, "application/json", body, nil)
+			code, resp, header := sv.doWith(t, clients[i], w.method, w.path, "application/json", vapBody(t, w.body), nil)
 			a := vapAnswerOf(code, resp, header)
 			if w.method == http.MethodDelete && code < 300 {
 				a.Data = nil // a delete answers the object or a Status; the code says enough
@@ -278,6 +294,7 @@ func TestSideBySide_ValidatingAdmissionPolicy(t *testing.T) {
 			answers = append(answers, a)
 		}
 		total++
+		t.Logf("%s: kube %d %s %q %q", w.name, answers[0].Code, answers[0].Reason, answers[0].Message, answers[0].Warnings)
 		if d := cmp.Diff(answers[0], answers[1]); d != "" {
 			t.Errorf("%s: kube and apikit differ (-kube +apikit):\n%s", w.name, d)
 			continue

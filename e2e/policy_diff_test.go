@@ -177,6 +177,11 @@ func vapSetup() []vapWrite {
 			"validations": []any{vapObj{"expression": "object.metadata.name.startsWith('vap-') && namespaceObject == null && request.namespace == object.metadata.name && request.name == object.metadata.name",
 				"message": "namespaces start with vap-"}}})},
 		{"namespaces binding", http.MethodPost, vapbPath, vapBinding("vap-ns-b", vapObj{"policyName": "vap-ns", "validationActions": []any{"Deny"}})},
+		{"costly", http.MethodPost, vapPath, vapPolicy("vap-costly", vapObj{
+			"matchConstraints": vapObj{"resourceRules": cmRules("CREATE")},
+			"matchConditions":  []any{vapObj{"name": "big-only", "expression": "has(object.data) && 'big' in object.data"}},
+			"validations":      []any{vapObj{"expression": "object.data.big.split(',').all(x, object.data.big.split(',').all(y, x == y || x != y))"}}})},
+		{"costly binding", http.MethodPost, vapbPath, vapBinding("vap-costly-b", vapObj{"policyName": "vap-costly", "validationActions": []any{"Deny"}})},
 		{"ban a", http.MethodPost, vapCMs, vapCM("ban-a", vapObj{"owner": "me", "kind": "limit", "role": "param"}, vapObj{"banned": "x"})},
 		{"ban b", http.MethodPost, vapCMs, vapCM("ban-b", vapObj{"owner": "me", "kind": "limit", "role": "param"}, vapObj{"banned": "y"})},
 		{"selector", http.MethodPost, vapPath, vapPolicy("vap-selector", vapObj{
@@ -207,6 +212,7 @@ func vapProbes() []vapWrite {
 		{"vap-errors", http.MethodPost, vapCMs + "?dryRun=All", vapCM("err-probe", owner, nil)},
 		{"vap-keep", http.MethodDelete, vapCMs + "/keep?dryRun=All", nil},
 		{"vap-selector", http.MethodPost, vapCMs + "?dryRun=All", vapCM("probe", vapObj{"owner": "me", "check": "banned"}, vapObj{"y": "1"})},
+		{"vap-costly", http.MethodPost, vapCMs + "?dryRun=All", vapCM("probe", vapObj{"owner": "me"}, vapObj{"big": strings.Repeat("a,", 1500)})},
 		{"vap-ns", http.MethodPost, "/api/v1/namespaces?dryRun=All", vapObj{"metadata": vapObj{"name": "probe"}}},
 		{"demo-policy.example.com", http.MethodPost, vapDeploys + "?dryRun=All", vapDeploy("probe", 6)},
 	}
@@ -231,6 +237,8 @@ func vapWrites() []vapWrite {
 		{"replicas fine", http.MethodPost, vapDeploys, vapDeploy("small", 3)},
 		{"banned by one of the selected params", http.MethodPost, vapCMs, vapCM("has-x", vapObj{"owner": "me", "check": "banned"}, vapObj{"x": "1"})},
 		{"banned by none", http.MethodPost, vapCMs, vapCM("has-z", vapObj{"owner": "me", "check": "banned"}, vapObj{"z": "1"})},
+		{"over the cost limit", http.MethodPost, vapCMs, vapCM("costly", vapObj{"owner": "me"}, vapObj{"big": strings.Repeat("a,", 1500)})},
+		{"within the cost limit", http.MethodPost, vapCMs, vapCM("cheap", vapObj{"owner": "me"}, vapObj{"big": "a,b"})},
 		{"namespace allowed", http.MethodPost, "/api/v1/namespaces", vapObj{"metadata": vapObj{"name": "vap-fine"}}},
 		{"namespace refused", http.MethodPost, "/api/v1/namespaces", vapObj{"metadata": vapObj{"name": "other-ns"}}},
 		{"policy that does not compile", http.MethodPost, vapPath, vapPolicy("vap-bad", vapObj{

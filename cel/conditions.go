@@ -3,7 +3,6 @@ package cel
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	celtypes "github.com/google/cel-go/common/types"
 	apierrors "k8s.io/apimachinery/pkg/util/errors"
@@ -27,16 +26,6 @@ func NewConditionCompiler() admission.ConditionCompiler {
 	return conditionCompiler{}
 }
 
-var (
-	admissionCompilerOnce sync.Once
-	admissionCompiler     plugincel.Compiler
-)
-
-func kubeCompiler() plugincel.Compiler {
-	admissionCompilerOnce.Do(func() { admissionCompiler = plugincel.NewCompiler(kubeadmission.BaseEnv()) })
-	return admissionCompiler
-}
-
 type conditionCompiler struct{}
 
 var _ admission.ConditionCompiler = conditionCompiler{}
@@ -47,7 +36,7 @@ var _ admission.ConditionCompiler = conditionCompiler{}
 func (conditionCompiler) CompileConditions(conditions []admission.MatchCondition) (admission.ConditionMatcher, error) {
 	results := make([]plugincel.CompilationResult, len(conditions))
 	for i, c := range conditions {
-		results[i] = kubeCompiler().CompileCELExpression(&matchconditions.MatchCondition{Name: c.Name, Expression: c.Expression},
+		results[i] = kubeadmission.Compiler().CompileCELExpression(&matchconditions.MatchCondition{Name: c.Name, Expression: c.Expression},
 			plugincel.OptionalVariableDeclarations{HasAuthorizer: true}, environment.StoredExpressions)
 		if err := results[i].Error; err != nil {
 			return nil, kubeadmission.ExpressionError(validation.NewPath("matchConditions").Index(i).Child("expression"), c.Expression, err)

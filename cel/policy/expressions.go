@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"sync"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
@@ -22,16 +21,6 @@ import (
 
 // maxAuditAnnotationValueExpressionLength is kube's limit of a valueExpression.
 const maxAuditAnnotationValueExpressionLength = 5 * 1024
-
-var (
-	statelessOnce     sync.Once
-	statelessCompiler plugincel.Compiler
-)
-
-func stateless() plugincel.Compiler {
-	statelessOnce.Do(func() { statelessCompiler = plugincel.NewCompiler(kubeadmission.BaseEnv()) })
-	return statelessCompiler
-}
 
 // envFor is the environment kube compiles expression in: that of stored expressions
 // when it is one of preexisting (the old object's).
@@ -67,7 +56,7 @@ func validateExpressions(p, old *admissionregistrationv1.ValidatingAdmissionPoli
 	var compiler plugincel.Compiler
 	getCompiler := func() plugincel.Compiler {
 		if compiler == nil {
-			compiler = stateless()
+			compiler = kubeadmission.Compiler()
 			if len(p.Spec.Variables) > 0 {
 				c, err := plugincel.NewCompositedCompiler(kubeadmission.BaseEnv())
 				if err == nil {
@@ -86,7 +75,7 @@ func validateExpressions(p, old *admissionregistrationv1.ValidatingAdmissionPoli
 	if !ignoreMatchConditions {
 		for i, mc := range p.Spec.MatchConditions {
 			if e := strings.TrimSpace(mc.Expression); e != "" {
-				compileInto(stateless(), spec.Child("matchConditions").Index(i).Child("expression"), &matchconditions.MatchCondition{Name: mc.Name, Expression: e},
+				compileInto(kubeadmission.Compiler(), spec.Child("matchConditions").Index(i).Child("expression"), &matchconditions.MatchCondition{Name: mc.Name, Expression: e},
 					plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true}, envFor(e, pre.matchConditions))
 			}
 		}

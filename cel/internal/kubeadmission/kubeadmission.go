@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
+	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	apiservercel "k8s.io/apiserver/pkg/cel"
@@ -147,15 +148,26 @@ func Attributes(req *admissionv1.AdmissionRequest, object, oldObject map[string]
 }
 
 var (
-	envOnce sync.Once
-	env     *environment.EnvSet
+	envOnce  sync.Once
+	env      *environment.EnvSet
+	compiler plugincel.Compiler
 )
 
 // BaseEnv is the CEL environment kube-apiserver's webhook and policy plugins compile
 // admission expressions in: the base environment of its compatibility version.
 func BaseEnv() *environment.EnvSet {
-	envOnce.Do(func() { env = environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()) })
+	envOnce.Do(func() {
+		env = environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
+		compiler = plugincel.NewCompiler(env)
+	})
 	return env
+}
+
+// Compiler is kube's stateless compiler of admission expressions (no variables) in
+// BaseEnv.
+func Compiler() plugincel.Compiler {
+	BaseEnv()
+	return compiler
 }
 
 // ExpressionError is kube's validation error of the expression at p that err (the

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -32,7 +33,9 @@ import (
 // applies as soon as it is stored) and compiled once per uid and resourceVersion.
 // Policies are evaluated in name order, each binding of a policy in name order.
 // The policy and binding resources themselves (and the mutating ones) are exempt, as
-// on kube-apiserver. Use a *Validating as a registry.ValidatingAdmission, after
+// on kube-apiserver; a ValidatingAdmissionPolicy written is instead refused with
+// kube's 422 Invalid when an expression of it does not compile (the CEL half of
+// kube's validation of the kind, which apikit's strategy cannot make). Use a *Validating as a registry.ValidatingAdmission, after
 // kube's built-in validating plugins:
 //
 //	rest.Options{ValidatingAdmission: append(plugins.Validating, policy.NewValidating())}
@@ -56,9 +59,7 @@ var _ registry.ValidatingAdmission = (*Validating)(nil)
 type compiledPolicy struct {
 	resourceVersion string
 	policy          *admissionregistrationv1.ValidatingAdmissionPolicy
-	// configErr is the policy's configuration error (a paramKind no resource
-	// serves), found when it is compiled.
-	validator *validator
+	validator       *validator
 }
 
 type compiledBinding struct {
@@ -398,7 +399,7 @@ func publishFailures(ctx context.Context, failures []validationFailure) {
 	if len(failures) > maxValidationFailures {
 		failures = failures[:maxValidationFailures]
 	}
-	b, err := jsonMarshal(failures)
+	b, err := json.Marshal(failures)
 	if err != nil {
 		return
 	}

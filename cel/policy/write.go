@@ -2,7 +2,6 @@ package policy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -22,8 +21,6 @@ import (
 	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/scheme"
 )
-
-var jsonMarshal = json.Marshal
 
 // write is one write as the policies see it: the request for matching, the objects at
 // the versions policies ask for, the namespace.

@@ -30,4 +30,12 @@
 //
 // On update, as kube-apiserver's validation ratcheting does, a rule that does not
 // use oldSelf does not fail a value that has not changed since the stored object.
+//
+// # Admission expressions
+//
+// NewConditionCompiler returns the registry/admission.ConditionCompiler that
+// admission webhooks' matchConditions need: kube's environment and variables (object,
+// oldObject, request, authorizer, authorizer.requestResource), kube's compile errors,
+// and the runtime budget of match conditions. ValidatingAdmissionPolicies are
+// evaluated by the plugin of package github.com/apikit-dev/apikit/cel/policy.
 package cel

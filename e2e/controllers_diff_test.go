@@ -20,6 +20,7 @@ import (
 
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
+	"github.com/apikit-dev/apikit/registry"
 	"github.com/apikit-dev/apikit/registry/admission"
 	"github.com/apikit-dev/apikit/registry/strategies"
 	apikitrest "github.com/apikit-dev/apikit/rest"
@@ -53,14 +54,23 @@ type sideBySide struct {
 // and the CRD API.
 func startSideBySide(t *testing.T, apiserverExtra ...string) []*sideBySide {
 	t.Helper()
+	return startSideBySideWith(t, nil, apiserverExtra...)
+}
+
+// startSideBySideWith is startSideBySide with apikit's validating admission extended by
+// extraValidating (run after admission.Builtin()'s), as a host adds plugins of nested
+// modules (cel/policy's ValidatingAdmissionPolicy).
+func startSideBySideWith(t *testing.T, extraValidating []registry.ValidatingAdmission, apiserverExtra ...string) []*sideBySide {
+	t.Helper()
 	kcp := startKubeControlPlane(t, apiserverExtra...)
 	s := scheme.New()
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
 	plugins := admission.Builtin()
+	validating := append(append([]registry.ValidatingAdmission{}, plugins.Validating...), extraValidating...)
 	srv := apitest.NewServer(t, s, apitest.Options{REST: apikitrest.Options{Strategies: strategies.Builtin(),
-		MutatingAdmission: plugins.Mutating, ValidatingAdmission: plugins.Validating}, Controllers: true, CRDAPI: true})
+		MutatingAdmission: plugins.Mutating, ValidatingAdmission: validating}, Controllers: true, CRDAPI: true})
 	apikitCfg, err := clientcmd.RESTConfigFromKubeConfig(srv.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)

@@ -19,16 +19,23 @@ type Plugins struct {
 // Builtin returns kube-apiserver's default admission plugins of the built-in kinds as
 // envtest's kube-apiserver runs them (every default plugin but ServiceAccount), in
 // kube's order; a plugin whose kinds a server does not serve lets every request pass.
-func Builtin() Plugins {
+// The admission webhooks are among them, without cluster DNS or CEL (BuiltinWith).
+func Builtin() Plugins { return BuiltinWith(WebhookOptions{}) }
+
+// BuiltinWith is Builtin with the MutatingAdmissionWebhook and
+// ValidatingAdmissionWebhook plugins configured by webhooks. Each call returns new
+// plugins, to be used by one Store.
+func BuiltinWith(webhooks WebhookOptions) Plugins {
 	return Plugins{
 		// kube's order (AllOrderedPlugins): NamespaceLifecycle (the registry's own),
 		// LimitRanger, TaintNodesByCondition, PodSecurity, Priority,
 		// DefaultTolerationSeconds (the Pod strategy's), DefaultStorageClass,
 		// StorageObjectInUseProtection, PersistentVolumeClaimResize,
-		// DefaultIngressClass, ..., ResourceQuota last.
+		// DefaultIngressClass, ..., MutatingAdmissionWebhook,
+		// ValidatingAdmissionWebhook, ResourceQuota last.
 		Mutating: []registry.MutatingAdmission{LimitRanger{}, TaintNodesByCondition{}, Priority{},
-			DefaultStorageClass{}, StorageObjectInUseProtection{}, DefaultIngressClass{}},
+			DefaultStorageClass{}, StorageObjectInUseProtection{}, DefaultIngressClass{}, NewMutatingWebhook(webhooks)},
 		Validating: []registry.ValidatingAdmission{LimitRanger{}, PodSecurity{}, Priority{},
-			PersistentVolumeClaimResize{}, ResourceQuota{}},
+			PersistentVolumeClaimResize{}, NewValidatingWebhook(webhooks), ResourceQuota{}},
 	}
 }

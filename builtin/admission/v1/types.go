@@ -55,13 +55,13 @@ type AdmissionRequest struct {
 	// UserInfo is who sent the request.
 	UserInfo authenticationv1.UserInfo `json:"userInfo"`
 	// Object is the object of the request (null for DELETE).
-	Object json.RawMessage `json:"object,omitempty"`
+	Object json.RawMessage `json:"object"`
 	// OldObject is the existing object (UPDATE and DELETE only, else null).
-	OldObject json.RawMessage `json:"oldObject,omitempty"`
+	OldObject json.RawMessage `json:"oldObject"`
 	// DryRun says the change will not be persisted.
 	DryRun *bool `json:"dryRun,omitempty"`
 	// Options are the operation's options (CreateOptions, UpdateOptions, DeleteOptions).
-	Options json.RawMessage `json:"options,omitempty"`
+	Options json.RawMessage `json:"options"`
 }
 
 // AdmissionResponse describes an admission response.

@@ -36,7 +36,7 @@ type hookServer struct {
 	hang chan struct{}
 }
 
-func newHookServer(t *testing.T) *hookServer {
+func newHookServer(t testing.TB) *hookServer {
 	t.Helper()
 	hs := &hookServer{handlers: map[string]reviewer{}, got: map[string][]*admissionv1.AdmissionRequest{}, hang: make(chan struct{})}
 	hs.Server = httptest.NewTLSServer(http.HandlerFunc(hs.serve))

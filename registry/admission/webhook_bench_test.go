@@ -56,7 +56,7 @@ func BenchmarkConfigMapCreate_Webhooks(b *testing.B) {
 				post("/apis/admissionregistration.k8s.io/v1/"+resource, obj{"apiVersion": "admissionregistration.k8s.io/v1", "kind": kind,
 					"metadata": obj{"name": "c"}, "webhooks": []any{obj{"name": "w.example.com", "sideEffects": "None", "admissionReviewVersions": []any{"v1"},
 						"clientConfig": obj{"url": hs.URL + path, "caBundle": hs.ca},
-						"rules": []any{obj{"operations": []any{"CREATE"}, "apiGroups": []any{""}, "apiVersions": []any{"v1"}, "resources": []any{"configmaps"}}}}}})
+						"rules":        []any{obj{"operations": []any{"CREATE"}, "apiGroups": []any{""}, "apiVersions": []any{"v1"}, "resources": []any{"configmaps"}}}}}})
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -79,4 +79,3 @@ func dropWebhooks[T any](plugins []T) []T {
 	}
 	return out
 }
-

@@ -37,4 +37,3 @@ func TestWebhookCall_DryRunNeedsNoSideEffects(t *testing.T) {
 		}
 	}
 }
-

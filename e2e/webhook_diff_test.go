@@ -115,6 +115,7 @@ func jsonPatchOf(s string) []byte { return []byte(s) }
 type webhookDiffStep struct {
 	name, method, path, body string
 	read                     string // path of the object to read back ("" for none)
+	ctype                    string // "" for application/json
 }
 
 // webhookDiffAnswer is what a server did with a step.
@@ -156,10 +157,11 @@ func webhookConfigs(hs *diffHookServer, server, closedURL string) []string {
 	hook := func(name, u, rules, extra string) string {
 		return fmt.Sprintf(`{"name":%q,"clientConfig":{"url":%q,"caBundle":%s},"rules":[%s],"sideEffects":"None","admissionReviewVersions":["v1"]%s}`, name, u, ca, rules, extra)
 	}
+	cmWrites := `{"operations":["CREATE","UPDATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["configmaps"]}`
 	hooked := `,"namespaceSelector":{"matchLabels":{"webhooks":"on"}}`
 	broken := func(v string) string { return hooked + `,"objectSelector":{"matchLabels":{"broken":"` + v + `"}}` }
 	mutating := `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"MutatingWebhookConfiguration","metadata":{"name":"e2e-mutating"},"webhooks":[` +
-		hook("label.m.example.com", url("label"), cm, hooked+`,"objectSelector":{"matchLabels":{"hook":"on"}}`) + "," +
+		hook("label.m.example.com", url("label"), cmWrites, hooked+`,"objectSelector":{"matchLabels":{"hook":"on"}}`) + "," +
 		hook("size.m.example.com", url("size"), `{"operations":["CREATE"],"apiGroups":["hook.example.com"],"apiVersions":["*"],"resources":["widgets"]}`, "") + "," +
 		hook("breaking.m.example.com", url("breaking"), cm, broken("patch")) + "]}"
 	validating := `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration","metadata":{"name":"e2e-validating"},"webhooks":[` +
@@ -170,7 +172,9 @@ func webhookConfigs(hs *diffHookServer, server, closedURL string) []string {
 		hook("wronguid.v.example.com", url("wronguid"), cm, broken("uid")) + "," +
 		hook("patching.v.example.com", url("patching"), cm, broken("vpatch")) + "," +
 		hook("hang.v.example.com", url("hang"), cm, broken("hang")+`,"timeoutSeconds":1`) + "," +
-		hook("widgets.v.example.com", url("deny"), `{"operations":["*"],"apiGroups":["hook.example.com"],"apiVersions":["v1"],"resources":["widgets"]}`, "") + "]}"
+		hook("widgets.v.example.com", url("deny"), `{"operations":["*"],"apiGroups":["hook.example.com"],"apiVersions":["v1"],"resources":["widgets"]}`, "") + "," +
+		hook("ns.v.example.com", url("allow"), `{"operations":["*"],"apiGroups":[""],"apiVersions":["v1"],"resources":["namespaces"]}`,
+			`,"objectSelector":{"matchLabels":{"watched":"yes"}}`) + "]}"
 	return []string{mutating, validating}
 }
 
@@ -180,23 +184,26 @@ func webhookDiffSteps() []webhookDiffStep {
 		return `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `","labels":{` + labels + `}},"data":{` + data + `}}`
 	}
 	return []webhookDiffStep{
-		{"a plain configmap", "POST", cms, cm("plain", "", `"k":"v"`), cms + "/plain"},
-		{"a mutated configmap", "POST", cms, cm("mutated", `"hook":"on"`, `"k":"v"`), cms + "/mutated"},
-		{"an update of it", "PUT", cms + "/mutated", cm("mutated", `"hook":"on","protect":"yes"`, `"k":"w"`), cms + "/mutated"},
-		{"a refused delete", "DELETE", cms + "/mutated", "", cms + "/mutated"},
-		{"a refused configmap", "POST", cms, cm("denied", "", `"deny":"please"`), cms + "/denied"},
-		{"a refusal with a reason only", "POST", cms, cm("reason", `"broken":"reason"`, ""), cms + "/reason"},
-		{"a refused connection, Fail", "POST", cms, cm("fail", `"broken":"fail"`, ""), cms + "/fail"},
-		{"a refused connection, Ignore", "POST", cms, cm("ignore", `"broken":"ignore"`, ""), cms + "/ignore"},
-		{"a wrong uid", "POST", cms, cm("uid", `"broken":"uid"`, ""), cms + "/uid"},
-		{"a patch from a validating webhook", "POST", cms, cm("vpatch", `"broken":"vpatch"`, ""), cms + "/vpatch"},
-		{"a patch breaking the object", "POST", cms, cm("patch", `"broken":"patch"`, `"k":"v"`), cms + "/patch"},
-		{"a hung webhook", "POST", cms, cm("hang", `"broken":"hang"`, ""), cms + "/hang"},
-		{"a dry-run create", "POST", cms + "?dryRun=All", cm("dry", `"hook":"on"`, ""), cms + "/dry"},
-		{"a generated name", "POST", cms, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"gen-"}}`, ""},
-		{"outside the selected namespace", "POST", "/api/v1/namespaces/default/configmaps", cm("elsewhere", `"hook":"on"`, `"deny":"x"`), "/api/v1/namespaces/default/configmaps/elsewhere"},
-		{"a custom resource", "POST", "/apis/hook.example.com/v1/namespaces/hooked/widgets", `{"apiVersion":"hook.example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"color":"red"}}`, "/apis/hook.example.com/v1/namespaces/hooked/widgets/w"},
-		{"a custom resource delete", "DELETE", "/apis/hook.example.com/v1/namespaces/hooked/widgets/w", "", "/apis/hook.example.com/v1/namespaces/hooked/widgets/w"},
+		{"a plain configmap", "POST", cms, cm("plain", "", `"k":"v"`), cms + "/plain", ""},
+		{"a mutated configmap", "POST", cms, cm("mutated", `"hook":"on"`, `"k":"v"`), cms + "/mutated", ""},
+		{"an update of it", "PUT", cms + "/mutated", cm("mutated", `"hook":"on","protect":"yes"`, `"k":"w"`), cms + "/mutated", ""},
+		{"a refused delete", "DELETE", cms + "/mutated", "", cms + "/mutated", ""},
+		{"a refused configmap", "POST", cms, cm("denied", "", `"deny":"please"`), cms + "/denied", ""},
+		{"a refusal with a reason only", "POST", cms, cm("reason", `"broken":"reason"`, ""), cms + "/reason", ""},
+		{"a refused connection, Fail", "POST", cms, cm("fail", `"broken":"fail"`, ""), cms + "/fail", ""},
+		{"a refused connection, Ignore", "POST", cms, cm("ignore", `"broken":"ignore"`, ""), cms + "/ignore", ""},
+		{"a wrong uid", "POST", cms, cm("uid", `"broken":"uid"`, ""), cms + "/uid", ""},
+		{"a patch from a validating webhook", "POST", cms, cm("vpatch", `"broken":"vpatch"`, ""), cms + "/vpatch", ""},
+		{"a patch breaking the object", "POST", cms, cm("patch", `"broken":"patch"`, `"k":"v"`), cms + "/patch", ""},
+		{"a hung webhook", "POST", cms, cm("hang", `"broken":"hang"`, ""), cms + "/hang", ""},
+		{"a dry-run create", "POST", cms + "?dryRun=All", cm("dry", `"hook":"on"`, ""), cms + "/dry", ""},
+		{"a generated name", "POST", cms, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"gen-"}}`, "", ""},
+		{"outside the selected namespace", "POST", "/api/v1/namespaces/default/configmaps", cm("elsewhere", `"hook":"on"`, `"deny":"x"`), "/api/v1/namespaces/default/configmaps/elsewhere", ""},
+		{"a custom resource", "POST", "/apis/hook.example.com/v1/namespaces/hooked/widgets", `{"apiVersion":"hook.example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"color":"red"}}`, "/apis/hook.example.com/v1/namespaces/hooked/widgets/w", ""},
+		{"a merge patch", "PATCH", cms + "/plain", `{"data":{"k":"patched"}}`, cms + "/plain", "application/merge-patch+json"},
+		{"a namespace create", "POST", "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"watched","labels":{"watched":"yes"}}}`, "/api/v1/namespaces/watched", ""},
+		{"a namespace patch", "PATCH", "/api/v1/namespaces/watched", `{"metadata":{"labels":{"more":"x"}}}`, "/api/v1/namespaces/watched", "application/merge-patch+json"},
+		{"a custom resource delete", "DELETE", "/apis/hook.example.com/v1/namespaces/hooked/widgets/w", "", "/apis/hook.example.com/v1/namespaces/hooked/widgets/w", ""},
 	}
 }
 
@@ -211,64 +218,8 @@ func TestSideBySide_AdmissionWebhooksAsKubeAPIServer(t *testing.T) {
 	closed.Close()
 	steps := webhookDiffSteps()
 	answers := map[string][]webhookDiffAnswer{}
-	crd := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.hook.example.com"},
-		"spec":{"group":"hook.example.com","scope":"Namespaced","names":{"kind":"Widget","plural":"widgets","singular":"widget"},
-		"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{
-		"spec":{"type":"object","properties":{"color":{"type":"string"},"size":{"type":"integer"}}}}}}}]}}`
 	for _, sv := range servers {
-		hc, err := rest.HTTPClientFor(sv.cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mustDo := func(method, path, body string, want int) {
-			if code, m := sv.do(t, hc, method, path, "application/json", body); code != want {
-				t.Fatalf("%s: %s %s: %d %v", sv.name, method, path, code, m)
-			}
-		}
-		mustDo("POST", "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"hooked","labels":{"webhooks":"on"}}}`, 201)
-		mustDo("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd, 201)
-		waitFor(t, sv.name+": widgets served", func() bool {
-			code, _ := sv.do(t, hc, "GET", "/apis/hook.example.com/v1/namespaces/hooked/widgets", "", "")
-			return code == 200
-		})
-		for _, c := range webhookConfigs(hs, sv.name, closedURL) {
-			kind := "validatingwebhookconfigurations"
-			if strings.Contains(c, "MutatingWebhookConfiguration") {
-				kind = "mutatingwebhookconfigurations"
-			}
-			mustDo("POST", "/apis/admissionregistration.k8s.io/v1/"+kind, c, 201)
-		}
-		// kube-apiserver's webhook informers see new configurations after a moment:
-		// wait until the label webhook is called.
-		waitFor(t, sv.name+": webhooks active", func() bool {
-			code, _ := sv.do(t, hc, "POST", "/api/v1/namespaces/hooked/configmaps?dryRun=All", "application/json",
-				`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"probe","labels":{"hook":"on","broken":"reason"}}}`)
-			hs.take(sv.name)
-			return code == 400
-		})
-		for _, st := range steps {
-			code, m, header := sv.doWith(t, hc, st.method, st.path, "application/json", st.body, nil)
-			a := webhookDiffAnswer{Code: code}
-			if m["kind"] == "Status" {
-				a.Reason, _ = m["reason"].(string)
-				msg, _ := m["message"].(string)
-				a.Message = normalizeMessage(msg)
-			}
-			a.Warnings = header.Values("Warning")
-			if st.read != "" {
-				_, stored := sv.do(t, hc, "GET", st.read, "", "")
-				a.Stored = normalizeObject(stored)
-			}
-			for _, r := range hs.take(sv.name) {
-				req := r["request"].(map[string]any)
-				delete(req, "uid")
-				delete(req, "userInfo")
-				req["object"] = normalizeObject(req["object"])
-				req["oldObject"] = normalizeObject(req["oldObject"])
-				a.Reviews = append(a.Reviews, r)
-			}
-			answers[sv.name] = append(answers[sv.name], a)
-		}
+		answers[sv.name] = webhookDiffAnswers(t, sv, hs, closedURL, steps)
 	}
 	equal := 0
 	for i, st := range steps {
@@ -281,4 +232,73 @@ func TestSideBySide_AdmissionWebhooksAsKubeAPIServer(t *testing.T) {
 		t.Logf("%s: %d %s %q, %d review(s)", st.name, a.Code, a.Reason, a.Message, len(a.Reviews))
 	}
 	t.Logf("%d of %d webhook steps equal with kube", equal, len(steps))
+}
+
+// webhookDiffAnswers registers the CRD and the webhook configurations on sv, sends the
+// steps and returns what it answered, stored and sent to the webhooks.
+func webhookDiffAnswers(t *testing.T, sv *sideBySide, hs *diffHookServer, closedURL string, steps []webhookDiffStep) []webhookDiffAnswer {
+	t.Helper()
+	crd := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.hook.example.com"},
+		"spec":{"group":"hook.example.com","scope":"Namespaced","names":{"kind":"Widget","plural":"widgets","singular":"widget"},
+		"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{
+		"spec":{"type":"object","properties":{"color":{"type":"string"},"size":{"type":"integer"}}}}}}}]}}`
+	var out []webhookDiffAnswer
+	hc, err := rest.HTTPClientFor(sv.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustDo := func(method, path, body string, want int) {
+		if code, m := sv.do(t, hc, method, path, "application/json", body); code != want {
+			t.Fatalf("%s: %s %s: %d %v", sv.name, method, path, code, m)
+		}
+	}
+	mustDo("POST", "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"hooked","labels":{"webhooks":"on"}}}`, 201)
+	mustDo("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd, 201)
+	waitFor(t, sv.name+": widgets served", func() bool {
+		code, _ := sv.do(t, hc, "GET", "/apis/hook.example.com/v1/namespaces/hooked/widgets", "", "")
+		return code == 200
+	})
+	for _, c := range webhookConfigs(hs, sv.name, closedURL) {
+		kind := "validatingwebhookconfigurations"
+		if strings.Contains(c, "MutatingWebhookConfiguration") {
+			kind = "mutatingwebhookconfigurations"
+		}
+		mustDo("POST", "/apis/admissionregistration.k8s.io/v1/"+kind, c, 201)
+	}
+	// kube-apiserver's webhook informers see new configurations after a moment:
+	// wait until the label webhook is called.
+	waitFor(t, sv.name+": webhooks active", func() bool {
+		code, _ := sv.do(t, hc, "POST", "/api/v1/namespaces/hooked/configmaps?dryRun=All", "application/json",
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"probe","labels":{"hook":"on","broken":"reason"}}}`)
+		hs.take(sv.name)
+		return code == 400
+	})
+	for _, st := range steps {
+		ctype := st.ctype
+		if ctype == "" {
+			ctype = "application/json"
+		}
+		code, m, header := sv.doWith(t, hc, st.method, st.path, ctype, st.body, nil)
+		a := webhookDiffAnswer{Code: code}
+		if m["kind"] == "Status" {
+			a.Reason, _ = m["reason"].(string)
+			msg, _ := m["message"].(string)
+			a.Message = normalizeMessage(msg)
+		}
+		a.Warnings = header.Values("Warning")
+		if st.read != "" {
+			_, stored := sv.do(t, hc, "GET", st.read, "", "")
+			a.Stored = normalizeObject(stored)
+		}
+		for _, r := range hs.take(sv.name) {
+			req := r["request"].(map[string]any)
+			delete(req, "uid")
+			delete(req, "userInfo")
+			req["object"] = normalizeObject(req["object"])
+			req["oldObject"] = normalizeObject(req["oldObject"])
+			a.Reviews = append(a.Reviews, r)
+		}
+		out = append(out, a)
+	}
+	return out
 }

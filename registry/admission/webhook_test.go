@@ -501,3 +501,43 @@ func TestWebhooks_MatchConditions(t *testing.T) {
 		t.Errorf("no compiler, failurePolicy Fail: %d %v", r.code, r.body)
 	}
 }
+
+// TestWebhooks_MatchPolicyEquivalentConvertsTheRequest holds kube's matchPolicy: a
+// webhook whose rule names autoscaling/v2 is called, with Equivalent, for an
+// autoscaling/v1 write, with the object at v2 (kind and resource v2, requestKind and
+// requestResource v1), and its patch lands in the stored object; with Exact it is not.
+func TestWebhooks_MatchPolicyEquivalentConvertsTheRequest(t *testing.T) {
+	hs := newHookServer(t)
+	srv := webhookServer(t, admission.WebhookOptions{})
+	hs.handle("/exact", allow())
+	hs.handle("/equivalent", allow(obj{"op": "add", "path": "/metadata/labels", "value": obj{"seen": "v2"}}))
+	rules := []any{obj{"operations": []any{"CREATE"}, "apiGroups": []any{"autoscaling"}, "apiVersions": []any{"v2"}, "resources": []any{"horizontalpodautoscalers"}}}
+	configure(t, srv, hs, true, "m", hookSpec{name: "exact.example.com", path: "/exact", rules: rules, extra: obj{"matchPolicy": "Exact"}},
+		hookSpec{name: "equivalent.example.com", path: "/equivalent", rules: rules, extra: obj{"matchPolicy": "Equivalent"}})
+	body := sendExpect(t, srv, http.MethodPost, "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers", obj{
+		"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": obj{"name": "h"},
+		"spec": obj{"scaleTargetRef": obj{"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"}, "maxReplicas": 3, "targetCPUUtilizationPercentage": 50},
+	}, http.StatusCreated)
+	if at(body, "metadata", "labels", "seen") != "v2" || at(body, "spec", "targetCPUUtilizationPercentage") != float64(50) {
+		t.Errorf("stored %v", body)
+	}
+	if n := len(hs.requests("/exact")); n != 0 {
+		t.Errorf("the Exact webhook was called %d times", n)
+	}
+	got := hs.requests("/equivalent")
+	if len(got) != 1 {
+		t.Fatalf("the Equivalent webhook was called %d times", len(got))
+	}
+	req := got[0]
+	if req.Kind != (admissionv1.GroupVersionKind{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler"}) ||
+		req.Resource != (admissionv1.GroupVersionResource{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers"}) ||
+		*req.RequestKind != (admissionv1.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "HorizontalPodAutoscaler"}) ||
+		req.RequestResource.Version != "v1" {
+		t.Errorf("request %+v %+v %+v", req.Kind, req.Resource, req.RequestKind)
+	}
+	var sent map[string]any
+	_ = json.Unmarshal(req.Object, &sent)
+	if at(sent, "apiVersion") != "autoscaling/v2" || at(sent, "spec", "metrics") == nil {
+		t.Errorf("sent %s, want the v2 object", req.Object)
+	}
+}

@@ -2,10 +2,12 @@ package admission
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
 
+	"github.com/apikit-dev/apikit/apierrors"
 	"github.com/apikit-dev/apikit/builtin"
 	admissionregistrationv1 "github.com/apikit-dev/apikit/builtin/admissionregistration/v1"
 	metav1 "github.com/apikit-dev/apikit/builtin/meta/v1"
@@ -52,31 +54,15 @@ type hook struct {
 	hasConditions bool
 }
 
-// webhookFields are the fields both kinds of webhook share, as hook reads them.
-type webhookFields struct {
-	Name                    string
-	ClientConfig            admissionregistrationv1.WebhookClientConfig
-	Rules                   []admissionregistrationv1.RuleWithOperations
-	FailurePolicy           *admissionregistrationv1.FailurePolicyType
-	MatchPolicy             *admissionregistrationv1.MatchPolicyType
-	NamespaceSelector       *metav1.LabelSelector
-	ObjectSelector          *metav1.LabelSelector
-	SideEffects             *admissionregistrationv1.SideEffectClass
-	TimeoutSeconds          *int32
-	AdmissionReviewVersions []string
-	MatchConditions         []admissionregistrationv1.MatchCondition
-	Reinvocation            *admissionregistrationv1.ReinvocationPolicyType
-}
-
 // compileHook builds the hook of webhook index i of configuration config.
-func compileHook(config string, i int, w webhookFields, opts WebhookOptions) *hook {
+func compileHook(config string, i int, w *admissionregistrationv1.MutatingWebhook, opts WebhookOptions) *hook {
 	h := &hook{
 		uid: fmt.Sprintf("%s/%s/%d", config, w.Name, i), name: w.Name, configuration: config,
 		rules:       w.Rules,
 		equivalent:  w.MatchPolicy != nil && *w.MatchPolicy == admissionregistrationv1.Equivalent,
 		ignore:      w.FailurePolicy != nil && *w.FailurePolicy == admissionregistrationv1.Ignore,
 		sideEffects: w.SideEffects,
-		reinvoke:    w.Reinvocation != nil && *w.Reinvocation == admissionregistrationv1.IfNeededReinvocationPolicy,
+		reinvoke:    w.ReinvocationPolicy != nil && *w.ReinvocationPolicy == admissionregistrationv1.IfNeededReinvocationPolicy,
 	}
 	h.nsSelector, h.nsSelectorErr = selectorOf(w.NamespaceSelector)
 	h.objSelector, h.objSelectErr = selectorOf(w.ObjectSelector)
@@ -144,7 +130,7 @@ type configEntry struct {
 // that a request rebuilds nothing that did not change.
 type hookSource struct {
 	resource scheme.GroupResource
-	webhooks func(obj scheme.Object) []webhookFields // nil for an object of another type
+	webhooks func(obj scheme.Object) ([]admissionregistrationv1.MutatingWebhook, error)
 
 	once    sync.Once
 	mu      sync.Mutex
@@ -193,9 +179,13 @@ func (s *hookSource) hooks(ctx context.Context, opts WebhookOptions) ([]*hook, e
 					h.close()
 				}
 			}
+			webhooks, err := s.webhooks(o)
+			if err != nil {
+				return nil, apierrors.NewInternalError(err)
+			}
 			e = &configEntry{resourceVersion: o.GetResourceVersion()}
-			for i, w := range s.webhooks(o) {
-				e.hooks = append(e.hooks, compileHook(o.GetName(), i, w, opts))
+			for i := range webhooks {
+				e.hooks = append(e.hooks, compileHook(o.GetName(), i, &webhooks[i], opts))
 			}
 			s.configs[uid] = e
 		}
@@ -213,37 +203,32 @@ func (s *hookSource) hooks(ctx context.Context, opts WebhookOptions) ([]*hook, e
 	return all, nil
 }
 
-func mutatingWebhooksOf(obj scheme.Object) []webhookFields {
+// mutatingWebhooksOf returns the webhooks of a MutatingWebhookConfiguration.
+func mutatingWebhooksOf(obj scheme.Object) ([]admissionregistrationv1.MutatingWebhook, error) {
 	c, ok := obj.(*admissionregistrationv1.MutatingWebhookConfiguration)
 	if !ok {
-		return nil
+		return nil, fmt.Errorf("expected a MutatingWebhookConfiguration, got %T", obj)
 	}
-	out := make([]webhookFields, len(c.Webhooks))
-	for i, w := range c.Webhooks {
-		out[i] = webhookFields{Name: w.Name, ClientConfig: w.ClientConfig, Rules: w.Rules, FailurePolicy: w.FailurePolicy,
-			MatchPolicy: w.MatchPolicy, NamespaceSelector: w.NamespaceSelector, ObjectSelector: w.ObjectSelector,
-			SideEffects: w.SideEffects, TimeoutSeconds: w.TimeoutSeconds, AdmissionReviewVersions: w.AdmissionReviewVersions,
-			MatchConditions: w.MatchConditions, Reinvocation: w.ReinvocationPolicy}
-	}
-	return out
+	return c.Webhooks, nil
 }
 
-func validatingWebhooksOf(obj scheme.Object) []webhookFields {
+// validatingWebhooksOf returns the webhooks of a ValidatingWebhookConfiguration as
+// mutating webhooks that never reinvoke: a ValidatingWebhook has the same fields but
+// reinvocationPolicy, so its JSON reads as one.
+func validatingWebhooksOf(obj scheme.Object) ([]admissionregistrationv1.MutatingWebhook, error) {
 	c, ok := obj.(*admissionregistrationv1.ValidatingWebhookConfiguration)
 	if !ok {
-		return nil
+		return nil, fmt.Errorf("expected a ValidatingWebhookConfiguration, got %T", obj)
 	}
-	out := make([]webhookFields, len(c.Webhooks))
-	for i, w := range c.Webhooks {
-		out[i] = webhookFields{Name: w.Name, ClientConfig: w.ClientConfig, Rules: w.Rules, FailurePolicy: w.FailurePolicy,
-			MatchPolicy: w.MatchPolicy, NamespaceSelector: w.NamespaceSelector, ObjectSelector: w.ObjectSelector,
-			SideEffects: w.SideEffects, TimeoutSeconds: w.TimeoutSeconds, AdmissionReviewVersions: w.AdmissionReviewVersions,
-			MatchConditions: w.MatchConditions}
+	data, err := json.Marshal(c.Webhooks)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	var out []admissionregistrationv1.MutatingWebhook
+	return out, json.Unmarshal(data, &out)
 }
 
 // init sets the resource and reader of the source once.
-func (s *hookSource) init(gr scheme.GroupResource, webhooks func(scheme.Object) []webhookFields) {
+func (s *hookSource) init(gr scheme.GroupResource, webhooks func(scheme.Object) ([]admissionregistrationv1.MutatingWebhook, error)) {
 	s.once.Do(func() { s.resource, s.webhooks = gr, webhooks })
 }

@@ -5,6 +5,11 @@
 // Store's call that runs them. NamespaceLifecycle is the registry's own; the plugins
 // that read nothing but the object (DefaultTolerationSeconds) are part of the kind's
 // strategy (package registry/strategies).
+//
+// MutatingWebhook and ValidatingWebhook are kube's MutatingAdmissionWebhook and
+// ValidatingAdmissionWebhook plugins: they call the admission webhooks of the stored
+// admissionregistration.k8s.io/v1 webhook configurations (package webhook is their
+// client); BuiltinWith configures how they reach Services and compile matchConditions.
 package admission
 
 import "github.com/apikit-dev/apikit/registry"

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -298,6 +299,10 @@ func webhookDiffAnswers(t *testing.T, sv *sideBySide, hs *diffHookServer, closed
 			req["oldObject"] = normalizeObject(req["oldObject"])
 			a.Reviews = append(a.Reviews, r)
 		}
+		// Validating webhooks are called in parallel: their order is the webhook's.
+		sort.SliceStable(a.Reviews, func(i, j int) bool {
+			return a.Reviews[i]["webhook"].(string) < a.Reviews[j]["webhook"].(string)
+		})
 		out = append(out, a)
 	}
 	return out

@@ -47,7 +47,13 @@ func exempt(a registry.AdmissionAttributes) bool {
 }
 
 func newRequest(a registry.AdmissionAttributes, obj scheme.Object) *request {
-	return &request{a: a, obj: obj, gvr: scheme.GroupVersionResource{Group: a.APIGroup, Version: a.APIVersion, Resource: a.Resource}}
+	r := &request{a: a, obj: obj, gvr: scheme.GroupVersionResource{Group: a.APIGroup, Version: a.APIVersion, Resource: a.Resource}}
+	if r.isNamespaceResource() && r.a.Namespace == "" && r.a.Operation != registry.OperationCreate {
+		// kube's RequestInfo gives a request on /api/v1/namespaces/NAME the namespace
+		// NAME, which webhooks are sent (a create by POST names none).
+		r.a.Namespace = r.a.Name
+	}
+	return r
 }
 
 // isNamespace says the request is on a Namespace (the resource, not a subresource).

@@ -95,6 +95,12 @@ func (hs *diffHookServer) serve(w http.ResponseWriter, r *http.Request) {
 	case "patching":
 		resp["patch"] = jsonPatchOf(`[{"op":"add","path":"/metadata/labels/x","value":"y"}]`)
 		resp["patchType"] = "JSONPatch"
+	case "rename":
+		resp["patch"] = jsonPatchOf(`[{"op":"replace","path":"/metadata/name","value":"renamed"}]`)
+		resp["patchType"] = "JSONPatch"
+	case "unknown":
+		resp["patch"] = jsonPatchOf(`[{"op":"add","path":"/unknownField","value":"x"},{"op":"add","path":"/metadata/labels/known","value":"yes"}]`)
+		resp["patchType"] = "JSONPatch"
 	case "breaking":
 		resp["patch"] = jsonPatchOf(`[{"op":"replace","path":"/data","value":7}]`)
 		resp["patchType"] = "JSONPatch"
@@ -164,7 +170,9 @@ func webhookConfigs(hs *diffHookServer, server, closedURL string) []string {
 	mutating := `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"MutatingWebhookConfiguration","metadata":{"name":"e2e-mutating"},"webhooks":[` +
 		hook("label.m.example.com", url("label"), cmWrites, hooked+`,"objectSelector":{"matchLabels":{"hook":"on"}}`) + "," +
 		hook("size.m.example.com", url("size"), `{"operations":["CREATE"],"apiGroups":["hook.example.com"],"apiVersions":["*"],"resources":["widgets"]}`, "") + "," +
-		hook("breaking.m.example.com", url("breaking"), cm, broken("patch")) + "]}"
+		hook("breaking.m.example.com", url("breaking"), cm, broken("patch")) + "," +
+		hook("rename.m.example.com", url("rename"), cmWrites, broken("rename")) + "," +
+		hook("unknown.m.example.com", url("unknown"), cmWrites, broken("unknown")) + "]}"
 	validating := `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration","metadata":{"name":"e2e-validating"},"webhooks":[` +
 		hook("deny.v.example.com", url("deny"), cm, hooked) + "," +
 		hook("reason.v.example.com", url("reason"), cm, broken("reason")) + "," +
@@ -196,6 +204,9 @@ func webhookDiffSteps() []webhookDiffStep {
 		{"a wrong uid", "POST", cms, cm("uid", `"broken":"uid"`, ""), cms + "/uid", ""},
 		{"a patch from a validating webhook", "POST", cms, cm("vpatch", `"broken":"vpatch"`, ""), cms + "/vpatch", ""},
 		{"a patch breaking the object", "POST", cms, cm("patch", `"broken":"patch"`, `"k":"v"`), cms + "/patch", ""},
+		{"a patch renaming on create", "POST", cms, cm("rename", `"broken":"rename"`, ""), cms + "/renamed", ""},
+		{"a patch renaming on update", "PUT", cms + "/plain", cm("plain", `"broken":"rename"`, `"k":"v"`), cms + "/plain", ""},
+		{"a patch adding an unknown field", "POST", cms, cm("unknown", `"broken":"unknown"`, ""), cms + "/unknown", ""},
 		{"a hung webhook", "POST", cms, cm("hang", `"broken":"hang"`, ""), cms + "/hang", ""},
 		{"a dry-run create", "POST", cms + "?dryRun=All", cm("dry", `"hook":"on"`, ""), cms + "/dry", ""},
 		{"a generated name", "POST", cms, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"gen-"}}`, "", ""},

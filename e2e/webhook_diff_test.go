@@ -137,6 +137,9 @@ type webhookDiffAnswer struct {
 // serverPathPattern matches the path prefix of each server's webhooks.
 var serverPathPattern = regexp.MustCompile(`/(kube|apikit)/`)
 
+// generatedName matches the names generated from generateName "gen-".
+var generatedName = regexp.MustCompile(`gen-[a-z0-9]{5}`)
+
 // normalizeMessage replaces uids and the server's path prefix.
 func normalizeMessage(s string) string {
 	return serverPathPattern.ReplaceAllString(uuidPattern.ReplaceAllString(s, "<uid>"), "/<server>/")
@@ -152,6 +155,14 @@ func normalizeObject(v any) any {
 	if md, ok := m["metadata"].(map[string]any); ok {
 		for _, k := range []string{"uid", "resourceVersion", "creationTimestamp", "managedFields"} {
 			delete(md, k)
+		}
+		if name, _ := md["name"].(string); generatedName.MatchString(name) {
+			md["name"] = "gen-<random>"
+		}
+		// A known difference outside admission: apikit does not label Namespaces
+		// kubernetes.io/metadata.name as kube's defaulting does.
+		if labels, _ := md["labels"].(map[string]any); labels != nil {
+			delete(labels, "kubernetes.io/metadata.name")
 		}
 	}
 	return m
@@ -306,6 +317,9 @@ func webhookDiffAnswers(t *testing.T, sv *sideBySide, hs *diffHookServer, closed
 			req := r["request"].(map[string]any)
 			delete(req, "uid")
 			delete(req, "userInfo")
+			if name, _ := req["name"].(string); generatedName.MatchString(name) {
+				req["name"] = "gen-<random>"
+			}
 			req["object"] = normalizeObject(req["object"])
 			req["oldObject"] = normalizeObject(req["oldObject"])
 			a.Reviews = append(a.Reviews, r)

@@ -74,7 +74,11 @@ func (o *op) prepareCreate(ctx context.Context, in scheme.Object) error {
 	if f := o.hooks.WarningsOnCreate; f != nil {
 		o.warn(f(ctx, in)...)
 	}
-	a.Name = in.GetName()
+	if a.Name == "" {
+		// kube's AdmissionToValidateObjectFunc: the request's name, else the name
+		// generated (a name a mutating plugin changed is not the request's).
+		a.Name = in.GetName()
+	}
 	return o.validateAdmission(ctx, a, in)
 }
 

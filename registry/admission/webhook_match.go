@@ -48,9 +48,9 @@ func exempt(a registry.AdmissionAttributes) bool {
 
 func newRequest(a registry.AdmissionAttributes, obj scheme.Object) *request {
 	r := &request{a: a, obj: obj, gvr: scheme.GroupVersionResource{Group: a.APIGroup, Version: a.APIVersion, Resource: a.Resource}}
-	if r.isNamespaceResource() && r.a.Namespace == "" && r.a.Operation != registry.OperationCreate {
-		// kube's RequestInfo gives a request on /api/v1/namespaces/NAME the namespace
-		// NAME, which webhooks are sent (a create by POST names none).
+	if r.isNamespaceResource() && r.a.Namespace == "" {
+		// kube's handlers give a request on a Namespace the namespace of its name,
+		// which webhooks are sent.
 		r.a.Namespace = r.a.Name
 	}
 	return r

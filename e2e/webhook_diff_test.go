@@ -53,7 +53,8 @@ func (hs *diffHookServer) take(server string) []map[string]any {
 
 func (hs *diffHookServer) serve(w http.ResponseWriter, r *http.Request) {
 	var review struct {
-		Request map[string]any `json:"request"`
+		APIVersion string         `json:"apiVersion"`
+		Request    map[string]any `json:"request"`
 	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4<<20)).Decode(&review); err != nil || review.Request == nil {
 		http.Error(w, "bad review", http.StatusBadRequest)
@@ -62,7 +63,7 @@ func (hs *diffHookServer) serve(w http.ResponseWriter, r *http.Request) {
 	server, hook, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	req := review.Request
 	hs.mu.Lock()
-	hs.got[server] = append(hs.got[server], map[string]any{"webhook": hook, "request": req})
+	hs.got[server] = append(hs.got[server], map[string]any{"webhook": hook, "request": req, "apiVersion": review.APIVersion})
 	hs.mu.Unlock()
 	uid, _ := req["uid"].(string)
 	obj, _ := req["object"].(map[string]any)
@@ -101,6 +102,13 @@ func (hs *diffHookServer) serve(w http.ResponseWriter, r *http.Request) {
 	case "unknown":
 		resp["patch"] = jsonPatchOf(`[{"op":"add","path":"/unknownField","value":"x"},{"op":"add","path":"/metadata/labels/known","value":"yes"}]`)
 		resp["patchType"] = "JSONPatch"
+	case "late":
+		if md, _ := obj["metadata"].(map[string]any); md != nil {
+			if l, _ := md["labels"].(map[string]any); l["late"] == nil {
+				resp["patch"] = jsonPatchOf(`[{"op":"add","path":"/metadata/labels/late","value":"yes"}]`)
+				resp["patchType"] = "JSONPatch"
+			}
+		}
 	case "breaking":
 		resp["patch"] = jsonPatchOf(`[{"op":"replace","path":"/data","value":7}]`)
 		resp["patchType"] = "JSONPatch"
@@ -112,8 +120,12 @@ func (hs *diffHookServer) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	version := review.APIVersion // answered in the version asked, but by the liar
+	if hook == "betalie" {
+		version = "admission.k8s.io/v1"
+	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": resp})
+	_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": version, "kind": "AdmissionReview", "response": resp})
 }
 
 func jsonPatchOf(s string) []byte { return []byte(s) }
@@ -183,7 +195,12 @@ func webhookConfigs(hs *diffHookServer, server, closedURL string) []string {
 		hook("size.m.example.com", url("size"), `{"operations":["CREATE"],"apiGroups":["hook.example.com"],"apiVersions":["*"],"resources":["widgets"]}`, "") + "," +
 		hook("breaking.m.example.com", url("breaking"), cm, broken("patch")) + "," +
 		hook("rename.m.example.com", url("rename"), cmWrites, broken("rename")) + "," +
-		hook("unknown.m.example.com", url("unknown"), cmWrites, broken("unknown")) + "]}"
+		hook("unknown.m.example.com", url("unknown"), cmWrites, broken("unknown")) + "," +
+		hook("early.m.example.com", url("early"), cmWrites, broken("reinvoke")+`,"reinvocationPolicy":"IfNeeded"`) + "," +
+		hook("podlabel.m.example.com", url("label"), `{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["pods"]}`, hooked) + "]}"
+	// Configurations run in name order: this one after e2e-mutating.
+	mutatingLate := `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"MutatingWebhookConfiguration","metadata":{"name":"e2e-mutating-late"},"webhooks":[` +
+		hook("late.m.example.com", url("late"), cmWrites, broken("reinvoke")) + "]}"
 	validating := `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration","metadata":{"name":"e2e-validating"},"webhooks":[` +
 		hook("deny.v.example.com", url("deny"), cm, hooked) + "," +
 		hook("reason.v.example.com", url("reason"), cm, broken("reason")) + "," +
@@ -193,9 +210,12 @@ func webhookConfigs(hs *diffHookServer, server, closedURL string) []string {
 		hook("patching.v.example.com", url("patching"), cm, broken("vpatch")) + "," +
 		hook("hang.v.example.com", url("hang"), cm, broken("hang")+`,"timeoutSeconds":1`) + "," +
 		hook("widgets.v.example.com", url("deny"), `{"operations":["*"],"apiGroups":["hook.example.com"],"apiVersions":["v1"],"resources":["widgets"]}`, "") + "," +
+		hook("beta.v.example.com", url("allow"), cm, broken("beta")+`,"admissionReviewVersions":["v1beta1"]`) + "," +
+		hook("betalie.v.example.com", url("betalie"), cm, broken("betalie")+`,"admissionReviewVersions":["v1beta1","v1"]`) + "," +
+		hook("pods.v.example.com", url("deny"), `{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["pods"]}`, hooked) + "," +
 		hook("ns.v.example.com", url("allow"), `{"operations":["*"],"apiGroups":[""],"apiVersions":["v1"],"resources":["namespaces"]}`,
 			`,"objectSelector":{"matchLabels":{"watched":"yes"}}`) + "]}"
-	return []string{mutating, validating}
+	return []string{mutating, mutatingLate, validating}
 }
 
 func webhookDiffSteps() []webhookDiffStep {
@@ -218,6 +238,10 @@ func webhookDiffSteps() []webhookDiffStep {
 		{"a patch renaming on create", "POST", cms, cm("rename", `"broken":"rename"`, ""), cms + "/renamed", ""},
 		{"a patch renaming on update", "PUT", cms + "/plain", cm("plain", `"broken":"rename"`, `"k":"v"`), cms + "/plain", ""},
 		{"a patch adding an unknown field", "POST", cms, cm("unknown", `"broken":"unknown"`, ""), cms + "/unknown", ""},
+		{"a reinvocation", "POST", cms, cm("reinvoke", `"broken":"reinvoke"`, ""), cms + "/reinvoke", ""},
+		{"an admission.k8s.io/v1beta1 review", "POST", cms, cm("beta", `"broken":"beta"`, ""), cms + "/beta", ""},
+		{"a v1beta1 review answered in v1", "POST", cms, cm("betalie", `"broken":"betalie"`, ""), cms + "/betalie", ""},
+		{"a pod", "POST", "/api/v1/namespaces/hooked/pods", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"nginx"}]}}`, "/api/v1/namespaces/hooked/pods/p", ""},
 		{"a hung webhook", "POST", cms, cm("hang", `"broken":"hang"`, ""), cms + "/hang", ""},
 		{"a dry-run create", "POST", cms + "?dryRun=All", cm("dry", `"hook":"on"`, ""), cms + "/dry", ""},
 		{"a generated name", "POST", cms, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"gen-"}}`, "", ""},
@@ -234,7 +258,8 @@ func webhookDiffSteps() []webhookDiffStep {
 // configurations on kube-apiserver and apikit and compares what the same writes answer,
 // store and send to the webhooks.
 func TestSideBySide_AdmissionWebhooksAsKubeAPIServer(t *testing.T) {
-	servers := startSideBySide(t)
+	// apikit's Builtin() has no ServiceAccount plugin (as envtest runs kube-apiserver).
+	servers := startSideBySide(t, "--disable-admission-plugins=ServiceAccount")
 	hs := newDiffHookServer(t)
 	closed := httptest.NewTLSServer(http.NotFoundHandler())
 	closedURL := closed.URL + "/closed"
@@ -247,7 +272,7 @@ func TestSideBySide_AdmissionWebhooksAsKubeAPIServer(t *testing.T) {
 	equal := 0
 	for i, st := range steps {
 		if d := cmp.Diff(answers["kube"][i], answers["apikit"][i]); d != "" {
-			t.Errorf("%s: %s %s (-kube +apikit):\n%s", st.name, st.method, st.path, d)
+			t.Errorf("%s: %s %s: kube %d %q (-kube +apikit):\n%s", st.name, st.method, st.path, answers["kube"][i].Code, answers["kube"][i].Message, d)
 			continue
 		}
 		equal++

@@ -2,9 +2,7 @@
 // built-in kinds, each as kube-apiserver v1.37.2 runs it (plugin/pkg/admission in
 // k8s.io/kubernetes): they read the objects they consult (LimitRanges, ResourceQuotas,
 // IngressClasses, Namespaces, ...) with registry.Get and registry.List, within the
-// Store's call that runs them. NamespaceLifecycle is the registry's own; the plugins
-// that read nothing but the object (DefaultTolerationSeconds) are part of the kind's
-// strategy (package registry/strategies).
+// Store's call that runs them. NamespaceLifecycle is the registry's own.
 //
 // MutatingWebhook and ValidatingWebhook are kube's MutatingAdmissionWebhook and
 // ValidatingAdmissionWebhook plugins: they call the admission webhooks of the stored
@@ -34,11 +32,11 @@ func BuiltinWith(webhooks WebhookOptions) Plugins {
 	return Plugins{
 		// kube's order (AllOrderedPlugins): NamespaceLifecycle (the registry's own),
 		// LimitRanger, TaintNodesByCondition, PodSecurity, Priority,
-		// DefaultTolerationSeconds (the Pod strategy's), DefaultStorageClass,
+		// DefaultTolerationSeconds, DefaultStorageClass,
 		// StorageObjectInUseProtection, PersistentVolumeClaimResize,
 		// DefaultIngressClass, ..., MutatingAdmissionWebhook,
 		// ValidatingAdmissionWebhook, ResourceQuota last.
-		Mutating: []registry.MutatingAdmission{LimitRanger{}, TaintNodesByCondition{}, Priority{},
+		Mutating: []registry.MutatingAdmission{LimitRanger{}, TaintNodesByCondition{}, Priority{}, DefaultTolerationSeconds{},
 			DefaultStorageClass{}, StorageObjectInUseProtection{}, DefaultIngressClass{}, NewMutatingWebhook(webhooks)},
 		Validating: []registry.ValidatingAdmission{LimitRanger{}, PodSecurity{}, Priority{},
 			PersistentVolumeClaimResize{}, NewValidatingWebhook(webhooks), ResourceQuota{}},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 
 	"github.com/apikit-dev/apikit/apierrors"
 	admissionv1 "github.com/apikit-dev/apikit/builtin/admission/v1"
@@ -194,6 +195,12 @@ func (r *request) call(ctx context.Context, inv *invocation, object, oldObject j
 			reason = &url.Error{Op: ue.Op, URL: ue.URL, Err: ctx.Err()}
 		}
 		return nil, callFailed(h, "failed to call webhook: %w", reason)
+	}
+	if sent := review.APIVersion; answer.Kind == "AdmissionReview" && answer.APIVersion != sent &&
+		(answer.APIVersion == admissionv1.SchemeGroupVersion.String() || answer.APIVersion == admissionv1.SchemeGroupVersionV1beta1.String()) {
+		// client-go decodes the answer into the review of the version sent.
+		return nil, callFailed(h, "failed to call webhook: converting (%s.AdmissionReview) to (%s.AdmissionReview): unknown conversion",
+			strings.TrimPrefix(answer.APIVersion, "admission.k8s.io/"), h.reviewVersion)
 	}
 	resp, err := verifyResponse(h.reviewVersion, uid, mutating, &answer)
 	if err != nil {

@@ -241,7 +241,7 @@ func webhookDiffSteps() []webhookDiffStep {
 		{"a reinvocation", "POST", cms, cm("reinvoke", `"broken":"reinvoke"`, ""), cms + "/reinvoke", ""},
 		{"an admission.k8s.io/v1beta1 review", "POST", cms, cm("beta", `"broken":"beta"`, ""), cms + "/beta", ""},
 		{"a v1beta1 review answered in v1", "POST", cms, cm("betalie", `"broken":"betalie"`, ""), cms + "/betalie", ""},
-		{"a pod", "POST", "/api/v1/namespaces/hooked/pods", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"nginx"}]}}`, "/api/v1/namespaces/hooked/pods/p", ""},
+		{"a pod", "POST", "/api/v1/namespaces/hooked/pods", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}`, "/api/v1/namespaces/hooked/pods/p", ""},
 		{"a hung webhook", "POST", cms, cm("hang", `"broken":"hang"`, ""), cms + "/hang", ""},
 		{"a dry-run create", "POST", cms + "?dryRun=All", cm("dry", `"hook":"on"`, ""), cms + "/dry", ""},
 		{"a generated name", "POST", cms, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"gen-"}}`, "", ""},

@@ -34,7 +34,7 @@ type diffHookServer struct {
 	got map[string][]map[string]any // server name -> the requests since the last take
 }
 
-func newDiffHookServer(t *testing.T) *diffHookServer {
+func newDiffHookServer(t testing.TB) *diffHookServer {
 	hs := &diffHookServer{got: map[string][]map[string]any{}, stop: make(chan struct{})}
 	hs.Server = httptest.NewTLSServer(http.HandlerFunc(hs.serve))
 	hs.ca = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hs.Certificate().Raw})

@@ -541,3 +541,27 @@ func TestWebhooks_MatchPolicyEquivalentConvertsTheRequest(t *testing.T) {
 		t.Errorf("sent %s, want the v2 object", req.Object)
 	}
 }
+
+// TestWebhooks_ConfigurationChangesApplyToTheNextWrite holds that the compiled
+// configurations follow the stored ones: an update (a new resourceVersion) and a delete
+// apply to the next write.
+func TestWebhooks_ConfigurationChangesApplyToTheNextWrite(t *testing.T) {
+	hs := newHookServer(t)
+	srv := webhookServer(t, admission.WebhookOptions{})
+	hs.handle("/a", allow())
+	hs.handle("/b", deny(&scheme.Status{Message: "b says no"}))
+	configure(t, srv, hs, false, "v", hookSpec{name: "v.example.com", path: "/a"})
+	sendExpect(t, srv, http.MethodPost, configMapsPath, configMap("one", nil, nil), http.StatusCreated)
+	path := "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/v"
+	c := sendExpect(t, srv, http.MethodGet, path, nil, http.StatusOK)
+	c["webhooks"].([]any)[0].(map[string]any)["clientConfig"].(map[string]any)["url"] = hs.URL + "/b"
+	sendExpect(t, srv, http.MethodPut, path, c, http.StatusOK)
+	if r := send(t, srv, http.MethodPost, configMapsPath, configMap("two", nil, nil)); r.code != 400 || at(r.body, "message") != `admission webhook "v.example.com" denied the request: b says no` {
+		t.Errorf("after the update: %d %v", r.code, r.body)
+	}
+	sendExpect(t, srv, http.MethodDelete, path, nil, http.StatusOK)
+	sendExpect(t, srv, http.MethodPost, configMapsPath, configMap("three", nil, nil), http.StatusCreated)
+	if a, b := len(hs.requests("/a")), len(hs.requests("/b")); a != 1 || b != 1 {
+		t.Errorf("calls: /a %d, /b %d; want 1, 1", a, b)
+	}
+}

@@ -171,11 +171,6 @@ func normalizeObject(v any) any {
 		if name, _ := md["name"].(string); generatedName.MatchString(name) {
 			md["name"] = "gen-<random>"
 		}
-		// A known difference outside admission: apikit does not label Namespaces
-		// kubernetes.io/metadata.name as kube's defaulting does.
-		if labels, _ := md["labels"].(map[string]any); labels != nil {
-			delete(labels, "kubernetes.io/metadata.name")
-		}
 	}
 	return m
 }

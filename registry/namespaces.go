@@ -173,6 +173,26 @@ var immortalNamespaces = []string{"default", "kube-system", "kube-public"}
 // isNamespaces reports whether the call is on the namespaces resource.
 func (o *op) isNamespaces() bool { return o.gr == namespacesGR }
 
+// LabelNamespaceName is the label kube-apiserver gives every Namespace, its name
+// (k8s.io/api core/v1 LabelMetadataName), which namespaceSelectors select on.
+const LabelNamespaceName = "kubernetes.io/metadata.name"
+
+// labelWithName sets a named Namespace's kubernetes.io/metadata.name label to its name,
+// as kube's Namespace defaulting does when it is decoded (before admission) and its
+// strategy's Canonicalize after (for a generated name, and a label admission changed).
+func labelWithName(in scheme.Object) {
+	name := in.GetName()
+	if name == "" || in.GetLabels()[LabelNamespaceName] == name {
+		return
+	}
+	labels := make(map[string]string, len(in.GetLabels())+1)
+	for k, v := range in.GetLabels() {
+		labels[k] = v
+	}
+	labels[LabelNamespaceName] = name
+	in.SetLabels(labels)
+}
+
 // admitNamespaceDelete refuses to delete the namespaces kube-apiserver keeps forever.
 func (o *op) admitNamespaceDelete(name string) error {
 	if o.isNamespaces() && slices.Contains(immortalNamespaces, name) {

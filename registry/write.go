@@ -35,6 +35,9 @@ func (o *op) prepareCreate(ctx context.Context, in scheme.Object) error {
 	if err := o.admitNamespacedCreate(ctx, in); err != nil {
 		return err
 	}
+	if o.isNamespaces() {
+		labelWithName(in)
+	}
 	a := o.admissionAttributes(ctx, "create", OperationCreate, in.GetName(), nil)
 	if err := o.mutate(ctx, a, in); err != nil {
 		return err
@@ -64,6 +67,7 @@ func (o *op) prepareCreate(ctx context.Context, in scheme.Object) error {
 		if err := prepareNamespaceCreate(in); err != nil {
 			return err
 		}
+		labelWithName(in)
 	}
 	if f := o.hooks.PrepareForCreate; f != nil {
 		f(ctx, in)
@@ -74,7 +78,11 @@ func (o *op) prepareCreate(ctx context.Context, in scheme.Object) error {
 	if f := o.hooks.WarningsOnCreate; f != nil {
 		o.warn(f(ctx, in)...)
 	}
-	a.Name = in.GetName()
+	if a.Name == "" {
+		// kube's AdmissionToValidateObjectFunc: the request's name, else the name
+		// generated (a name a mutating plugin changed is not the request's).
+		a.Name = in.GetName()
+	}
 	return o.validateAdmission(ctx, a, in)
 }
 
@@ -169,6 +177,7 @@ func (o *op) prepareUpdate(ctx context.Context, in, old scheme.Object) (scheme.O
 		if err := prepareNamespaceUpdate(in, old, o.rq.Subresource); err != nil {
 			return nil, err
 		}
+		labelWithName(in)
 	}
 	if in.GetUID() == "" {
 		in.SetUID(old.GetUID())
@@ -184,6 +193,9 @@ func (o *op) prepareUpdate(ctx context.Context, in, old scheme.Object) (scheme.O
 	a := o.admissionAttributes(ctx, "update", OperationUpdate, name, old)
 	if err := o.mutate(ctx, a, in); err != nil {
 		return nil, err
+	}
+	if o.isNamespaces() {
+		labelWithName(in)
 	}
 	same, err := specEqual(in, old, !o.res.StatusSubresource)
 	if err != nil {

@@ -2,9 +2,12 @@
 // built-in kinds, each as kube-apiserver v1.37.2 runs it (plugin/pkg/admission in
 // k8s.io/kubernetes): they read the objects they consult (LimitRanges, ResourceQuotas,
 // IngressClasses, Namespaces, ...) with registry.Get and registry.List, within the
-// Store's call that runs them. NamespaceLifecycle is the registry's own; the plugins
-// that read nothing but the object (DefaultTolerationSeconds) are part of the kind's
-// strategy (package registry/strategies).
+// Store's call that runs them. NamespaceLifecycle is the registry's own.
+//
+// MutatingWebhook and ValidatingWebhook are kube's MutatingAdmissionWebhook and
+// ValidatingAdmissionWebhook plugins: they call the admission webhooks of the stored
+// admissionregistration.k8s.io/v1 webhook configurations (package webhook is their
+// client); BuiltinWith configures how they reach Services and compile matchConditions.
 package admission
 
 import "github.com/apikit-dev/apikit/registry"
@@ -19,16 +22,23 @@ type Plugins struct {
 // Builtin returns kube-apiserver's default admission plugins of the built-in kinds as
 // envtest's kube-apiserver runs them (every default plugin but ServiceAccount), in
 // kube's order; a plugin whose kinds a server does not serve lets every request pass.
-func Builtin() Plugins {
+// The admission webhooks are among them, without cluster DNS or CEL (BuiltinWith).
+func Builtin() Plugins { return BuiltinWith(WebhookOptions{}) }
+
+// BuiltinWith is Builtin with the MutatingAdmissionWebhook and
+// ValidatingAdmissionWebhook plugins configured by webhooks. Each call returns new
+// plugins, to be used by one Store.
+func BuiltinWith(webhooks WebhookOptions) Plugins {
 	return Plugins{
 		// kube's order (AllOrderedPlugins): NamespaceLifecycle (the registry's own),
 		// LimitRanger, TaintNodesByCondition, PodSecurity, Priority,
-		// DefaultTolerationSeconds (the Pod strategy's), DefaultStorageClass,
+		// DefaultTolerationSeconds, DefaultStorageClass,
 		// StorageObjectInUseProtection, PersistentVolumeClaimResize,
-		// DefaultIngressClass, ..., ResourceQuota last.
-		Mutating: []registry.MutatingAdmission{LimitRanger{}, TaintNodesByCondition{}, Priority{},
-			DefaultStorageClass{}, StorageObjectInUseProtection{}, DefaultIngressClass{}},
+		// DefaultIngressClass, ..., MutatingAdmissionWebhook,
+		// ValidatingAdmissionWebhook, ResourceQuota last.
+		Mutating: []registry.MutatingAdmission{LimitRanger{}, TaintNodesByCondition{}, Priority{}, DefaultTolerationSeconds{},
+			DefaultStorageClass{}, StorageObjectInUseProtection{}, DefaultIngressClass{}, NewMutatingWebhook(webhooks)},
 		Validating: []registry.ValidatingAdmission{LimitRanger{}, PodSecurity{}, Priority{},
-			PersistentVolumeClaimResize{}, ResourceQuota{}},
+			PersistentVolumeClaimResize{}, NewValidatingWebhook(webhooks), ResourceQuota{}},
 	}
 }

@@ -73,6 +73,11 @@ func addDefaultTolerations(spec *corev1.PodSpec) {
 	}
 }
 
+// AddDefaultTolerations is what the DefaultTolerationSeconds admission plugin
+// (package registry/admission) adds to a pod before the admission webhooks see it; the
+// Pod strategy adds the same (nothing when they are there).
+func AddDefaultTolerations(spec *corev1.PodSpec) { addDefaultTolerations(spec) }
+
 func ptrTo[T any](v T) *T { return &v }
 
 func preparePodForCreate(p *corev1.Pod) {

@@ -47,6 +47,7 @@ import (
 	"github.com/apikit-dev/apikit/apitest"
 	"github.com/apikit-dev/apikit/builtin"
 	"github.com/apikit-dev/apikit/cel"
+	"github.com/apikit-dev/apikit/cel/policy"
 	"github.com/apikit-dev/apikit/metrics"
 	"github.com/apikit-dev/apikit/registry/admission"
 	"github.com/apikit-dev/apikit/registry/strategies"
@@ -138,7 +139,10 @@ func start(f flags, logs io.Writer) (*apitest.Server, error) {
 	}
 	// The server runs until Close: run closes it when its context ends, once the server
 	// has started and said where it serves, even when an interrupt came meanwhile.
-	plugins := admission.Builtin()
+	plugins := admission.BuiltinWith(admission.Options{
+		Webhooks:         admission.WebhookOptions{Conditions: cel.NewConditionCompiler()},
+		ValidatingPolicy: policy.NewValidating(),
+	})
 	srv, err := apitest.Start(context.Background(), s, apitest.Options{
 		REST: rest.Options{
 			Strategies:          strategies.Builtin(),

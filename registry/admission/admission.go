@@ -22,23 +22,38 @@ type Plugins struct {
 // Builtin returns kube-apiserver's default admission plugins of the built-in kinds as
 // envtest's kube-apiserver runs them (every default plugin but ServiceAccount), in
 // kube's order; a plugin whose kinds a server does not serve lets every request pass.
-// The admission webhooks are among them, without cluster DNS or CEL (BuiltinWith).
-func Builtin() Plugins { return BuiltinWith(WebhookOptions{}) }
+// The admission webhooks are among them, without cluster DNS or CEL, and no
+// ValidatingAdmissionPolicy plugin (BuiltinWith).
+func Builtin() Plugins { return BuiltinWith(Options{}) }
 
-// BuiltinWith is Builtin with the MutatingAdmissionWebhook and
-// ValidatingAdmissionWebhook plugins configured by webhooks. Each call returns new
+// Options configure the plugins of BuiltinWith that need more than the Store.
+type Options struct {
+	// Webhooks configure the MutatingAdmissionWebhook and ValidatingAdmissionWebhook
+	// plugins.
+	Webhooks WebhookOptions
+	// ValidatingPolicy is kube's ValidatingAdmissionPolicy plugin, run where kube runs
+	// it: after the other validating plugins, before the validating webhooks. CEL lives
+	// outside the main module, so the host brings it
+	// (github.com/apikit-dev/apikit/cel/policy.NewValidating()); without it, policies
+	// and their bindings are stored but not enforced.
+	ValidatingPolicy registry.ValidatingAdmission
+}
+
+// BuiltinWith is Builtin with the plugins opts configures. Each call returns new
 // plugins, to be used by one Store.
-func BuiltinWith(webhooks WebhookOptions) Plugins {
+func BuiltinWith(opts Options) Plugins {
+	// kube's order (AllOrderedPlugins): NamespaceLifecycle (the registry's own),
+	// LimitRanger, TaintNodesByCondition, PodSecurity, Priority,
+	// DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection,
+	// PersistentVolumeClaimResize, DefaultIngressClass, ..., MutatingAdmissionWebhook,
+	// ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, ResourceQuota last.
+	validating := []registry.ValidatingAdmission{LimitRanger{}, PodSecurity{}, Priority{}, PersistentVolumeClaimResize{}}
+	if opts.ValidatingPolicy != nil {
+		validating = append(validating, opts.ValidatingPolicy)
+	}
 	return Plugins{
-		// kube's order (AllOrderedPlugins): NamespaceLifecycle (the registry's own),
-		// LimitRanger, TaintNodesByCondition, PodSecurity, Priority,
-		// DefaultTolerationSeconds, DefaultStorageClass,
-		// StorageObjectInUseProtection, PersistentVolumeClaimResize,
-		// DefaultIngressClass, ..., MutatingAdmissionWebhook,
-		// ValidatingAdmissionWebhook, ResourceQuota last.
 		Mutating: []registry.MutatingAdmission{LimitRanger{}, TaintNodesByCondition{}, Priority{}, DefaultTolerationSeconds{},
-			DefaultStorageClass{}, StorageObjectInUseProtection{}, DefaultIngressClass{}, NewMutatingWebhook(webhooks)},
-		Validating: []registry.ValidatingAdmission{LimitRanger{}, PodSecurity{}, Priority{},
-			PersistentVolumeClaimResize{}, NewValidatingWebhook(webhooks), ResourceQuota{}},
+			DefaultStorageClass{}, StorageObjectInUseProtection{}, DefaultIngressClass{}, NewMutatingWebhook(opts.Webhooks)},
+		Validating: append(validating, NewValidatingWebhook(opts.Webhooks), ResourceQuota{}),
 	}
 }

@@ -108,7 +108,7 @@ func webhookServer(t *testing.T, opts admission.WebhookOptions) *apitest.Server 
 	if err := builtin.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	p := admission.BuiltinWith(opts)
+	p := admission.BuiltinWith(admission.Options{Webhooks: opts})
 	srv := apitest.NewServer(t, s, apitest.Options{REST: rest.Options{Strategies: strategies.Builtin(),
 		MutatingAdmission: p.Mutating, ValidatingAdmission: p.Validating}})
 	sendExpect(t, srv, http.MethodPost, "/api/v1/namespaces", obj{"metadata": obj{"name": "default"}}, http.StatusCreated)

@@ -15,7 +15,8 @@ import (
 
 // SharedKey returns a key for the document of group version gv in s (ForGroupVersion)
 // that is equal for two schemes, in one process, whose documents of gv are derived
-// alike: the same kinds backed by the same Go types, the same resources of gv's group,
+// alike: the same kinds backed by the same Go types (a list kind without one, by its
+// item's), the same resources of gv's group,
 // and the same overrides and customizers. Callers that derive something costly from a
 // document (the structured-merge-diff schemas of server-side apply) cache it under
 // this key once per process rather than once per scheme, so that every test server
@@ -32,14 +33,28 @@ func SharedKey(s *scheme.Scheme, gv scheme.GroupVersion) (key string, ok bool) {
 	b.WriteString(gv.Group)
 	b.WriteByte('/')
 	b.WriteString(gv.Version)
+	lists := &builder{s: s}
 	for _, gvk := range kinds {
-		t, typed := s.TypeFor(gvk)
-		if _, registered := reg.kind(gvk); registered || !typed || s.IsUnstructured(gvk) {
+		if _, registered := reg.kind(gvk); registered || s.IsUnstructured(gvk) {
 			return "", false
 		}
 		b.WriteString("|k:")
 		b.WriteString(gvk.Kind)
 		b.WriteByte('=')
+		if t, typed := s.TypeFor(gvk); typed {
+			b.WriteString(typeID(t))
+			continue
+		}
+		// A list kind without a Go type (BindingList) is derived from its item's.
+		item, isList := lists.listItemKind(gvk)
+		if !isList {
+			return "", false
+		}
+		t, typed := s.TypeFor(item)
+		if !typed {
+			return "", false
+		}
+		b.WriteString("list of ")
 		b.WriteString(typeID(t))
 	}
 	// The resources of the group name list kinds (listItemKind), which orders the

@@ -52,6 +52,16 @@ func TestSharedKey_EqualOnlyForSchemesThatDeriveTheSameDocument(t *testing.T) {
 	if k, ok := key(reg); ok {
 		t.Errorf("a kind with a registered schema: key %q, want none", k)
 	}
+	// A list kind without a Go type of its own (core/v1's BindingList) is derived from
+	// its item's type: still shared.
+	gizmos := base()
+	gizmos.AddKnownTypeWithName(toysV1.WithKind("Gizmo"), &Widget{})
+	if err := gizmos.AddResource(scheme.Resource{Group: toysV1.Group, Kind: "Gizmo", Plural: "gizmos", Namespaced: true}); err != nil {
+		t.Fatal(err)
+	}
+	if k, ok := key(gizmos); !ok || k == k1 {
+		t.Errorf("a typed kind whose list kind has no Go type: key %q (%v), want a key of its own", k, ok)
+	}
 	if k, ok := openapi.SharedKey(base(), scheme.GroupVersion{Group: "nothing.example.com", Version: "v1"}); ok {
 		t.Errorf("a group version without kinds: key %q, want none", k)
 	}

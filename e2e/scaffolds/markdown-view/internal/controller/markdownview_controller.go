@@ -20,7 +20,7 @@ package controller
 import (
 	"context"
 	"fmt"
-	viewv1 "github.com/zoetrope/markdown-view/api/v1"
+	viewv1 "github.com/apikit-dev/apikit/e2e/scaffolds/markdown-view/api/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"

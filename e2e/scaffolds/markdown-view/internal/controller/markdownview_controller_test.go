@@ -19,9 +19,9 @@ package controller
 import (
 	"context"
 
+	viewv1 "github.com/apikit-dev/apikit/e2e/scaffolds/markdown-view/api/v1"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	viewv1 "github.com/zoetrope/markdown-view/api/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
+	viewv1 "github.com/apikit-dev/apikit/e2e/scaffolds/markdown-view/api/v1"
 	"github.com/go-logr/logr"
-	viewv1 "github.com/zoetrope/markdown-view/api/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 )

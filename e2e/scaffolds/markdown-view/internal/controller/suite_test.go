@@ -22,14 +22,14 @@ import (
 	"runtime"
 	"testing"
 
+	viewv1 "github.com/apikit-dev/apikit/e2e/scaffolds/markdown-view/api/v1"
+	"github.com/apikit-dev/apikit/envtest"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	viewv1 "github.com/zoetrope/markdown-view/api/v1"
 	apiruntime "k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	// +kubebuilder:scaffold:imports

@@ -51,12 +51,18 @@ func isKubernetesServiceObject(obj scheme.Object) bool {
 	return false
 }
 
-// noteKubernetesService records an event that may have removed one of the kubernetes
-// Service's objects: the next pass creates it again, as kube-apiserver's bootstrap
-// controller does on its next round (every 10 s there, at once here).
+// noteKubernetesService records an event that may call for a pass over the kubernetes
+// Service's objects: one of them deleted (the next pass creates it again, as
+// kube-apiserver's bootstrap controller does on its next round, every 10 s there, at
+// once here), or its Endpoints or EndpointSlice written (the next pass resets them as
+// kube's endpoint reconciler does on its next round). A Service that changed is left as
+// it is: kube's controller does not reconcile it after creating it.
 func (m *Manager) noteKubernetesService(typ watch.EventType, obj scheme.Object) {
-	if typ == watch.Deleted && isKubernetesServiceObject(obj) {
-		m.kubernetesServiceGone = true
+	if typ == watch.Bookmark || !isKubernetesServiceObject(obj) {
+		return
+	}
+	if typ == watch.Deleted || obj.GetObjectKind().GroupVersionKind().Kind != "Service" {
+		m.kubernetesServiceStale = true
 	}
 }
 
@@ -65,9 +71,12 @@ func (m *Manager) noteKubernetesService(typ watch.EventType, obj scheme.Object) 
 // other two when its resource is served and Options.APIServer can be advertised), as
 // kube-apiserver creates them: through the API's create (the registry with the REST
 // handler's strategies, Options.Strategies), so that they are defaulted and validated
-// and the Service's cluster IP is reserved as any create's. It never changes objects
-// that exist: kube's controller does not reconcile the Service after creating it.
-func (m *Manager) ensureKubernetesService(ctx context.Context) (created bool, err error) {
+// and the Service's cluster IP is reserved as any create's. It never changes a Service
+// that exists (kube's controller does not reconcile it after creating it); Endpoints
+// and an EndpointSlice that exist are reset as kube's lease endpoint reconciler resets
+// them (reconcileKubernetesEndpoints, reconcileKubernetesEndpointSlice). wrote reports
+// that it created, updated or deleted an object.
+func (m *Manager) ensureKubernetesService(ctx context.Context) (wrote bool, err error) {
 	if m.api == nil {
 		return false, nil
 	}
@@ -76,24 +85,16 @@ func (m *Manager) ensureKubernetesService(ctx context.Context) (created bool, er
 	if addr.Port() != 0 {
 		targetPort = int(addr.Port())
 	}
-	type object struct {
-		gr   scheme.GroupResource
-		body func() map[string]any
+	if wrote, err = m.createIfMissing(ctx, servicesGR, func() map[string]any { return kubernetesService(targetPort) }); err != nil || !advertisable(addr) {
+		return wrote, err
 	}
-	objects := []object{{servicesGR, func() map[string]any { return kubernetesService(targetPort) }}}
-	if advertisable(addr) {
-		objects = append(objects,
-			object{endpointsGR, func() map[string]any { return kubernetesEndpoints(addr) }},
-			object{endpointSlicesGR, func() map[string]any { return kubernetesEndpointSlice(addr) }})
+	ep, epWrote, err := m.reconcileKubernetesEndpoints(ctx, addr)
+	wrote = wrote || epWrote
+	if err != nil || ep == nil {
+		return wrote, err
 	}
-	for _, o := range objects {
-		made, err := m.createIfMissing(ctx, o.gr, o.body)
-		if err != nil {
-			return created, err
-		}
-		created = created || made
-	}
-	return created, nil
+	sliceWrote, err := m.reconcileKubernetesEndpointSlice(ctx, ep)
+	return wrote || sliceWrote, err
 }
 
 // advertisable reports whether addr can be the address of the kubernetes Service's
@@ -108,12 +109,8 @@ func advertisable(addr netip.AddrPort) bool {
 // createIfMissing creates default/kubernetes of resource gr from body when storage
 // holds none and the scheme serves gr at v1; created reports that it did.
 func (m *Manager) createIfMissing(ctx context.Context, gr scheme.GroupResource, body func() map[string]any) (created bool, err error) {
-	res, ok := m.opts.Scheme.Resource(gr)
-	gvk := scheme.GroupVersionKind{Group: gr.Group, Version: "v1"}
-	if ok {
-		gvk.Kind = res.Kind
-	}
-	if !ok || !m.opts.Scheme.Recognizes(gvk) {
+	res, gvk, ok := m.servedV1(gr)
+	if !ok {
 		return false, nil
 	}
 	_, err = m.store.Get(ctx, storage.Key(m.opts.Scheme.StorageResource(res).GroupResource(), "default", KubernetesServiceName), storage.GetOptions{})
@@ -172,22 +169,5 @@ func kubernetesEndpoints(addr netip.AddrPort) map[string]any {
 			"addresses": []any{map[string]any{"ip": addr.Addr().String()}},
 			"ports":     []any{map[string]any{"name": "https", "port": int64(addr.Port()), "protocol": "TCP"}},
 		}},
-	}
-}
-
-// kubernetesEndpointSlice is the EndpointSlice kube's endpoints adapter derives from
-// the Endpoints (endpointSliceFromEndpoints): one ready endpoint, no managed-by label.
-func kubernetesEndpointSlice(addr netip.AddrPort) map[string]any {
-	addressType := "IPv4"
-	if addr.Addr().Is6() && !addr.Addr().Is4In6() {
-		addressType = "IPv6"
-	}
-	return map[string]any{
-		"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
-		"metadata": map[string]any{"name": KubernetesServiceName, "namespace": "default",
-			"labels": map[string]any{"kubernetes.io/service-name": KubernetesServiceName}},
-		"addressType": addressType,
-		"endpoints":   []any{map[string]any{"addresses": []any{addr.Addr().String()}, "conditions": map[string]any{"ready": true}}},
-		"ports":       []any{map[string]any{"name": "https", "port": int64(addr.Port()), "protocol": "TCP"}},
 	}
 }

@@ -79,10 +79,11 @@ type Manager struct {
 	// reported are the (dependent, owner) uids whose OwnerRefInvalidNamespace event
 	// was recorded; owned by the run goroutine.
 	reported map[[2]scheme.UID]struct{}
-	// kubernetesServiceGone says an event removed one of the kubernetes Service's
-	// objects, or a relist may have missed that: the next pass creates what is
-	// missing. Owned by the run goroutine.
-	kubernetesServiceGone bool
+	// kubernetesServiceStale says an event removed one of the kubernetes Service's
+	// objects or wrote its Endpoints or EndpointSlice, or a relist may have missed
+	// that: the next pass creates what is missing and resets what changed. Owned by the
+	// run goroutine.
+	kubernetesServiceStale bool
 	// visits counts the nodes the passes processed, for the tests that hold a pass's
 	// work to what changed.
 	visits atomic.Uint64
@@ -133,7 +134,7 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 		// the server runs: Start does not wait for the OpenAPI of core/v1 that its
 		// managedFields need (most of Start's time otherwise). Dynamic clusterIPs come
 		// from above the static band, so no Service created meanwhile takes 10.0.0.1.
-		m.kubernetesServiceGone = true
+		m.kubernetesServiceStale = true
 	}
 	lr, err := m.store.List(ctx, "/", storage.ListOptions{})
 	if err != nil {
@@ -241,7 +242,7 @@ func (m *Manager) run(ctx context.Context, rv string) {
 			}
 			seen, _ = storage.ParseResourceVersion(lr.ResourceVersion)
 			m.graph.replace(lr.Items)
-			m.kubernetesServiceGone = true
+			m.kubernetesServiceStale = true
 			relist = false
 			pass()
 		}
@@ -437,14 +438,14 @@ func (m *Manager) pass(ctx context.Context) (busy, retry bool, err error) {
 	w := &writer{store: m.store, reg: m.reg, ctx: ctx, clock: m.opts.Clock}
 	m.forgetReports()
 	var errs []error
-	if m.kubernetesServiceGone {
-		created, err := m.ensureKubernetesService(ctx)
-		m.kubernetesServiceGone = err != nil
+	if m.kubernetesServiceStale {
+		wrote, err := m.ensureKubernetesService(ctx)
+		m.kubernetesServiceStale = err != nil
 		if err != nil {
 			errs = append(errs, err)
 			retry = true
 		}
-		busy = created
+		busy = wrote
 	}
 	for _, n := range m.graph.takeDirty() {
 		m.visits.Add(1)

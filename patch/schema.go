@@ -38,6 +38,21 @@ func cacheFor(s *scheme.Scheme) *cache {
 	return s.Extension(cacheKey{}, func() any { return &cache{} }).(*cache)
 }
 
+// shared holds what is derived from the documents of group versions whose kinds are
+// all Go types, once per process for every scheme with the same types
+// (openapi.SharedKey): the per-scheme caches take their entries from it, so that the
+// built-in kinds' schemas are not derived again for each test server. Custom
+// resources' schemas stay in their scheme's cache.
+var shared struct {
+	kinds   sync.Map // sharedKindKey -> kindSchema
+	parsers sync.Map // openapi.SharedKey -> parserEntry
+}
+
+type sharedKindKey struct {
+	doc  string
+	kind string
+}
+
 // SchemaFor returns the expanded OpenAPI schema strategic merge patches of kind gvk
 // follow, derived from its Go type. Kinds served as unstructured objects have none, even
 // with a registered schema: strategic merge on them is ErrUnsupported, as kube-apiserver
@@ -49,15 +64,33 @@ func SchemaFor(s *scheme.Scheme, gvk scheme.GroupVersionKind) (*openapi.Schema, 
 		ks := v.(kindSchema)
 		return ks.s, ks.err
 	}
-	ks := kindSchema{}
-	ks.s, ks.err = openapi.ForKind(s, gvk)
-	if ks.err == nil {
-		if s.IsUnstructured(gvk) {
-			ks.s, ks.err = nil, &Error{Kind: ErrUnsupported, Message: fmt.Sprintf("%v is served as unstructured objects, which take no strategic merge patch", gvk)}
+	build := func() kindSchema {
+		ks := kindSchema{}
+		ks.s, ks.err = openapi.ForKind(s, gvk)
+		if ks.err == nil {
+			if s.IsUnstructured(gvk) {
+				ks.s, ks.err = nil, &Error{Kind: ErrUnsupported, Message: fmt.Sprintf("%v is served as unstructured objects, which take no strategic merge patch", gvk)}
+			}
 		}
+		return ks
+	}
+	var ks kindSchema
+	if doc, ok := openapi.SharedKey(s, gvk.GroupVersion()); ok && s.Recognizes(gvk) {
+		ks = loadOrBuild(&shared.kinds, sharedKindKey{doc, gvk.Kind}, build)
+	} else {
+		ks = build()
 	}
 	c.kinds.Store(gvk, ks)
 	return ks.s, ks.err
+}
+
+// loadOrBuild returns m's value at key, built and stored first when there is none.
+func loadOrBuild[K comparable, V any](m *sync.Map, key K, build func() V) V {
+	if v, ok := m.Load(key); ok {
+		return v.(V)
+	}
+	v, _ := m.LoadOrStore(key, build())
+	return v.(V)
 }
 
 // Names of the two untyped types every structured-merge-diff schema carries, as
@@ -74,12 +107,21 @@ func parserFor(s *scheme.Scheme, gvk scheme.GroupVersionKind) (typed.ParseableTy
 	gv := gvk.GroupVersion()
 	v, ok := c.parsers.Load(gv)
 	if !ok {
-		e := parserEntry{}
-		doc, err := openapi.ForGroupVersion(s, gv)
-		if err != nil {
-			e.err = err
+		build := func() parserEntry {
+			e := parserEntry{}
+			doc, err := openapi.ForGroupVersion(s, gv)
+			if err != nil {
+				e.err = err
+			} else {
+				e.p, e.names = toSMDSchema(doc)
+			}
+			return e
+		}
+		var e parserEntry
+		if key, ok := openapi.SharedKey(s, gv); ok {
+			e = loadOrBuild(&shared.parsers, key, build)
 		} else {
-			e.p, e.names = toSMDSchema(doc)
+			e = build()
 		}
 		v, _ = c.parsers.LoadOrStore(gv, e)
 	}

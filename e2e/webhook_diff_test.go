@@ -149,9 +149,6 @@ type webhookDiffAnswer struct {
 // serverPathPattern matches the path prefix of each server's webhooks.
 var serverPathPattern = regexp.MustCompile(`/(kube|apikit)/`)
 
-// generatedName matches the names generated from generateName "gen-".
-var generatedName = regexp.MustCompile(`gen-[a-z0-9]{5}`)
-
 // normalizeMessage replaces uids and the server's path prefix.
 func normalizeMessage(s string) string {
 	return serverPathPattern.ReplaceAllString(uuidPattern.ReplaceAllString(s, "<uid>"), "/<server>/")

@@ -2,7 +2,9 @@ package policy
 
 import (
 	"fmt"
-	"strings"
+
+	apikitadmission "github.com/apikit-dev/apikit/registry/admission"
+	"github.com/apikit-dev/apikit/scheme"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,8 +36,6 @@ type equivalent struct {
 	resource schema.GroupVersionResource
 	kind     schema.GroupVersionKind
 }
-
-var namespaceResource = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 
 // matches is kube's policy matching of r against m (a policy's matchConstraints or a
 // binding's matchResources): namespaceSelector, objectSelector, excludeResourceRules,
@@ -141,46 +141,10 @@ func nameMatches(names []string, name string) bool {
 
 // ruleMatches is kube's rules matcher of the request r as a request on resource.
 func ruleMatches(rule admissionregistrationv1.RuleWithOperations, r *request, resource schema.GroupVersionResource) bool {
-	if rule.Scope != nil && *rule.Scope != admissionregistrationv1.AllScopes {
-		switch *rule.Scope {
-		case admissionregistrationv1.NamespacedScope:
-			if resource == namespaceResource || r.namespace == "" {
-				return false
-			}
-		case admissionregistrationv1.ClusterScope:
-			if resource != namespaceResource && r.namespace != "" {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	opOK := false
-	for _, op := range rule.Operations {
-		if op == admissionregistrationv1.OperationAll || string(op) == r.operation {
-			opOK = true
-			break
-		}
-	}
-	if !opOK || !exactOrWildcard(rule.APIGroups, resource.Group) || !exactOrWildcard(rule.APIVersions, resource.Version) {
-		return false
-	}
-	for _, res := range rule.Resources {
-		name, sub, _ := strings.Cut(res, "/")
-		if (name == "*" || name == resource.Resource) && (sub == "*" || sub == r.subresource) {
-			return true
-		}
-	}
-	return false
-}
-
-func exactOrWildcard(items []string, requested string) bool {
-	for _, item := range items {
-		if item == "*" || item == requested {
-			return true
-		}
-	}
-	return false
+	return apikitadmission.RuleMatches(rule.Operations, rule.Scope, rule.APIGroups, rule.APIVersions, rule.Resources, apikitadmission.RuleRequest{
+		Operation: r.operation, Namespace: r.namespace, Subresource: r.subresource,
+		Resource: scheme.GroupVersionResource{Group: resource.Group, Version: resource.Version, Resource: resource.Resource},
+	})
 }
 
 // internalError is the text of kube's InternalError Status of err.

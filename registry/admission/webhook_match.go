@@ -3,7 +3,6 @@ package admission
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/apikit-dev/apikit/apierrors"
 	admissionregistrationv1 "github.com/apikit-dev/apikit/builtin/admissionregistration/v1"
@@ -196,48 +195,8 @@ func (r *request) matchObject(h *hook) (bool, error) {
 
 // matchRule is kube's rules.Matcher on the resource gvr of the request.
 func (r *request) matchRule(rule admissionregistrationv1.RuleWithOperations, gvr scheme.GroupVersionResource) bool {
-	isNamespace := gvr.Group == "" && gvr.Version == "v1" && gvr.Resource == "namespaces"
-	if rule.Scope != nil {
-		switch *rule.Scope {
-		case admissionregistrationv1.AllScopes:
-		case admissionregistrationv1.NamespacedScope:
-			if isNamespace || r.a.Namespace == "" {
-				return false
-			}
-		case admissionregistrationv1.ClusterScope:
-			if !isNamespace && r.a.Namespace != "" {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	opMatch := false
-	for _, op := range rule.Operations {
-		if op == admissionregistrationv1.OperationAll || string(op) == string(r.a.Operation) {
-			opMatch = true
-			break
-		}
-	}
-	if !opMatch || !exactOrWildcard(rule.APIGroups, gvr.Group) || !exactOrWildcard(rule.APIVersions, gvr.Version) {
-		return false
-	}
-	for _, res := range rule.Resources {
-		name, sub, _ := strings.Cut(res, "/")
-		if (name == "*" || name == gvr.Resource) && (sub == "*" || sub == r.a.Subresource) {
-			return true
-		}
-	}
-	return false
-}
-
-func exactOrWildcard(items []string, requested string) bool {
-	for _, item := range items {
-		if item == "*" || item == requested {
-			return true
-		}
-	}
-	return false
+	return RuleMatches(rule.Operations, rule.Scope, rule.APIGroups, rule.APIVersions, rule.Resources,
+		RuleRequest{Operation: string(r.a.Operation), Namespace: r.a.Namespace, Resource: gvr, Subresource: r.a.Subresource})
 }
 
 // equivalentResource is a resource and kind equivalent to the request's.
